@@ -1,0 +1,120 @@
+/* bb_common.h - small shared definitions for libbiobench.
+ *
+ * Conventions: functions return 0 or -errno; names carry their module.
+ */
+#ifndef BB_COMMON_H
+#define BB_COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define BB_CACHELINE 64
+#define BB_PAGE_SIZE 4096u
+#define BB_SECTOR_SHIFT 9
+#define BB_SECTOR_SIZE 512u
+
+#define bb_likely(x) __builtin_expect(!!(x), 1)
+#define bb_unlikely(x) __builtin_expect(!!(x), 0)
+#define bb_array_size(a) (sizeof(a) / sizeof((a)[0]))
+#define bb_min(a, b) ((a) < (b) ? (a) : (b))
+#define bb_max(a, b) ((a) > (b) ? (a) : (b))
+#define bb_aligned_cl __attribute__((aligned(BB_CACHELINE)))
+
+/* Execution context of a bio put, standing for the kernel's in_task() /
+ * in_hardirq() / softirq.  The engine passes it explicitly: the submitter
+ * reaping its own completions is task context, the completion thread stands
+ * for hard-irq context. */
+enum bb_ctx {
+	BB_CTX_TASK = 0,
+	BB_CTX_HARDIRQ = 1,
+	BB_CTX_SOFTIRQ = 2,
+};
+
+/* The bio cache variants (DESIGN.md "Variants"). */
+enum bb_cache_variant {
+	BB_CACHE_OFF = 0,  /* no per-thread cache: slab + reserve only */
+	BB_CACHE_TASK,     /* only task-context puts are cached (pre-2022) */
+	BB_CACHE_IRQ,      /* completion-context puts go to the irq list under
+			      an irq-save-like guard (2022 series) */
+	BB_CACHE_IRQ_FAST, /* context decided cheaply, no guard on the put
+			      path, other contexts freed (2024) */
+	BB_CACHE_ALL,      /* irq_fast put, and every allocation uses the
+			      cache, split clones included (2025 default-on) */
+	BB_CACHE__COUNT
+};
+
+enum bb_split_check {
+	BB_SPLIT_CHECK_VCNT = 0, /* bi_vcnt != 1 test (before Dec 2025) */
+	BB_SPLIT_CHECK_ITER,     /* bvec iterator test (Dec 2025 / Jan 2026) */
+	BB_SPLIT_CHECK__COUNT
+};
+
+enum bb_layout {
+	BB_LAYOUT_VEC_LATE = 0, /* bi_io_vec in the 2nd cache line (offset 120) */
+	BB_LAYOUT_VEC_EARLY,    /* bi_io_vec in the 1st cache line (offset 32) */
+	BB_LAYOUT__COUNT
+};
+
+/* Cache counters.  One set is kept per side (task side written only by the
+ * owning submitter thread, irq side written only by the completion thread)
+ * so that no counter is shared between threads; bb_cache_counters_add()
+ * sums them. */
+struct bb_cache_counters {
+	uint64_t alloc_hit;      /* allocations served by the per-thread cache */
+	uint64_t alloc_miss;     /* cache-eligible allocations that missed */
+	uint64_t alloc_slab;     /* objects taken from the slab */
+	uint64_t alloc_reserve;  /* objects taken from the reserve (mempool) */
+	uint64_t alloc_fail;     /* allocations that found nothing at all */
+	uint64_t splice;         /* irq list spliced into the task list */
+	uint64_t splice_bios;    /* bios moved by those splices */
+	uint64_t put_task;       /* puts that went to the task list */
+	uint64_t put_irq;        /* puts that went to the irq list */
+	uint64_t put_free;       /* cache-eligible puts that were freed instead
+				    (cap reached, or context not cached) */
+	uint64_t free;           /* objects returned to slab or reserve */
+	uint64_t reserve_refill; /* frees that refilled the reserve */
+	uint64_t bvec_alloc;     /* external bvec arrays allocated (>4 vecs) */
+	uint64_t bvec_free;      /* external bvec arrays freed */
+	uint64_t prune;          /* bios freed by prune (teardown) */
+};
+
+/* Split counters. */
+struct bb_split_counters {
+	uint64_t checks;         /* may_need_split evaluations */
+	uint64_t check_hits;     /* ... that said "may need split" */
+	uint64_t full_walks;     /* bio_split_rw_at walks */
+	uint64_t splits;         /* bios that were split at least once */
+	uint64_t pieces;         /* clones created by splitting */
+	uint64_t einval;         /* -EINVAL outcomes */
+	uint64_t eagain;         /* -EAGAIN outcomes (REQ_NOWAIT) */
+	uint64_t segs;           /* hardware segments counted, all bios */
+};
+
+static inline void bb_cache_counters_add(struct bb_cache_counters *dst,
+					 const struct bb_cache_counters *src)
+{
+	uint64_t *d = (uint64_t *)dst;
+	const uint64_t *s = (const uint64_t *)src;
+	for (size_t i = 0; i < sizeof(*dst) / sizeof(uint64_t); i++)
+		d[i] += s[i];
+}
+
+static inline void bb_split_counters_add(struct bb_split_counters *dst,
+					 const struct bb_split_counters *src)
+{
+	uint64_t *d = (uint64_t *)dst;
+	const uint64_t *s = (const uint64_t *)src;
+	for (size_t i = 0; i < sizeof(*dst) / sizeof(uint64_t); i++)
+		d[i] += s[i];
+}
+
+/* Names of enum values, for options, JSON and messages. */
+const char *bb_cache_variant_name(enum bb_cache_variant v);
+const char *bb_split_check_name(enum bb_split_check v);
+const char *bb_layout_name(enum bb_layout v);
+
+/* Monotonic clock in nanoseconds. */
+uint64_t bb_now_ns(void);
+
+#endif

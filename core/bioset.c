@@ -1,0 +1,1 @@
+/* bioset.c: being written */

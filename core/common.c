@@ -1,0 +1,37 @@
+/* common.c - names of the shared enums and the clock. */
+#include "bb_common.h"
+
+#include <time.h>
+
+static const char *const cache_names[BB_CACHE__COUNT] = {
+	"off", "task", "irq", "irq_fast", "all",
+};
+static const char *const split_names[BB_SPLIT_CHECK__COUNT] = {
+	"vcnt", "iter",
+};
+static const char *const layout_names[BB_LAYOUT__COUNT] = {
+	"vec_late", "vec_early",
+};
+
+const char *bb_cache_variant_name(enum bb_cache_variant v)
+{
+	return (unsigned)v < BB_CACHE__COUNT ? cache_names[v] : "?";
+}
+
+const char *bb_split_check_name(enum bb_split_check v)
+{
+	return (unsigned)v < BB_SPLIT_CHECK__COUNT ? split_names[v] : "?";
+}
+
+const char *bb_layout_name(enum bb_layout v)
+{
+	return (unsigned)v < BB_LAYOUT__COUNT ? layout_names[v] : "?";
+}
+
+uint64_t bb_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}

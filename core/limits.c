@@ -1,0 +1,1 @@
+/* limits.c: being written */

@@ -1,0 +1,1 @@
+/* options.c: being written */

@@ -1,0 +1,24 @@
+/* result_json.h - the result document of a run (schema/result.schema.json).
+ */
+#ifndef BB_RESULT_JSON_H
+#define BB_RESULT_JSON_H
+
+#include "config.h"
+#include "stats.h"
+
+#include <json-c/json.h>
+
+/* {"version":1, "config":{...}, "target":{kind, path, limits{...}},
+ *  "duration_s", "iops", "bw_bytes_s", "io":{...totals...},
+ *  "latency_ns":{"mode","count","min","mean","max","p50","p90","p99",
+ *                "p99_9","p99_99"},
+ *  "cpu":{"submit_usr_s","submit_sys_s","completion_usr_s",
+ *         "completion_sys_s","per_io_ns","kernel_helpers"},
+ *  "perf":{"available", "reason"|"instructions_per_io","cycles_per_io"},
+ *  "bio_cache":{...counters..., "split_bioset":{...}},
+ *  "split":{...counters...}, "samples":[{t_ms, iops, bw, ...}],
+ *  "error": null|"..."}  */
+struct json_object *bb_result_to_json(const struct bb_config *cfg,
+				      const struct bb_result *r);
+
+#endif

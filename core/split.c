@@ -1,0 +1,1 @@
+/* split.c: being written */

@@ -1,0 +1,1 @@
+/* target.c: being written */
