@@ -1,1 +1,60 @@
-/* cmd_run.c: being written */
+/* cmd_run.c - `biobench run [OPTIONS] TARGET`. */
+#include "cli.h"
+#include "engine.h"
+#include "options.h"
+#include "result_json.h"
+
+#include <stdio.h>
+#include <unistd.h>
+
+static void live_line(const struct bb_config *cfg, const struct bb_sample *s,
+		      uint64_t interval_ms, void *arg)
+{
+	FILE *f = arg;
+
+	bb_sample_fprint(f, cfg, s, interval_ms);
+	fflush(f);
+}
+
+int bb_cmd_run(int argc, char **argv)
+{
+	struct bb_config cfg;
+	struct bb_result r;
+	char err[512];
+	bool live;
+	int ret;
+
+	bb_config_default(&cfg);
+	ret = bb_options_parse(argc, argv, &cfg, err, sizeof(err));
+	if (ret == 1) {
+		printf("usage: biobench run [OPTIONS] TARGET\n\n"
+		       "Run one benchmark on TARGET: `nop` (io_uring NOPs "
+		       "through the bio model, no device), a regular file, "
+		       "or a block device.\n\noptions:\n");
+		bb_options_help(stdout);
+		return 0;
+	}
+	if (ret) {
+		fprintf(stderr, "biobench run: %s\n", err);
+		return 2;
+	}
+	live = !cfg.json && !cfg.quiet && isatty(STDOUT_FILENO);
+	ret = bb_run(&cfg, &r, live ? live_line : NULL, stdout, err,
+		     sizeof(err));
+	if (cfg.json) {
+		struct json_object *doc = bb_result_to_json(&cfg, &r);
+
+		puts(json_object_to_json_string_ext(doc,
+						    JSON_C_TO_STRING_PRETTY |
+						    JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(doc);
+	} else if (!ret) {
+		bb_result_fprint(stdout, &cfg, &r);
+	}
+	bb_result_free(&r);
+	if (ret) {
+		fprintf(stderr, "biobench run: %s\n", err);
+		return 1;
+	}
+	return 0;
+}

@@ -5,7 +5,7 @@
 #define BB_CONFIG_H
 
 #include "bb_common.h"
-#include "limits.h"
+#include "queue_limits.h"
 
 #include <limits.h>
 

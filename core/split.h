@@ -7,7 +7,7 @@
 #define BB_SPLIT_H
 
 #include "bioset.h"
-#include "limits.h"
+#include "queue_limits.h"
 
 /* bio_may_need_split, the cheap "single small segment?" test:
  *  vcnt form (6.15 .. Dec 2025): chunk_sectors -> true; bi_vcnt != 1 ->

@@ -1,9 +1,9 @@
-/* limits.h - the queue limits that splitting works against
+/* queue_limits.h - (implemented in limits.c) the queue limits that splitting works against
  * (layout-independent).  Mirrors struct queue_limits (KERNEL-FACTS 3.5)
  * and blk_validate_limits(); read from /sys/block/DEV/queue/ for block
  * devices, synthetic and settable for file and nop targets. */
-#ifndef BB_LIMITS_H
-#define BB_LIMITS_H
+#ifndef BB_QUEUE_LIMITS_H
+#define BB_QUEUE_LIMITS_H
 
 #include "bb_common.h"
 

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# biobench run on nop and file targets: exact counts, modes, variants,
+# verify through forced splits, option errors, and the result schema.
+source "$(dirname "$0")/lib.sh"
+
+# --- exact NOP count -------------------------------------------------------
+if expect_rc 0 run --number-ios 20000 --iodepth 32 --json nop; then
+  cp "$TMP/out" "$TMP/nop.json"
+  n=$(jget "$TMP/nop.json" 'd["io"]["ios"]')
+  [ "$n" = 20000 ] && pass "nop: exactly 20000 I/Os counted ($n)" || fail "nop count $n != 20000"
+  validate_schema "$TMP/nop.json" && pass "nop result matches schema/result.schema.json" \
+    || fail "nop result does not match the schema"
+else fail "nop run"; fi
+
+# --- every cache variant x split check x layout x completion on nop -------
+for cache in off task irq irq_fast all; do
+  for comp in inline thread; do
+    if expect_rc 0 run --number-ios 5000 --bio-cache $cache --completion $comp \
+         --bs 64k --max-sectors-kb 16 --json nop; then
+      r=$(jget "$TMP/out" '"%d %d %d" % (d["io"]["ios"], d["split"]["pieces"], d["io"]["dev_reads"])')
+      set -- $r
+      # 64k cut at 16k: 3 clones + the remainder = 4 device requests per I/O
+      if [ "$1" = 5000 ] && [ "$2" = 15000 ] && [ "$3" = 20000 ]; then
+        pass "nop bio_cache=$cache completion=$comp: 5000 I/Os, 15000 split clones, 20000 requests"
+      else
+        fail "nop bio_cache=$cache completion=$comp: got ios/pieces/requests $r"
+      fi
+    else fail "nop bio_cache=$cache completion=$comp"; fi
+  done
+done
+for sc in vcnt iter; do
+  for lay in vec_late vec_early; do
+    expect_rc 0 run --number-ios 3000 --split-check $sc --bio-layout $lay --json nop \
+      && [ "$(jget "$TMP/out" 'd["io"]["ios"]')" = 3000 ] \
+      && pass "nop split_check=$sc bio_layout=$lay" || fail "nop split_check=$sc bio_layout=$lay"
+  done
+done
+
+# cache counters of the `all` variant with inline completions: after the
+# first iodepth allocations every allocation hits
+expect_rc 0 run --number-ios 10000 --iodepth 16 --bio-cache all --json nop
+hits=$(jget "$TMP/out" 'd["bio_cache"]["alloc_hit"]')
+[ "$hits" -ge 9900 ] && pass "bio_cache=all: $hits cache hits of 10000" || fail "bio_cache=all hits $hits"
+expect_rc 0 run --number-ios 10000 --iodepth 16 --bio-cache off --json nop
+hits=$(jget "$TMP/out" 'd["bio_cache"]["alloc_hit"]')
+[ "$hits" = 0 ] && pass "bio_cache=off: no cache hits" || fail "bio_cache=off hits $hits"
+
+# --- sqpoll on nop ---------------------------------------------------------
+expect_rc 0 run --mode sqpoll --number-ios 20000 --json nop \
+  && [ "$(jget "$TMP/out" 'd["io"]["ios"]')" = 20000 ] \
+  && pass "nop sqpoll: 20000 I/Os" || fail "nop sqpoll"
+
+# --- files -----------------------------------------------------------------
+f="$TMP/data.bin"
+for mode in irq sqpoll; do
+  for comp in inline thread; do
+    if expect_rc 0 run --mode $mode --completion $comp --rw randwrite --bs 64k \
+        --max-sectors-kb 4 --size 16m --runtime 1s --verify --json "$f"; then
+      r=$(jget "$TMP/out" '"%d %d %d" % (d["io"]["ios"], d["io"]["verify_errors"], d["split"]["pieces"])')
+      set -- $r
+      [ "$1" -gt 0 ] && [ "$2" = 0 ] && [ "$3" -ge $((15 * $1)) ] \
+        && pass "file $mode/$comp: randwrite 64k split at 4k, verified ($1 I/Os, $3 clones)" \
+        || fail "file $mode/$comp verify: ios/verify_errors/pieces $r"
+    else fail "file $mode/$comp randwrite verify"; fi
+  done
+done
+expect_rc 0 run --rw randrw --bs 16k --max-segments 2 --size 16m --number-ios 4000 --verify --json "$f" \
+  && [ "$(jget "$TMP/out" 'd["io"]["verify_errors"]')" = 0 ] \
+  && pass "file randrw 16k split by max_segments 2, verified" || fail "file randrw verify"
+expect_rc 0 run --rw read --bs 128k --size 16m --number-ios 512 --json "$f" \
+  && [ "$(jget "$TMP/out" 'd["io"]["bytes_read"]')" = $((512 * 131072)) ] \
+  && pass "file sequential read: exact bytes" || fail "file sequential read bytes"
+expect_rc 0 run --rw randread --direct=0 --bs 4k --size 16m --runtime 1s --json "$f" \
+  && pass "file buffered randread" || fail "file buffered randread"
+
+# verify catches corruption: write, then overwrite one block behind its back
+# and read back with the same generation expectations -> covered by the unit
+# tests of the stamp checker; here: the verify pass reports 0 errors only
+# when data round-trips, checked above with splits.
+
+# --- errors ----------------------------------------------------------------
+expect_rc 2 run --bs 3x nop && grep -q -- "--bs" "$TMP/err" && pass "bad --bs: exit 2 naming --bs" || fail "bad --bs"
+expect_rc 2 run --bio-cache fast nop && grep -q "off, task, irq, irq_fast, all" "$TMP/err" \
+  && pass "bad --bio-cache lists the allowed values" || fail "bad --bio-cache"
+expect_rc 2 run --frobnicate 1 nop && grep -q "frobnicate" "$TMP/err" && pass "unknown option" || fail "unknown option"
+expect_rc 2 run --runtime 1s && pass "missing target: exit 2" || fail "missing target"
+[ "$(wc -l <"$TMP/err")" = 1 ] && pass "usage error is one line" || fail "usage error is not one line"
+expect_rc 1 run --runtime 1s "$TMP/does-not-exist" && grep -q "no such file" "$TMP/err" \
+  && pass "missing file named with the fix" || fail "missing file"
+expect_rc 0 run --help && for o in --rw --bs --iodepth --bio-cache --split-check --bio-layout \
+    --max-sectors-kb --max-segments --max-segment-size --seg-boundary --virt-boundary \
+    --chunk-sectors --lbs --mode --completion verify --inject-ns; do
+  grep -q -- "$o" "$TMP/out" || { fail "--help lacks $o"; }
+done && pass "--help lists the options"
+
+finish
