@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Install everything biobench needs to build and test, from Debian 12
+# packages.  Run as root.  Idempotent: packages already present are skipped.
+set -euo pipefail
+
+pkgs=(
+  build-essential cmake pkg-config
+  liburing-dev libjson-c-dev libcmocka-dev
+  util-linux e2fsprogs          # losetup, mkfs.ext4 for the loop-device tests
+  fio                           # bench/: side-by-side with fio
+  python3 python3-jsonschema    # result document checked against its schema
+  valgrind                      # bench/: instruction counts (callgrind)
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  if [ "$(id -u)" != 0 ]; then
+    echo "install-deps: need root to install: ${missing[*]}" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+echo "install-deps: all packages present"
