@@ -261,6 +261,8 @@ static void prep_write_fixed(struct worker *w, struct io_uring_sqe *sqe,
 
 static inline void slot_release_task(struct worker *w, struct wslot *s)
 {
+	if (bb_unlikely(w->busy) && s->write)
+		w->busy[s->block] = 0;
 	w->free_stack[w->nfree++] = s->idx;
 }
 
@@ -1162,6 +1164,12 @@ void *BB_L(bb_worker_main)(void *arg)
 			a->res.instructions = i1 - i0;
 			a->res.cycles = c1 - c0;
 		}
+		/* counters of the run itself, before the verify pass; the
+		 * completion thread is idle here (every slot came back
+		 * through the release/acquire queue) */
+		bb_bioset_counters(&w->bs, &a->res.cache);
+		bb_bioset_counters(&w->split_bs, &a->res.split_cache);
+		a->res.split = w->split_ctr;
 		if (!w->fatal && w->cfg->verify)
 			verify_pass(w);
 		stop_completion_thread(w);
@@ -1177,11 +1185,6 @@ void *BB_L(bb_worker_main)(void *arg)
 	bb_io_totals_add(&a->res.io, &w->comp.io);
 	if (w->comp.lat)
 		bb_hist_merge(&a->res.lat, w->comp.lat);
-	if (w->bs.impl)
-		bb_bioset_counters(&w->bs, &a->res.cache);
-	if (w->split_bs.impl)
-		bb_bioset_counters(&w->split_bs, &a->res.split_cache);
-	a->res.split = w->split_ctr;
 	a->res.error = w->fatal;
 	snprintf(a->res.errmsg, sizeof(a->res.errmsg), "%s", w->fatal_msg);
 	teardown(w);

@@ -64,6 +64,15 @@ for mode in irq sqpoll; do
     else fail "file $mode/$comp randwrite verify"; fi
   done
 done
+# a region of 128 blocks written 1000 times: blocks are rewritten (new
+# generations) and the count is still exact
+for comp in inline thread; do
+  expect_rc 0 run --rw randwrite --completion $comp --bs 64k --max-sectors-kb 8 --size 8m \
+      --number-ios 1000 --verify --json "$TMP/small.bin" \
+    && [ "$(jget "$TMP/out" '"%d %d" % (d["io"]["ios"], d["io"]["verify_errors"])')" = "1000 0" ] \
+    && pass "verify with rewritten blocks ($comp): exactly 1000 writes, 0 errors" \
+    || fail "verify with rewritten blocks ($comp)"
+done
 expect_rc 0 run --rw randrw --bs 16k --max-segments 2 --size 16m --number-ios 4000 --verify --json "$f" \
   && [ "$(jget "$TMP/out" 'd["io"]["verify_errors"]')" = 0 ] \
   && pass "file randrw 16k split by max_segments 2, verified" || fail "file randrw verify"
