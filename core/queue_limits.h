@@ -45,8 +45,10 @@ void bb_limits_clear(struct bb_queue_limits *lim);
  * rules (max_hw_sectors >= 1 page and rounded to LBS; max_sectors from
  * hw/dev/user/io_opt/cap; seg_boundary_mask >= 4095; max_segment_size
  * >= 4096 and its default; max_fast_segment_size; dma_alignment <=
- * PAGE_SIZE-1; logical/physical block sizes powers of two, 512..64K).
- * Returns 0 or -EINVAL; *why (if non-NULL) names the offending field. */
+ * PAGE_SIZE as in the kernel; logical/physical block sizes powers of two,
+ * 512..64K, a physical size below the logical one is raised to it).
+ * Returns 0 or -EINVAL; *why (if non-NULL) names the offending field
+ * first, e.g. "max_segment_size must be >= 4096"; NULL on success. */
 int bb_limits_validate(struct bb_queue_limits *lim, const char **why);
 
 /* Defaults of a device with no special limits (clear + validate). */
@@ -54,10 +56,21 @@ void bb_limits_default(struct bb_queue_limits *lim);
 
 /* Read /sys/dev/block/MAJ:MIN/queue/{max_sectors_kb,max_hw_sectors_kb,
  * max_segments,max_segment_size,chunk_sectors,logical_block_size,
- * physical_block_size,virt_boundary_mask,dma_alignment,io_min,io_opt,...}
- * for the block device at dev_path (a partition reads its disk's queue),
- * then validate.  Returns 0 or -errno. */
+ * physical_block_size,virt_boundary_mask,dma_alignment,minimum_io_size,
+ * optimal_io_size,zone_write_granularity,write_zeroes_max_bytes,
+ * atomic_write_max_bytes,atomic_write_boundary_bytes} for the block device
+ * at dev_path (a partition reads its disk's queue), then validate.  The
+ * first six are required, the others read as 0 when absent.  The device's
+ * max_sectors_kb is carried as max_user_sectors (so validate reproduces
+ * it).  Returns 0 or -errno: -ENOTBLK for a path that is not a block
+ * device, -ENOENT for a missing file, -EINVAL for a bad value, -ERANGE
+ * for max_segments above 65535. */
 int bb_limits_read_sysfs(const char *dev_path, struct bb_queue_limits *lim);
+
+/* The same for device number maj:min with sysfs mounted at sysfs_root
+ * ("/sys"; tests pass a fake tree). */
+int bb_limits_read_sysfs_dev(const char *sysfs_root, unsigned int maj,
+			     unsigned int min, struct bb_queue_limits *lim);
 
 /* Print the limits as "name=value" pairs on one line. */
 void bb_limits_fprint(FILE *f, const struct bb_queue_limits *lim);
