@@ -17,7 +17,7 @@
  * --opt=0/1/true/false).  cfg must hold the defaults (bb_config_default).
  * Returns 0, 1 if --help was asked (nothing else done), or -EINVAL with a
  * one-line message in err naming the option and what is allowed, e.g.
- *   "--bs: '3x' is not a size (use a number with an optional k/m/g suffix, e.g. 4k)"
+ *   "--bs: '3x' is not a size (examples: 512, 4k, 64k, 1m)"
  *   "--bio-cache: 'fast' is not one of off, task, irq, irq_fast, all"
  * After parsing, bb_config_check() is applied. */
 int bb_options_parse(int argc, char **argv, struct bb_config *cfg,
@@ -32,7 +32,10 @@ int bb_options_set(struct bb_config *cfg, const char *name,
 
 /* Set options from a JSON object ({"bs": "4k", "iodepth": 32, ...}):
  * numbers, strings and booleans are accepted where they make sense.  path
- * prefixes field names in messages ("workload.bs: ..."). */
+ * prefixes field names in messages ("workload.bs: ..."; NULL or "" for
+ * none).  "target" is accepted here (JSON only); json/quiet/help are
+ * command line only.  Unknown fields are -EINVAL.  bb_config_check() is
+ * NOT applied: call it once all layers (workload, variant) are set. */
 int bb_options_from_json(struct bb_config *cfg, struct json_object *obj,
 			 const char *path, char *err, size_t errlen);
 
@@ -47,7 +50,10 @@ int bb_config_check(struct bb_config *cfg, char *err, size_t errlen);
 void bb_options_help(FILE *f);
 
 /* The JSON Schema ("properties") of the options, generated from the
- * table, and the effective configuration as JSON. */
+ * table, and the effective configuration as JSON (sizes and masks as
+ * integers in bytes, durations as seconds, enums by name, cpus as an
+ * array; queue-limit options only when given).  bb_config_to_json()'s
+ * output is accepted by bb_options_from_json(). */
 struct json_object *bb_options_json_schema(void);
 struct json_object *bb_config_to_json(const struct bb_config *cfg);
 

@@ -8,15 +8,17 @@
 
 #include <json-c/json.h>
 
-/* {"version":1, "config":{...}, "target":{kind, path, limits{...}},
+/* {"version":1, "start_unix_ms", "config":{...}, "target":{kind, path,
+ *  limits{...}}, "ring_flags",
  *  "duration_s", "iops", "bw_bytes_s", "io":{...totals...},
  *  "latency_ns":{"mode","count","min","mean","max","p50","p90","p99",
- *                "p99_9","p99_99"},
+ *                "p99_9","p99_99","plat_bits","buckets":[[idx,count]...]},
  *  "cpu":{"submit_usr_s","submit_sys_s","completion_usr_s",
  *         "completion_sys_s","per_io_ns","kernel_helpers"},
  *  "perf":{"available", "reason"|"instructions_per_io","cycles_per_io"},
  *  "bio_cache":{...counters..., "split_bioset":{...}},
- *  "split":{...counters...}, "samples":[{t_ms, iops, bw, ...}],
+ *  "split":{...counters...}, "samples":[{t_ms, ios, bytes, iops,
+ *  bw_bytes_s, submitted, enters, reaped}],
  *  "error": null|"..."}  */
 struct json_object *bb_result_to_json(const struct bb_config *cfg,
 				      const struct bb_result *r);
