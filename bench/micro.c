@@ -1,0 +1,551 @@
+/* micro.c - micro-benchmarks of the bio model, for one struct bio layout
+ * (compiled twice: bench_micro_late with -DBB_VEC_EARLY=0 and
+ * bench_micro_early with -DBB_VEC_EARLY=1).
+ *
+ *  alloc+put: ns per bb_bio_alloc_bioset(1 vec, READ) + bb_bio_put() for
+ *    each cache variant, puts in task context and in hard-irq context.
+ *    Hard-irq puts are made by the same thread: in the kernel the bio
+ *    cache is per CPU and the completion interrupt that puts the bio runs
+ *    on the submitting CPU, so one thread alternating "task" allocations
+ *    and "hard-irq" puts is the model (the engine's --completion thread
+ *    measures the cross-CPU case end to end).  Two patterns: `1` (alloc
+ *    then put, one bio in flight) and `b32` (alloc 32, then put the 32:
+ *    a submit batch / complete batch).
+ *  may_need_split: ns per call of each form (vcnt, iter) through a
+ *    function pointer as the engine calls it, on a 4 KiB single-vec bio
+ *    (the registered-buffer bio of a 4 KiB read: BIO_CLONED, bi_vcnt 1,
+ *    external bvec table) and on a 4-vec 16 KiB bio, both hot in L1; and
+ *    on 64 Ki single-vec bios visited in random order ("cold": the cache
+ *    lines of struct bio each form touches decide the cost; this is where
+ *    the layouts differ).
+ *
+ * Timing: CLOCK_MONOTONIC around a loop of --iters operations, one warm-up
+ * run, best of --reps runs.  Pin with --cpu N or taskset.
+ *
+ * --callgrind: run each measurement once with --cg-ops operations and,
+ * around each, zero callgrind's counters and dump them with the
+ * measurement's name (CALLGRIND_ZERO_STATS / CALLGRIND_DUMP_STATS_AT), so
+ * `valgrind --tool=callgrind ./bench_micro_X --callgrind` writes one dump
+ * per measurement whose "totals:" divided by the printed ops is Ir per op
+ * (loop overhead included: a few instructions).
+ *
+ * Output: a table; with --kv also one "kv ..." line per figure for scripts.
+ */
+#include "bioset.h"
+#include "split.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#if defined(__has_include)
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#define HAVE_CALLGRIND 1
+#endif
+#endif
+#ifndef HAVE_CALLGRIND
+#define HAVE_CALLGRIND 0
+#define RUNNING_ON_VALGRIND 0
+#define CALLGRIND_ZERO_STATS do { } while (0)
+#define CALLGRIND_DUMP_STATS_AT(s) do { (void)(s); } while (0)
+#endif
+
+#define NOIPA __attribute__((noinline, noipa))
+#define BATCH 32u
+#define COLD_BIOS 65536u
+
+static const char *layout_name = BB_VEC_EARLY ? "vec_early" : "vec_late";
+
+struct opts {
+	uint64_t iters;       /* alloc+put operations per run */
+	uint64_t split_iters; /* may_need_split calls per run (hot) */
+	uint64_t cold_iters;  /* may_need_split calls per run (cold) */
+	unsigned reps;
+	uint64_t cg_ops;
+	int cpu;
+	bool callgrind;
+	bool kv;
+	bool no_ap, no_split;
+	bool verbose;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int dummy_bdev; /* bi_bdev only needs to be non-NULL */
+static volatile uint64_t sink;
+
+/* ---- alloc+put -------------------------------------------------------- */
+
+struct ap {
+	struct bb_bioset bs;
+	enum bb_ctx ctx;
+	unsigned batch; /* 1 or BATCH */
+};
+
+static NOIPA uint64_t ap_run(struct ap *a, uint64_t n)
+{
+	struct bb_bio *b[BATCH];
+	uint64_t fails = 0;
+
+	if (a->batch == 1) {
+		for (uint64_t i = 0; i < n; i++) {
+			struct bb_bio *bio = bb_bio_alloc_bioset(
+				&a->bs, &dummy_bdev, 1, BB_REQ_OP_READ);
+
+			if (bb_unlikely(!bio)) {
+				fails++;
+				continue;
+			}
+			bb_bio_put(bio, a->ctx);
+		}
+		return fails;
+	}
+	for (uint64_t i = 0; i < n; i += BATCH) {
+		for (unsigned j = 0; j < BATCH; j++) {
+			b[j] = bb_bio_alloc_bioset(&a->bs, &dummy_bdev, 1,
+						   BB_REQ_OP_READ);
+			fails += !b[j];
+		}
+		for (unsigned j = 0; j < BATCH; j++)
+			if (bb_likely(b[j] != NULL))
+				bb_bio_put(b[j], a->ctx);
+	}
+	return fails;
+}
+
+static int ap_init(struct ap *a, enum bb_cache_variant v, enum bb_ctx ctx,
+		   unsigned batch)
+{
+	/* the engine's main bioset: pool 4, inline vecs + bvec slabs */
+	struct bb_bioset_params p = {
+		.pool_size = 4,
+		.need_bvecs = true,
+		.cache = v,
+		.slab_limit = 4096,
+		.bvec_slab_limit = 256,
+	};
+
+	a->ctx = ctx;
+	a->batch = batch;
+	return bb_bioset_init(&a->bs, &p);
+}
+
+/* ---- may_need_split --------------------------------------------------- */
+
+struct sp {
+	bb_may_split_fn fn;
+	const struct bb_queue_limits *lim;
+	struct bb_bio *bio;    /* hot: one bio */
+	struct bb_bio **bios;  /* cold: COLD_BIOS bios ... */
+	uint32_t *order;       /* ... visited in this order */
+};
+
+static NOIPA uint64_t sp_run_hot(struct sp *s, uint64_t n)
+{
+	bb_may_split_fn fn = *(bb_may_split_fn volatile *)&s->fn;
+	uint64_t hits = 0;
+
+	for (uint64_t i = 0; i < n; i++)
+		hits += fn(s->bio, s->lim);
+	return hits;
+}
+
+static NOIPA uint64_t sp_run_cold(struct sp *s, uint64_t n)
+{
+	bb_may_split_fn fn = *(bb_may_split_fn volatile *)&s->fn;
+	uint64_t hits = 0;
+	uint32_t k = 0;
+
+	for (uint64_t i = 0; i < n; i++) {
+		hits += fn(s->bios[s->order[k]], s->lim);
+		k = (k + 1) & (COLD_BIOS - 1);
+	}
+	return hits;
+}
+
+/* ---- harness ---------------------------------------------------------- */
+
+typedef uint64_t (*run_fn)(void *arg, uint64_t n);
+
+static double best_ns_per_op(run_fn fn, void *arg, uint64_t n, unsigned reps)
+{
+	double best = 1e300;
+
+	sink += fn(arg, n / 8 + 1); /* warm up: caches, lists, branch state */
+	for (unsigned r = 0; r < reps; r++) {
+		uint64_t t0 = now_ns(), t1;
+
+		sink += fn(arg, n);
+		t1 = now_ns();
+		if ((double)(t1 - t0) / (double)n < best)
+			best = (double)(t1 - t0) / (double)n;
+	}
+	return best;
+}
+
+/* Callgrind mode: one run of n ops between a zero and a named dump. */
+static void cg_measure(const char *name, run_fn fn, void *arg, uint64_t n)
+{
+	sink += fn(arg, 64); /* reach the steady state before counting */
+	CALLGRIND_ZERO_STATS;
+	sink += fn(arg, n);
+	CALLGRIND_DUMP_STATS_AT(name);
+	printf("cg name=%s ops=%llu layout=%s\n", name, (unsigned long long)n,
+	       layout_name);
+}
+
+static const enum bb_cache_variant variants[] = {
+	BB_CACHE_OFF, BB_CACHE_TASK, BB_CACHE_IRQ, BB_CACHE_IRQ_FAST,
+	BB_CACHE_ALL,
+};
+
+struct ap_col {
+	const char *name;
+	enum bb_ctx ctx;
+	unsigned batch;
+};
+
+static const struct ap_col ap_cols[] = {
+	{ "task/1", BB_CTX_TASK, 1 },
+	{ "task/b32", BB_CTX_TASK, BATCH },
+	{ "hardirq/1", BB_CTX_HARDIRQ, 1 },
+	{ "hardirq/b32", BB_CTX_HARDIRQ, BATCH },
+};
+
+static int bench_ap(const struct opts *o)
+{
+	double ns[bb_array_size(variants)][bb_array_size(ap_cols)];
+
+	for (size_t v = 0; v < bb_array_size(variants); v++) {
+		for (size_t c = 0; c < bb_array_size(ap_cols); c++) {
+			struct ap a;
+			char name[96];
+			int ret = ap_init(&a, variants[v], ap_cols[c].ctx,
+					  ap_cols[c].batch);
+
+			if (ret) {
+				fprintf(stderr, "micro: bioset init: %s\n",
+					strerror(-ret));
+				return 1;
+			}
+			sink = 0; /* ap_run returns failed allocations */
+			snprintf(name, sizeof(name), "ap_%s_%s",
+				 bb_cache_variant_name(variants[v]),
+				 ap_cols[c].name);
+			for (char *p = name; *p; p++)
+				if (*p == '/')
+					*p = '_';
+			if (o->callgrind) {
+				cg_measure(name, (run_fn)ap_run, &a, o->cg_ops);
+			} else {
+				ns[v][c] = best_ns_per_op((run_fn)ap_run, &a,
+							  o->iters, o->reps);
+			}
+			if (o->verbose) {
+				struct bb_cache_counters k;
+
+				bb_bioset_counters(&a.bs, &k);
+				printf("ctr %s: alloc_hit=%llu alloc_miss=%llu "
+				       "slab=%llu put_task=%llu put_irq=%llu "
+				       "put_free=%llu free=%llu splice=%llu\n",
+				       name,
+				       (unsigned long long)k.alloc_hit,
+				       (unsigned long long)k.alloc_miss,
+				       (unsigned long long)k.alloc_slab,
+				       (unsigned long long)k.put_task,
+				       (unsigned long long)k.put_irq,
+				       (unsigned long long)k.put_free,
+				       (unsigned long long)k.free,
+				       (unsigned long long)k.splice);
+			}
+			/* a failed allocation would make the figure
+			 * meaningless */
+			if (sink) {
+				fprintf(stderr, "micro: %s: allocation "
+					"failed\n", name);
+				bb_bioset_exit(&a.bs);
+				return 1;
+			}
+			bb_bioset_exit(&a.bs);
+		}
+	}
+	if (o->callgrind)
+		return 0;
+
+	printf("alloc+put, ns per alloc+put (layout %s, 1 vec, best of %u x "
+	       "%llu ops)\n", layout_name, o->reps,
+	       (unsigned long long)o->iters);
+	printf("  %-9s", "variant");
+	for (size_t c = 0; c < bb_array_size(ap_cols); c++)
+		printf(" %12s", ap_cols[c].name);
+	printf("\n");
+	for (size_t v = 0; v < bb_array_size(variants); v++) {
+		printf("  %-9s", bb_cache_variant_name(variants[v]));
+		for (size_t c = 0; c < bb_array_size(ap_cols); c++)
+			printf(" %12.2f", ns[v][c]);
+		printf("\n");
+	}
+	if (o->kv)
+		for (size_t v = 0; v < bb_array_size(variants); v++)
+			for (size_t c = 0; c < bb_array_size(ap_cols); c++)
+				printf("kv bench=alloc_put layout=%s variant=%s "
+				       "ctx=%s batch=%u ns=%.3f\n",
+				       layout_name,
+				       bb_cache_variant_name(variants[v]),
+				       ap_cols[c].ctx == BB_CTX_TASK ? "task"
+								     : "hardirq",
+				       ap_cols[c].batch, ns[v][c]);
+	return 0;
+}
+
+static uint64_t xorshift(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *s = x;
+}
+
+static int bench_split(const struct opts *o)
+{
+	static const char *forms[] = { "vcnt", "iter" };
+	static const bb_may_split_fn fns[] = { bb_bio_may_need_split_vcnt,
+					       bb_bio_may_need_split_iter };
+	static const char *cols[] = { "1vec_hot", "4vec_hot", "1vec_cold" };
+	struct bb_bioset_params p = { .pool_size = 2, .cache = BB_CACHE_OFF,
+				      .slab_limit = COLD_BIOS + 8 };
+	struct bb_queue_limits lim;
+	struct bb_bioset bs;
+	struct bb_bvec *vec1, *vec4, *cold_vecs;
+	struct bb_bio *one, *four, **bios;
+	uint32_t *order;
+	uint64_t rng = 0x9E3779B97F4A7C15ull;
+	double ns[2][3];
+	uint64_t hits[2][3] = { { 0 } };
+	int ret;
+
+	bb_limits_default(&lim);
+	ret = bb_bioset_init(&bs, &p);
+	if (ret) {
+		fprintf(stderr, "micro: bioset init: %s\n", strerror(-ret));
+		return 1;
+	}
+	/* page-aligned fake pages for the bvecs */
+	vec1 = aligned_alloc(64, sizeof(*vec1));
+	vec4 = aligned_alloc(64, 4 * sizeof(*vec4));
+	cold_vecs = aligned_alloc(64, COLD_BIOS * sizeof(*cold_vecs));
+	bios = malloc(COLD_BIOS * sizeof(*bios));
+	order = malloc(COLD_BIOS * sizeof(*order));
+	if (!vec1 || !vec4 || !cold_vecs || !bios || !order) {
+		fprintf(stderr, "micro: out of memory\n");
+		return 1;
+	}
+
+	/* a registered-buffer 4 KiB read: 0 vecs of its own, BIO_CLONED,
+	 * bi_io_vec = the ring's table, bi_vcnt 1 (as the engine builds it) */
+	one = bb_bio_alloc_bioset(&bs, &dummy_bdev, 0, BB_REQ_OP_READ);
+	four = bb_bio_alloc_bioset(&bs, &dummy_bdev, 0, BB_REQ_OP_READ);
+	if (!one || !four) {
+		fprintf(stderr, "micro: bio allocation failed\n");
+		return 1;
+	}
+	*vec1 = (struct bb_bvec){ (void *)(uintptr_t)0x100000, 4096, 0 };
+	one->bi_io_vec = vec1;
+	one->bi_vcnt = 1;
+	one->bi_iter.bi_size = 4096;
+	one->bi_iter.bi_sector = 8;
+	bb_bio_set_flag(one, BB_BIO_CLONED);
+	for (unsigned i = 0; i < 4; i++)
+		vec4[i] = (struct bb_bvec){
+			(void *)(uintptr_t)(0x200000 + 0x2000 * i), 4096, 0 };
+	four->bi_io_vec = vec4;
+	four->bi_vcnt = 4;
+	four->bi_iter.bi_size = 4 * 4096;
+	four->bi_iter.bi_sector = 64;
+	bb_bio_set_flag(four, BB_BIO_CLONED);
+
+	for (uint32_t i = 0; i < COLD_BIOS; i++) {
+		struct bb_bio *b = bb_bio_alloc_bioset(&bs, &dummy_bdev, 0,
+						       BB_REQ_OP_READ);
+		if (!b) {
+			fprintf(stderr, "micro: bio allocation failed\n");
+			return 1;
+		}
+		cold_vecs[i] = (struct bb_bvec){
+			(void *)(uintptr_t)(0x10000000ull + 4096ull * i), 4096,
+			0 };
+		b->bi_io_vec = &cold_vecs[i];
+		b->bi_vcnt = 1;
+		b->bi_iter.bi_size = 4096;
+		b->bi_iter.bi_sector = 8ull * i;
+		bb_bio_set_flag(b, BB_BIO_CLONED);
+		bios[i] = b;
+		order[i] = i;
+	}
+	for (uint32_t i = COLD_BIOS - 1; i > 0; i--) {
+		uint32_t j = (uint32_t)(xorshift(&rng) % (i + 1));
+		uint32_t t = order[i];
+
+		order[i] = order[j];
+		order[j] = t;
+	}
+
+	for (int f = 0; f < 2; f++) {
+		struct sp s = { .fn = fns[f], .lim = &lim, .bios = bios,
+				.order = order };
+
+		for (int c = 0; c < 3; c++) {
+			run_fn fn = c == 2 ? (run_fn)sp_run_cold
+					   : (run_fn)sp_run_hot;
+			uint64_t n = c == 2 ? o->cold_iters : o->split_iters;
+			char name[64];
+
+			s.bio = c == 1 ? four : one;
+			snprintf(name, sizeof(name), "split_%s_%s", forms[f],
+				 cols[c]);
+			/* the answer, for the record: 1 vec no, 4 vecs yes */
+			hits[f][c] = fn(&s, 1);
+			if (o->callgrind)
+				cg_measure(name, fn, &s,
+					   c == 2 ? o->cg_ops / 4 : o->cg_ops);
+			else
+				ns[f][c] = best_ns_per_op(fn, &s, n, o->reps);
+		}
+	}
+	if (!o->callgrind) {
+		printf("may_need_split, ns per call (layout %s, best of %u x "
+		       "%llu calls; cold: %llu calls over %u bios)\n",
+		       layout_name, o->reps,
+		       (unsigned long long)o->split_iters,
+		       (unsigned long long)o->cold_iters, COLD_BIOS);
+		printf("  %-9s", "form");
+		for (int c = 0; c < 3; c++)
+			printf(" %12s", cols[c]);
+		printf("\n");
+		for (int f = 0; f < 2; f++) {
+			printf("  %-9s", forms[f]);
+			for (int c = 0; c < 3; c++)
+				printf(" %12.2f", ns[f][c]);
+			printf("\n");
+		}
+		printf("  (may split? 1vec: vcnt=%s iter=%s; 4vec: vcnt=%s "
+		       "iter=%s)\n", hits[0][0] ? "yes" : "no",
+		       hits[1][0] ? "yes" : "no", hits[0][1] ? "yes" : "no",
+		       hits[1][1] ? "yes" : "no");
+		if (o->kv)
+			for (int f = 0; f < 2; f++)
+				for (int c = 0; c < 3; c++)
+					printf("kv bench=may_need_split "
+					       "layout=%s form=%s bio=%s "
+					       "ns=%.3f\n", layout_name,
+					       forms[f], cols[c], ns[f][c]);
+	}
+	free(order);
+	free(bios);
+	free(cold_vecs);
+	free(vec4);
+	free(vec1);
+	bb_bioset_exit(&bs); /* the bios go with the memory */
+	return 0;
+}
+
+static void usage(FILE *f, const char *argv0)
+{
+	fprintf(f,
+		"usage: %s [--iters N] [--split-iters N] [--cold-iters N]\n"
+		"          [--reps N] [--cpu N] [--kv] [--verbose] [--no-alloc] "
+		"[--no-split]\n"
+		"          [--callgrind [--cg-ops N]]\n"
+		"Micro-benchmarks of bio alloc+put per cache variant and of\n"
+		"may_need_split per form, layout %s.  Defaults: --iters 10M\n"
+		"--split-iters 50M --cold-iters 10M --reps 5 --cg-ops 100000.\n"
+		"--callgrind: run under valgrind --tool=callgrind; one dump per\n"
+		"measurement (totals / ops = Ir per op).\n",
+		argv0, layout_name);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "iters", required_argument, NULL, 'i' },
+		{ "split-iters", required_argument, NULL, 's' },
+		{ "cold-iters", required_argument, NULL, 'C' },
+		{ "reps", required_argument, NULL, 'r' },
+		{ "cpu", required_argument, NULL, 'p' },
+		{ "kv", no_argument, NULL, 'k' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "no-alloc", no_argument, NULL, 'A' },
+		{ "no-split", no_argument, NULL, 'S' },
+		{ "callgrind", no_argument, NULL, 'g' },
+		{ "cg-ops", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct opts o = { .iters = 10000000, .split_iters = 50000000,
+			  .cold_iters = 10000000, .reps = 5, .cg_ops = 100000,
+			  .cpu = -1 };
+	int c, ret = 0;
+
+	while ((c = getopt_long(argc, argv, "i:s:C:r:p:kvASgo:h", lo, NULL)) !=
+	       -1) {
+		switch (c) {
+		case 'i': o.iters = strtoull(optarg, NULL, 0); break;
+		case 's': o.split_iters = strtoull(optarg, NULL, 0); break;
+		case 'C': o.cold_iters = strtoull(optarg, NULL, 0); break;
+		case 'r': o.reps = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'p': o.cpu = atoi(optarg); break;
+		case 'k': o.kv = true; break;
+		case 'v': o.verbose = true; break;
+		case 'A': o.no_ap = true; break;
+		case 'S': o.no_split = true; break;
+		case 'g': o.callgrind = true; break;
+		case 'o': o.cg_ops = strtoull(optarg, NULL, 0); break;
+		case 'h': usage(stdout, argv[0]); return 0;
+		default: usage(stderr, argv[0]); return 1;
+		}
+	}
+	if (optind != argc || !o.iters || !o.split_iters || !o.cold_iters ||
+	    !o.reps || o.cg_ops < 64) {
+		usage(stderr, argv[0]);
+		return 1;
+	}
+	/* whole batches, so that ops are exact */
+	o.iters = (o.iters + BATCH - 1) / BATCH * BATCH;
+	o.cg_ops = (o.cg_ops + BATCH - 1) / BATCH * BATCH;
+	if (o.callgrind && !HAVE_CALLGRIND) {
+		fprintf(stderr, "micro: built without <valgrind/callgrind.h>: "
+			"--callgrind is not available\n");
+		return 1;
+	}
+	if (o.callgrind && !RUNNING_ON_VALGRIND)
+		fprintf(stderr, "micro: --callgrind outside valgrind: the "
+			"counts go nowhere\n");
+	if (o.cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(o.cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set)) {
+			perror("micro: sched_setaffinity");
+			return 1;
+		}
+	}
+	if (!o.no_ap)
+		ret = bench_ap(&o);
+	if (!ret && !o.no_split)
+		ret = bench_split(&o);
+	return ret;
+}
