@@ -66,11 +66,13 @@ struct bb_bioset_impl; /* slab / reserve internals, private to bioset.c */
 
 struct bb_bioset_params {
 	unsigned pool_size;     /* reserve objects (kernel: 2 for fs_bio_set) */
-	unsigned front_pad;     /* bytes in front of the bio, for the caller */
+	unsigned front_pad;     /* bytes in front of the bio, for the caller
+				   (a multiple of 8: the bio stays aligned) */
 	bool need_bvecs;        /* back_pad = 4 inline vecs + bvec slabs */
 	enum bb_cache_variant cache; /* BB_CACHE_OFF: no cache */
 	unsigned slab_limit;    /* max slab objects outstanding; 0 = 65536 */
-	unsigned bvec_slab_limit; /* max external bvec arrays; 0 = 4096 */
+	unsigned bvec_slab_limit; /* max external bvec arrays per class
+				     (16/64/128/256); 0 = 4096 */
 };
 
 typedef void (*bb_cache_put_fn)(struct bb_bioset *bs, struct bb_bio *bio,
@@ -144,5 +146,27 @@ void bb_bioset_cache_len(const struct bb_bioset *bs, unsigned *nr,
 /* Free objects currently in the reserve (mempool curr_nr). */
 #define bb_bioset_reserve_len BB_L(bb_bioset_reserve_len)
 unsigned bb_bioset_reserve_len(const struct bb_bioset *bs);
+
+/* Where the free objects are (bb_bioset_check).  Objects outstanding =
+ * objs - slab_free - reserve - cache_nr - cache_nr_irq. */
+struct bb_bioset_census {
+	unsigned objs;         /* bio objects in all: slab_limit + pool_size */
+	unsigned slab_free;    /* free in the slab (never used + free list) */
+	unsigned reserve;      /* in the reserve */
+	unsigned cache_nr;     /* on the cache's task list */
+	unsigned cache_nr_irq; /* on the cache's irq list */
+	unsigned bvec_objs[4]; /* bvec arrays per class 16/64/128/256 (the
+				  256 class includes the bvec reserve) */
+	unsigned bvec_free[4]; /* free per class (256: slab + reserve) */
+	unsigned bvec_reserve; /* 256-vec arrays in the bvec reserve */
+};
+
+/* Consistency check for tests and leak checks (owner thread, nothing in
+ * flight on other threads): walks every free list, checks that each object
+ * lies inside the bioset's memory, is aligned and is listed once, that
+ * cached bios are idle and cache-eligible and that nr / nr_irq match the
+ * lists.  Fills *out.  Returns 0, -EUCLEAN on corruption, -ENOMEM. */
+#define bb_bioset_check BB_L(bb_bioset_check)
+int bb_bioset_check(const struct bb_bioset *bs, struct bb_bioset_census *out);
 
 #endif
