@@ -272,24 +272,17 @@ static struct bb_bio *split_fail(struct bb_bio *bio, int e,
 	return NULL;
 }
 
-struct bb_bio *bb_bio_split_to_limits(struct bb_bio *bio,
-				      const struct bb_queue_limits *lim,
-				      bb_may_split_fn check,
-				      struct bb_bioset *split_bs,
-				      unsigned *nr_segs,
-				      struct bb_split_counters *ctr, int *err)
+struct bb_bio *bb_bio_split_after_check(struct bb_bio *bio,
+					const struct bb_queue_limits *lim,
+					struct bb_bioset *split_bs,
+					unsigned *nr_segs,
+					struct bb_split_counters *ctr, int *err)
 {
 	struct bb_bio *split;
 	uint64_t max_bytes;
 	bool first_cut;
 	int n, e;
 
-	ctr->checks++;
-	if (bb_likely(!check(bio, lim))) {
-		*nr_segs = 1;
-		ctr->segs++;
-		return bio;
-	}
 	ctr->check_hits++;
 
 	/* bio_split_rw */

@@ -53,12 +53,31 @@ struct bb_bio *bb_bio_split(struct bb_bio *bio, int sectors,
  * advanced past it; the caller issues the piece and calls again with
  * bio.  Error: NULL, *err = -errno, bio->bi_status set (the caller ends
  * the bio).  Counters are updated in *ctr. */
+#define bb_bio_split_after_check BB_L(bb_bio_split_after_check)
+struct bb_bio *bb_bio_split_after_check(struct bb_bio *bio,
+					const struct bb_queue_limits *lim,
+					struct bb_bioset *split_bs,
+					unsigned *nr_segs,
+					struct bb_split_counters *ctr, int *err);
+
+/* Inline so that the fast path (check false: no bvec walk) costs the
+ * check and two counter increments in the caller's hot loop; the rest
+ * (bb_bio_split_after_check) is out of line, as in blk.h. */
 #define bb_bio_split_to_limits BB_L(bb_bio_split_to_limits)
-struct bb_bio *bb_bio_split_to_limits(struct bb_bio *bio,
-				      const struct bb_queue_limits *lim,
-				      bb_may_split_fn check,
-				      struct bb_bioset *split_bs,
-				      unsigned *nr_segs,
-				      struct bb_split_counters *ctr, int *err);
+static inline struct bb_bio *
+bb_bio_split_to_limits(struct bb_bio *bio, const struct bb_queue_limits *lim,
+		       bb_may_split_fn check, struct bb_bioset *split_bs,
+		       unsigned *nr_segs, struct bb_split_counters *ctr,
+		       int *err)
+{
+	ctr->checks++;
+	if (bb_likely(!check(bio, lim))) {
+		*nr_segs = 1;
+		ctr->segs++;
+		return bio;
+	}
+	return bb_bio_split_after_check(bio, lim, split_bs, nr_segs, ctr,
+					err);
+}
 
 #endif
