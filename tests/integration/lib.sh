@@ -22,7 +22,7 @@ finish() {
 }
 
 # jq-like field access with python: jget FILE 'expr on d'
-jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+jget() { /usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 
 # Run biobench, expecting exit code $1; stdout to $TMP/out, stderr to $TMP/err.
 expect_rc() {
@@ -38,7 +38,7 @@ expect_rc() {
 }
 
 validate_schema() {
-  python3 - "$1" "$ROOT/schema/result.schema.json" <<'PY'
+  /usr/bin/python3 - "$1" "$ROOT/schema/result.schema.json" <<'PY'
 import json, sys, jsonschema
 doc = json.load(open(sys.argv[1]))
 schema = json.load(open(sys.argv[2]))

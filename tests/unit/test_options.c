@@ -91,7 +91,7 @@ static int validate_q(struct json_object *schema, const char *doc_text,
 		  json_object_to_json_string_ext(schema, JSON_C_TO_STRING_PLAIN));
 	write_tmp(dpath, sizeof(dpath), doc_text);
 	script_path(script, sizeof(script));
-	snprintf(cmd, sizeof(cmd), "python3 '%s' '%s' '%s'%s", script, spath,
+	snprintf(cmd, sizeof(cmd), "/usr/bin/python3 '%s' '%s' '%s'%s", script, spath,
 		 dpath, quiet ? " 2>/dev/null" : "");
 	rc = system(cmd);
 	unlink(spath);

@@ -53,7 +53,7 @@ static int validate_result(const char *doc_text, bool quiet)
 	assert_int_equal(write(fd, doc_text, strlen(doc_text)),
 			 (ssize_t)strlen(doc_text));
 	close(fd);
-	snprintf(cmd, sizeof(cmd), "python3 '%s' '%s' '%s'%s", script, schema,
+	snprintf(cmd, sizeof(cmd), "/usr/bin/python3 '%s' '%s' '%s'%s", script, schema,
 		 dpath, quiet ? " 2>/dev/null" : "");
 	rc = system(cmd);
 	unlink(dpath);
