@@ -369,6 +369,13 @@ int bb_target_open(struct bb_target *t, const struct bb_config *cfg,
 		flags = (writes ? O_RDWR | O_EXCL : O_RDONLY) |
 			(direct ? O_DIRECT : 0);
 		t->fd = open(cfg->target, flags | O_CLOEXEC);
+		/* a ring of a run that just ended may still hold the device
+		 * for a moment (io_uring tears rings down asynchronously) */
+		for (int i = 0; t->fd < 0 && errno == EBUSY && writes && i < 50;
+		     i++) {
+			usleep(20000);
+			t->fd = open(cfg->target, flags | O_CLOEXEC);
+		}
 		if (t->fd < 0) {
 			ret = -errno;
 			if (writes && ret == -EBUSY)

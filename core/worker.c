@@ -796,8 +796,14 @@ static void teardown(struct worker *w)
 		bb_bioset_exit(&w->bs);
 	if (w->split_bs.impl)
 		bb_bioset_exit(&w->split_bs);
-	if (w->ring.ring_fd > 0)
+	if (w->ring.ring_fd > 0) {
+		/* drop the registered file now: the ring itself is torn down
+		 * asynchronously by the kernel, and until then it would keep
+		 * an O_EXCL device open for the next run */
+		if (w->sqe_flags & IOSQE_FIXED_FILE)
+			io_uring_unregister_files(&w->ring);
 		io_uring_queue_exit(&w->ring);
+	}
 	if (w->bufs)
 		munmap(w->bufs, w->bufs_len);
 	free(w->slots);
