@@ -229,11 +229,17 @@ static int apply_limits(struct bb_queue_limits *lim,
 	unsigned set = cfg->limits_set;
 	const char *why = NULL;
 
-	if (!from_device)
+	if (!from_device) {
+		/* a synthetic device has no hardware limit below the user's
+		 * max_sectors_kb; without one it is large, like a fast NVMe
+		 * (2 MiB) */
 		bb_limits_clear(lim);
+		lim->max_hw_sectors = set & BB_LIM_MAX_SECTORS_KB ?
+			bb_max(u->max_user_sectors, 8u) : 2048 * 2;
+	}
+	/* validate derives max_sectors from it, as a sysfs write does */
 	if (set & BB_LIM_MAX_SECTORS_KB)
-		lim->max_user_sectors = u->max_user_sectors ?
-			u->max_user_sectors : u->max_sectors;
+		lim->max_user_sectors = u->max_user_sectors;
 	if (set & BB_LIM_MAX_SEGMENTS)
 		lim->max_segments = u->max_segments;
 	if (set & BB_LIM_MAX_SEGMENT_SIZE)
@@ -249,17 +255,6 @@ static int apply_limits(struct bb_queue_limits *lim,
 		if (lim->physical_block_size < lim->logical_block_size)
 			lim->physical_block_size = lim->logical_block_size;
 	}
-	if (from_device && (set & BB_LIM_MAX_SECTORS_KB)) {
-		/* re-derive max_sectors from the new user limit */
-		lim->max_sectors = 0;
-	}
-	if (!from_device && !(set & BB_LIM_MAX_SECTORS_KB)) {
-		/* a synthetic device without a hardware limit of its own:
-		 * like a fast NVMe, max_hw_sectors is large */
-		lim->max_hw_sectors = 2048 * 2; /* 2 MiB */
-	}
-	if (!from_device && (set & BB_LIM_MAX_SECTORS_KB))
-		lim->max_hw_sectors = bb_max(lim->max_user_sectors, 8u);
 	if (bb_limits_validate(lim, &why))
 		return fail(err, len, -EINVAL, "queue limits: %s",
 			    why ? why : "invalid");
