@@ -110,17 +110,9 @@ static int run_one(struct ab_side *s, unsigned i, bool keep, char *err,
 
 static double median(const double *v, unsigned n)
 {
-	double tmp[AB_MAX_REPEAT];
+	struct bb_ab_summary sum;
 
-	memcpy(tmp, v, n * sizeof(double));
-	for (unsigned i = 1; i < n; i++)
-		for (unsigned j = i; j && tmp[j - 1] > tmp[j]; j--) {
-			double t = tmp[j];
-
-			tmp[j] = tmp[j - 1];
-			tmp[j - 1] = t;
-		}
-	return n % 2 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
+	return bb_ab_summarize(v, n, &sum) ? 0.0 : sum.median;
 }
 
 static void fmt_iops(char *b, size_t n, double v)

@@ -274,11 +274,9 @@ static inline void parent_done(struct worker *w, struct side *sd,
 {
 	if (bb_unlikely(bio->bi_status)) {
 		sd->io.errors++;
-		if (!w->fatal)
-			set_fatal(w, -(int)bio->bi_status,
-				  "I/O error at offset %llu: %s",
-				  (unsigned long long)s->off,
-				  strerror(bio->bi_status));
+		set_fatal(w, -(int)bio->bi_status,
+			  "I/O error at offset %llu: %s",
+			  (unsigned long long)s->off, strerror(bio->bi_status));
 	} else if (s->measured && (sd->measuring || w->limit)) {
 		sd->io.ios++;
 		if (s->write) {
