@@ -68,15 +68,22 @@ static int push_sample(struct bb_result *r, unsigned *cap,
 	return 0;
 }
 
-/* Wait up to ns, returning early when every worker is done. */
-static void wait_or_done(struct bb_worker_args *a, unsigned n, uint64_t ns)
+static bool cancelled(const _Atomic bool *cancel)
+{
+	return cancel && atomic_load_explicit(cancel, memory_order_acquire);
+}
+
+/* Wait up to ns, returning early when every worker is done or the run is
+ * cancelled. */
+static void wait_or_done(struct bb_worker_args *a, unsigned n, uint64_t ns,
+			 const _Atomic bool *cancel)
 {
 	uint64_t end = bb_now_ns() + ns;
 
 	for (;;) {
 		uint64_t now = bb_now_ns();
 
-		if (now >= end || all_done(a, n))
+		if (now >= end || all_done(a, n) || cancelled(cancel))
 			return;
 		sleep_ns(bb_min(end - now, 20000000ull));
 	}
@@ -95,6 +102,13 @@ static int completion_cpu_for(const struct bb_config *cfg, int cpu)
 
 int bb_run(const struct bb_config *cfg, struct bb_result *r, bb_sample_cb cb,
 	   void *cb_arg, char *err, size_t errlen)
+{
+	return bb_run_cancellable(cfg, r, cb, cb_arg, NULL, err, errlen);
+}
+
+int bb_run_cancellable(const struct bb_config *cfg, struct bb_result *r,
+		       bb_sample_cb cb, void *cb_arg,
+		       const _Atomic bool *cancel, char *err, size_t errlen)
 {
 	struct bb_target t;
 	struct bb_worker_args *args = NULL;
@@ -166,7 +180,7 @@ int bb_run(const struct bb_config *cfg, struct bb_result *r, bb_sample_cb cb,
 		}
 
 	if (cfg->ramp_ns)
-		wait_or_done(args, n, cfg->ramp_ns);
+		wait_or_done(args, n, cfg->ramp_ns, cancel);
 	atomic_store_explicit(&phase, BB_PHASE_MEASURE, memory_order_release);
 	t_measure = t_prev = bb_now_ns();
 	/* the live counters restart at 0 when each side starts measuring;
@@ -182,9 +196,9 @@ int bb_run(const struct bb_config *cfg, struct bb_result *r, bb_sample_cb cb,
 		}
 		now = bb_now_ns();
 		if (next > now)
-			wait_or_done(args, n, next - now);
+			wait_or_done(args, n, next - now, cancel);
 		now = bb_now_ns();
-		if (all_done(args, n))
+		if (all_done(args, n) || cancelled(cancel))
 			stop = true;
 		sum_live(args, n, &cur);
 		if (now - t_prev >= 100000000ull || stop) {
@@ -248,6 +262,10 @@ join:
 			tmax = tr->t_end_ns;
 	}
 	r->duration_ns = tmax > tmin ? tmax - tmin : 0;
+	if (!ret && cancelled(cancel)) {
+		ret = -ECANCELED;
+		snprintf(err, errlen, "cancelled");
+	}
 	if (ret)
 		snprintf(r->error, sizeof(r->error), "%s", err);
 out:

@@ -75,4 +75,11 @@ typedef void (*bb_sample_cb)(const struct bb_config *cfg,
 int bb_run(const struct bb_config *cfg, struct bb_result *r,
 	   bb_sample_cb cb, void *cb_arg, char *err, size_t errlen);
 
+/* bb_run that stops early when *cancel becomes true (checked every 20 ms,
+ * so a run ends well within a second): returns -ECANCELED ("cancelled")
+ * with the partial result in r.  cancel may be NULL. */
+int bb_run_cancellable(const struct bb_config *cfg, struct bb_result *r,
+		       bb_sample_cb cb, void *cb_arg,
+		       const _Atomic bool *cancel, char *err, size_t errlen);
+
 #endif
