@@ -81,6 +81,24 @@ static struct json_object *counters_json(const void *base,
 	return o;
 }
 
+struct json_object *bb_cache_counters_to_json(
+	const struct bb_cache_counters *cache,
+	const struct bb_cache_counters *split_cache)
+{
+	struct json_object *o = counters_json(cache, cache_fields,
+					      bb_array_size(cache_fields));
+
+	json_object_object_add(o, "split_bioset",
+			       counters_json(split_cache, cache_fields,
+					     bb_array_size(cache_fields)));
+	return o;
+}
+
+struct json_object *bb_split_counters_to_json(const struct bb_split_counters *s)
+{
+	return counters_json(s, split_fields, bb_array_size(split_fields));
+}
+
 #define LIM(f) json_object_object_add(o, #f, ju64((uint64_t)lim->f))
 
 static struct json_object *limits_json(const struct bb_queue_limits *lim)
@@ -227,7 +245,6 @@ struct json_object *bb_result_to_json(const struct bb_config *cfg,
 {
 	struct json_object *doc = json_object_new_object();
 	struct json_object *target = json_object_new_object();
-	struct json_object *cache;
 	double secs = (double)r->duration_ns / 1e9;
 	uint64_t bytes = r->io.bytes_read + r->io.bytes_written;
 
@@ -254,15 +271,11 @@ struct json_object *bb_result_to_json(const struct bb_config *cfg,
 	json_object_object_add(doc, "cpu", cpu_json(r));
 	json_object_object_add(doc, "perf", perf_json(r));
 
-	cache = counters_json(&r->cache, cache_fields,
-			      bb_array_size(cache_fields));
-	json_object_object_add(cache, "split_bioset",
-		counters_json(&r->split_cache, cache_fields,
-			      bb_array_size(cache_fields)));
-	json_object_object_add(doc, "bio_cache", cache);
+	json_object_object_add(doc, "bio_cache",
+			       bb_cache_counters_to_json(&r->cache,
+							 &r->split_cache));
 	json_object_object_add(doc, "split",
-		counters_json(&r->split, split_fields,
-			      bb_array_size(split_fields)));
+			       bb_split_counters_to_json(&r->split));
 	json_object_object_add(doc, "samples", samples_json(r));
 	json_object_object_add(doc, "error",
 		r->error[0] ? json_object_new_string(r->error) : NULL);

@@ -20,6 +20,14 @@
  *  "split":{...counters...}, "samples":[{t_ms, ios, bytes, iops,
  *  bw_bytes_s, submitted, enters, reaped}],
  *  "error": null|"..."}  */
+/* The "bio_cache" object of a result: the main bioset's counters with the
+ * split bioset's under "split_bioset"; and the "split" counters object.
+ * Shared with the job runner's per-variant sums. */
+struct json_object *bb_cache_counters_to_json(
+	const struct bb_cache_counters *cache,
+	const struct bb_cache_counters *split_cache);
+struct json_object *bb_split_counters_to_json(const struct bb_split_counters *s);
+
 struct json_object *bb_result_to_json(const struct bb_config *cfg,
 				      const struct bb_result *r);
 
