@@ -10,6 +10,9 @@ pkgs=(
   fio                           # bench/: side-by-side with fio
   python3 python3-jsonschema    # result document checked against its schema
   valgrind                      # bench/: instruction counts (callgrind)
+  libsqlite3-dev sqlite3        # biobenchd store (sqlite3: tests inspect the database)
+  libmicrohttpd-dev libinih-dev # biobenchd HTTP server and config file
+  curl wrk python3-yaml         # daemon tests (API checked against openapi.yaml), bench/
 )
 
 missing=()

@@ -1,0 +1,973 @@
+/* dconfig.c - biobenchd's configuration: INI file (libinih) and command
+ * line, both driven by one option table (dopt_table[] below): parsing,
+ * validation and --help.  Adding an option means adding a row.
+ *
+ * libinih is the distribution's build (no line numbers in the handler), so
+ * lines are counted by our own reader, which also checks section headers
+ * (an unknown, even empty, section is an error) and refuses over-long
+ * lines instead of letting inih split them. */
+#include "dconfig.h"
+
+#include "options.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <ini.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define DEFAULT_DB "/var/lib/biobench/biobench.db"
+#define DEFAULT_WEB_ROOT "/usr/share/biobench/web"
+#define DEFAULT_LISTEN_ADDR "127.0.0.1"
+#define DEFAULT_HTTP_THREADS 2
+#define DEFAULT_MAX_BODY (1u << 20)
+#define DEFAULT_MAX_CONNECTIONS 256
+#define DEFAULT_TIMEOUT_S 30
+#define TOKEN_MAX 255
+#define SYS_CPU "/sys/devices/system/cpu"
+
+#define LISTEN_EXAMPLES "examples: 127.0.0.1:8420, [::1]:8420, 0.0.0.0:8420"
+#define SIZE_EXAMPLES "examples: 64k, 1m, 4m"
+#define CPULIST_EXAMPLES "examples: 0, 0-1, 2,4-7"
+
+enum dopt_type {
+	DT_LISTEN,      /* ADDR:PORT or [v6]:PORT */
+	DT_PATH,        /* non-empty path */
+	DT_OPTPATH,     /* path or "" (none) */
+	DT_CPULIST,     /* cpu list: array at off, count at off2 */
+	DT_UINT,        /* unsigned, min..max */
+	DT_SIZE,        /* bytes with k/m/g suffix, min..max */
+	DT_ALLOW,       /* appends an allow-list entry (read) */
+	DT_ALLOW_WRITE, /* appends an allow-list entry (read and write) */
+	DT_FLAG,        /* command line only: sets a bool */
+	DT_CONFIG,      /* command line only: --config FILE */
+	DT_HELP,        /* command line only: --help */
+};
+
+struct dopt {
+	const char *section; /* INI section; NULL: command line only */
+	const char *key;     /* INI key */
+	const char *cli;     /* long option without dashes */
+	const char *metavar; /* for --help */
+	enum dopt_type type;
+	size_t off;          /* field in struct bb_dconfig */
+	size_t off2;         /* DT_CPULIST: the count field */
+	unsigned long long min, max;
+	const char *def;     /* default as shown by --help */
+	const char *help;
+};
+
+#define F(f) .off = offsetof(struct bb_dconfig, f)
+
+static const struct dopt dopt_table[] = {
+	{ NULL, NULL, "config", "FILE", DT_CONFIG, F(config_path), 0, 0, 0,
+	  "none", "INI file, loaded before the other options wherever it is "
+		  "given" },
+	{ "server", "listen", "listen", "ADDR:PORT", DT_LISTEN, 0, 0, 0, 0,
+	  "127.0.0.1:8420", "numeric address and port ([v6]:PORT for "
+			    "IPv6); not loopback needs token_file" },
+	{ "server", "db", "db", "PATH", DT_PATH, F(db_path), 0, 0, 0,
+	  DEFAULT_DB, "sqlite database" },
+	{ "server", "web_root", "web-root", "DIR", DT_PATH, F(web_root), 0, 0,
+	  0, DEFAULT_WEB_ROOT, "dashboard files" },
+	{ "server", "token_file", "token-file", "FILE", DT_OPTPATH,
+	  F(token_file), 0, 0, 0, "none",
+	  "bearer token (first line), mode 0600" },
+	{ "server", "http_cpus", "http-cpus", "LIST", DT_CPULIST, F(http_cpus),
+	  offsetof(struct bb_dconfig, n_http_cpus), 0, 0, "0",
+	  "CPUs of the HTTP threads" },
+	{ "server", "bench_cpus", "bench-cpus", "LIST", DT_CPULIST,
+	  F(bench_cpus), offsetof(struct bb_dconfig, n_bench_cpus), 0, 0,
+	  "last online CPU", "default CPUs of jobs (none of http_cpus)" },
+	{ "server", "http_threads", "http-threads", "N", DT_UINT,
+	  F(http_threads), 0, 1, 64, "2", "HTTP threads (1..64)" },
+	{ "server", "max_body", "max-body", "SIZE", DT_SIZE, F(max_body), 0,
+	  1, 1ull << 30, "1m", "request body limit (1..1g)" },
+	{ "server", "max_connections", "max-connections", "N", DT_UINT,
+	  F(max_connections), 0, 1, 65536, "256",
+	  "simultaneous connections (1..65536)" },
+	{ "server", "timeout", "timeout", "SECONDS", DT_UINT, F(timeout_s), 0,
+	  1, 86400, "30", "seconds a connection may idle (1..86400)" },
+	{ "targets", "allow", "allow", "GLOB", DT_ALLOW, 0, 0, 0, 0, "none",
+	  "repeatable: \"nop\" or an absolute canonical path or glob "
+	  "(fnmatch, FNM_PATHNAME)" },
+	{ "targets", "allow_write", "allow-write", "GLOB", DT_ALLOW_WRITE, 0,
+	  0, 0, 0, "none", "repeatable: as allow, and write workloads too" },
+	{ NULL, NULL, "foreground", NULL, DT_FLAG, F(foreground), 0, 0, 0,
+	  "off", "stay in the foreground, log to stderr" },
+	{ NULL, NULL, "help", NULL, DT_HELP, 0, 0, 0, 0, NULL,
+	  "show this help" },
+};
+
+#undef F
+
+static const char *const sections[] = { "server", "targets" };
+
+static int fail(char *err, size_t len, int ret, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int fail(char *err, size_t len, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && len) {
+		va_start(ap, fmt);
+		vsnprintf(err, len, fmt, ap);
+		va_end(ap);
+	}
+	return ret;
+}
+
+/* The highest CPU of /sys/devices/system/cpu/online ("0-3,6" -> 6). */
+static int last_online_cpu(void)
+{
+	char buf[256], *p;
+	FILE *f = fopen(SYS_CPU "/online", "re");
+	long n;
+	int cpu = -1;
+
+	if (f) {
+		if (fgets(buf, sizeof(buf), f)) {
+			buf[strcspn(buf, "\n")] = '\0';
+			p = buf + strlen(buf);
+			while (p > buf && isdigit((unsigned char)p[-1]))
+				p--;
+			if (isdigit((unsigned char)*p))
+				cpu = atoi(p);
+		}
+		fclose(f);
+	}
+	if (cpu < 0) {
+		n = sysconf(_SC_NPROCESSORS_ONLN);
+		cpu = n > 0 ? (int)n - 1 : 0;
+	}
+	return cpu;
+}
+
+static bool cpu_online(int cpu)
+{
+	char path[128], val[8] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), SYS_CPU "/cpu%d", cpu);
+	if (access(path, F_OK))
+		return false;
+	/* cpu0 usually has no "online" file: it cannot go offline */
+	snprintf(path, sizeof(path), SYS_CPU "/cpu%d/online", cpu);
+	f = fopen(path, "re");
+	if (!f)
+		return true;
+	if (!fgets(val, sizeof(val), f))
+		val[0] = '1';
+	fclose(f);
+	return val[0] == '1';
+}
+
+void bb_dconfig_default(struct bb_dconfig *c)
+{
+	memset(c, 0, sizeof(*c));
+	snprintf(c->listen_addr, sizeof(c->listen_addr), DEFAULT_LISTEN_ADDR);
+	c->port = BB_DEFAULT_PORT;
+	c->loopback = true;
+	snprintf(c->db_path, sizeof(c->db_path), DEFAULT_DB);
+	snprintf(c->web_root, sizeof(c->web_root), DEFAULT_WEB_ROOT);
+	c->http_cpus[0] = 0;
+	c->n_http_cpus = 1;
+	c->bench_cpus[0] = last_online_cpu();
+	c->n_bench_cpus = 1;
+	c->http_threads = DEFAULT_HTTP_THREADS;
+	c->max_body = DEFAULT_MAX_BODY;
+	c->max_connections = DEFAULT_MAX_CONNECTIONS;
+	c->timeout_s = DEFAULT_TIMEOUT_S;
+}
+
+/* ---- value parsers -------------------------------------------------------- */
+
+static bool is_loopback(int af, const void *a)
+{
+	const unsigned char *b = a;
+	const struct in6_addr *a6 = a;
+
+	if (af == AF_INET)
+		return b[0] == 127;
+	if (IN6_IS_ADDR_LOOPBACK(a6))
+		return true;
+	/* ::ffff:127.x.y.z */
+	return IN6_IS_ADDR_V4MAPPED(a6) && a6->s6_addr[12] == 127;
+}
+
+/* Returns NULL or what is wrong. */
+static const char *parse_listen(const char *s, char *addr, size_t alen,
+				uint16_t *port, bool *loopback)
+{
+	char host[64];
+	unsigned char bin[sizeof(struct in6_addr)];
+	const char *colon, *p;
+	unsigned long v;
+	size_t hlen;
+	int af;
+
+	if (s[0] == '[') {
+		colon = strchr(s, ']');
+		if (!colon || colon[1] != ':')
+			return "an IPv6 address is written [ADDR]:PORT";
+		hlen = (size_t)(colon - s - 1);
+		if (hlen >= sizeof(host))
+			return "the address is too long";
+		memcpy(host, s + 1, hlen);
+		host[hlen] = '\0';
+		colon++;
+		af = AF_INET6;
+	} else {
+		colon = strrchr(s, ':');
+		if (!colon)
+			return "it has no port (ADDR:PORT)";
+		if (memchr(s, ':', (size_t)(colon - s)))
+			return "an IPv6 address is written [ADDR]:PORT";
+		hlen = (size_t)(colon - s);
+		if (hlen >= sizeof(host))
+			return "the address is too long";
+		memcpy(host, s, hlen);
+		host[hlen] = '\0';
+		af = AF_INET;
+	}
+	if (!host[0])
+		return "it has no address (ADDR:PORT)";
+	p = colon + 1;
+	if (!*p)
+		return "it has no port (ADDR:PORT)";
+	for (const char *q = p; *q; q++)
+		if (!isdigit((unsigned char)*q))
+			return "the port is not a number";
+	errno = 0;
+	v = strtoul(p, NULL, 10);
+	if (errno || v < 1 || v > 65535 || strlen(p) > 5)
+		return "the port must be 1..65535";
+	if (inet_pton(af, host, bin) != 1)
+		return af == AF_INET ? "the address is not a numeric IPv4 "
+				       "address (for IPv6 write [ADDR]:PORT)"
+				     : "the address is not a numeric IPv6 "
+				       "address";
+	if (hlen >= alen)
+		return "the address is too long";
+	memcpy(addr, host, hlen + 1);
+	*port = (uint16_t)v;
+	*loopback = is_loopback(af, bin);
+	return NULL;
+}
+
+/* An allow-list pattern: "nop", or an absolute canonical path or glob.
+ * Returns NULL or what is wrong. */
+static const char *check_pattern(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!strcmp(s, "nop"))
+		return NULL;
+	if (!n)
+		return "it is empty";
+	if (s[0] != '/')
+		return "it must be \"nop\" or an absolute path or glob "
+		       "(targets are canonicalized before matching)";
+	if (n >= PATH_MAX)
+		return "it is too long";
+	if (strstr(s, "//") || strstr(s, "/./") || strstr(s, "/../") ||
+	    (n >= 2 && !strcmp(s + n - 2, "/.")) ||
+	    (n >= 3 && !strcmp(s + n - 3, "/..")))
+		return "it must be a canonical path (no //, . or .. parts: "
+		       "targets are canonicalized before matching)";
+	if (n > 1 && s[n - 1] == '/')
+		return "it must not end with / (it would match nothing; for a "
+		       "directory's files write DIR/*)";
+	return NULL;
+}
+
+/* Set option o from text v.  where names it in messages ("FILE:LINE: key"
+ * or "--key"). */
+static int dopt_set(struct bb_dconfig *c, const struct dopt *o,
+		    const char *v, const char *where, char *err, size_t errlen)
+{
+	char *base = (char *)c;
+	unsigned long long u;
+	uint64_t sz;
+	const char *why;
+	char *end;
+	unsigned n;
+	int ret;
+
+	switch (o->type) {
+	case DT_LISTEN:
+		why = parse_listen(v, c->listen_addr, sizeof(c->listen_addr),
+				   &c->port, &c->loopback);
+		if (why)
+			return fail(err, errlen, -EINVAL,
+				    "%s: '%s' is not a listen address: %s ("
+				    LISTEN_EXAMPLES ")", where, v, why);
+		return 0;
+	case DT_PATH:
+	case DT_OPTPATH:
+	case DT_CONFIG:
+		if (!*v && o->type == DT_PATH)
+			return fail(err, errlen, -EINVAL,
+				    "%s: a path is required", where);
+		if (strlen(v) >= PATH_MAX)
+			return fail(err, errlen, -EINVAL,
+				    "%s: the path is longer than %d bytes",
+				    where, PATH_MAX - 1);
+		snprintf(base + o->off, PATH_MAX, "%s", v);
+		return 0;
+	case DT_CPULIST: {
+		int cpus[BB_DCONFIG_MAX_CPUS];
+
+		ret = bb_parse_cpulist(v, cpus, BB_DCONFIG_MAX_CPUS, &n);
+		if (ret == -E2BIG)
+			return fail(err, errlen, -EINVAL,
+				    "%s: '%s' names more than %d CPUs", where,
+				    v, BB_DCONFIG_MAX_CPUS);
+		if (ret)
+			return fail(err, errlen, -EINVAL,
+				    "%s: '%s' is not a CPU list ("
+				    CPULIST_EXAMPLES ")", where, v);
+		memcpy(base + o->off, cpus, n * sizeof(cpus[0]));
+		memcpy(base + o->off2, &n, sizeof(n));
+		return 0;
+	}
+	case DT_UINT:
+		errno = 0;
+		u = isdigit((unsigned char)v[0]) ? strtoull(v, &end, 10) : 0;
+		if (!isdigit((unsigned char)v[0]) || *end)
+			return fail(err, errlen, -EINVAL,
+				    "%s: '%s' is not a number (%llu..%llu)",
+				    where, v, o->min, o->max);
+		if (errno || u < o->min || u > o->max)
+			return fail(err, errlen, -EINVAL,
+				    "%s: %s is out of range (%llu..%llu)", where,
+				    v, o->min, o->max);
+		n = (unsigned)u;
+		memcpy(base + o->off, &n, sizeof(n));
+		return 0;
+	case DT_SIZE:
+		ret = bb_parse_size(v, &sz);
+		if (ret == -ERANGE || (!ret && (sz < o->min || sz > o->max)))
+			return fail(err, errlen, -EINVAL,
+				    "%s: %s is out of range (%llu bytes..%llu "
+				    "bytes)", where, v, o->min, o->max);
+		if (ret)
+			return fail(err, errlen, -EINVAL,
+				    "%s: '%s' is not a size (" SIZE_EXAMPLES ")",
+				    where, v);
+		{
+			size_t s = (size_t)sz;
+
+			memcpy(base + o->off, &s, sizeof(s));
+		}
+		return 0;
+	case DT_ALLOW:
+	case DT_ALLOW_WRITE:
+		why = check_pattern(v);
+		if (why)
+			return fail(err, errlen, -EINVAL,
+				    "%s: '%s' is not an allowed target pattern: "
+				    "%s", where, v, why);
+		if (c->nallow >= BB_DCONFIG_MAX_ALLOW)
+			return fail(err, errlen, -EINVAL,
+				    "%s: too many allow/allow_write entries "
+				    "(max %d)", where, BB_DCONFIG_MAX_ALLOW);
+		snprintf(c->allow[c->nallow].pattern,
+			 sizeof(c->allow[c->nallow].pattern), "%s", v);
+		c->allow[c->nallow].write = o->type == DT_ALLOW_WRITE;
+		c->nallow++;
+		return 0;
+	case DT_FLAG: {
+		bool t = true;
+
+		memcpy(base + o->off, &t, sizeof(t));
+		return 0;
+	}
+	case DT_HELP:
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* ---- INI file ------------------------------------------------------------- */
+
+struct ini_ctx {
+	struct bb_dconfig *c;
+	const char *path;
+	FILE *f;
+	int line;
+	int ret;
+	char *err;
+	size_t errlen;
+};
+
+static int ctx_fail(struct ini_ctx *x, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int ctx_fail(struct ini_ctx *x, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	if (x->ret)
+		return 0; /* the first error is reported */
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	x->ret = -EINVAL;
+	fail(x->err, x->errlen, -EINVAL, "%s:%d: %s", x->path, x->line, msg);
+	return 0;
+}
+
+static bool section_known(const char *s)
+{
+	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
+		if (!strcmp(s, sections[i]))
+			return true;
+	return false;
+}
+
+/* fgets for inih: counts lines, refuses over-long ones and unknown
+ * section headers. */
+static char *ini_reader_fn(char *str, int num, void *stream)
+{
+	struct ini_ctx *x = stream;
+	char name[64], *p, *q;
+	size_t n;
+	int ch;
+
+	if (!fgets(str, num, x->f))
+		return NULL;
+	x->line++;
+	n = strlen(str);
+	if (n && str[n - 1] != '\n' && !feof(x->f)) {
+		ctx_fail(x, "line longer than %d characters", num - 3);
+		while ((ch = fgetc(x->f)) != EOF && ch != '\n')
+			;
+		str[0] = '\0';
+		return str;
+	}
+	p = str;
+	while (isspace((unsigned char)*p))
+		p++;
+	if (*p == '[' && (q = strchr(p, ']'))) {
+		n = (size_t)(q - p - 1);
+		if (n >= sizeof(name))
+			n = sizeof(name) - 1;
+		memcpy(name, p + 1, n);
+		name[n] = '\0';
+		if (!section_known(name))
+			ctx_fail(x, "unknown section [%s] (allowed: [server], "
+				    "[targets])", name);
+	}
+	return str;
+}
+
+static int ini_handler_fn(void *user, const char *section, const char *name,
+			  const char *value)
+{
+	struct ini_ctx *x = user;
+	char where[PATH_MAX + 96];
+	const struct dopt *o;
+	int ret;
+
+	if (!section[0])
+		return ctx_fail(x, "%s: key outside a section (put it under "
+				   "[server] or [targets])", name);
+	if (!section_known(section))
+		return ctx_fail(x, "unknown section [%s] (allowed: [server], "
+				   "[targets])", section);
+	for (size_t i = 0; i < sizeof(dopt_table) / sizeof(dopt_table[0]);
+	     i++) {
+		o = &dopt_table[i];
+		if (!o->section || strcmp(o->section, section) ||
+		    strcmp(o->key, name))
+			continue;
+		if (!value)
+			return ctx_fail(x, "%s: a value is required", name);
+		snprintf(where, sizeof(where), "%s:%d: %s", x->path, x->line,
+			 name);
+		if (x->ret)
+			return 0;
+		ret = dopt_set(x->c, o, value, where, x->err, x->errlen);
+		if (ret) {
+			x->ret = ret;
+			return 0;
+		}
+		return 1;
+	}
+	{
+		char keys[256] = "";
+		size_t len = 0;
+
+		for (size_t i = 0;
+		     i < sizeof(dopt_table) / sizeof(dopt_table[0]); i++) {
+			o = &dopt_table[i];
+			if (!o->section || strcmp(o->section, section))
+				continue;
+			len += (size_t)snprintf(keys + len,
+						len < sizeof(keys)
+							? sizeof(keys) - len
+							: 0,
+						"%s%s", len ? ", " : "", o->key);
+		}
+		return ctx_fail(x, "%s: unknown key in [%s] (allowed: %s)",
+				name, section, keys);
+	}
+}
+
+int bb_dconfig_load(struct bb_dconfig *c, const char *path, char *err,
+		    size_t errlen)
+{
+	struct ini_ctx x = { .path = path, .err = err, .errlen = errlen };
+	struct bb_dconfig *tmp = NULL;
+	int ret, line;
+
+	if (strlen(path) >= sizeof(c->config_path))
+		return fail(err, errlen, -ENAMETOOLONG, "%s: path too long",
+			    path);
+	x.f = fopen(path, "re");
+	if (!x.f) {
+		ret = -errno;
+		fail(err, errlen, ret, "%s: cannot open: %s", path,
+		     strerror(-ret));
+		goto out;
+	}
+	/* parse into a copy: c is changed only when the whole file is good */
+	tmp = malloc(sizeof(*tmp));
+	if (!tmp) {
+		ret = fail(err, errlen, -ENOMEM, "%s: out of memory", path);
+		goto out;
+	}
+	memcpy(tmp, c, sizeof(*tmp));
+	x.c = tmp;
+	line = ini_parse_stream(ini_reader_fn, &x, ini_handler_fn, &x);
+	if (x.ret) {
+		ret = x.ret;
+		goto out;
+	}
+	if (line == -2) {
+		ret = fail(err, errlen, -ENOMEM, "%s: out of memory", path);
+		goto out;
+	}
+	if (line) {
+		ret = fail(err, errlen, -EINVAL,
+			   "%s:%d: syntax error (expected [section], "
+			   "key = value, or a ; comment)", path, line);
+		goto out;
+	}
+	if (ferror(x.f)) {
+		ret = fail(err, errlen, -EIO, "%s: read error", path);
+		goto out;
+	}
+	snprintf(tmp->config_path, sizeof(tmp->config_path), "%s", path);
+	memcpy(c, tmp, sizeof(*c));
+	ret = 0;
+out:
+	free(tmp);
+	if (x.f)
+		fclose(x.f);
+	return ret;
+}
+
+/* ---- command line --------------------------------------------------------- */
+
+static const struct dopt *find_cli(const char *name, size_t len)
+{
+	for (size_t i = 0; i < sizeof(dopt_table) / sizeof(dopt_table[0]);
+	     i++)
+		if (strlen(dopt_table[i].cli) == len &&
+		    !strncmp(dopt_table[i].cli, name, len))
+			return &dopt_table[i];
+	return NULL;
+}
+
+static bool takes_value(const struct dopt *o)
+{
+	return o->type != DT_FLAG && o->type != DT_HELP;
+}
+
+/* One argument at argv[*i]: finds the option and its value. */
+static int cli_next(int argc, char **argv, int *i, const struct dopt **po,
+		    const char **pv, char *err, size_t errlen)
+{
+	const char *a = argv[*i], *eq;
+	const struct dopt *o;
+	size_t len;
+
+	if (strncmp(a, "--", 2) || !a[2])
+		return fail(err, errlen, -EINVAL,
+			    "unexpected argument '%s' (see --help)", a);
+	eq = strchr(a + 2, '=');
+	len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+	o = find_cli(a + 2, len);
+	if (!o)
+		return fail(err, errlen, -EINVAL,
+			    "unknown option '%.*s' (see --help)",
+			    (int)(len + 2), a);
+	if (!takes_value(o)) {
+		if (eq)
+			return fail(err, errlen, -EINVAL,
+				    "--%s takes no value", o->cli);
+		*pv = NULL;
+	} else if (eq) {
+		*pv = eq + 1;
+	} else {
+		if (*i + 1 >= argc)
+			return fail(err, errlen, -EINVAL,
+				    "--%s needs a value (%s)", o->cli,
+				    o->metavar);
+		*pv = argv[++*i];
+	}
+	*po = o;
+	return 0;
+}
+
+int bb_dconfig_args(struct bb_dconfig *c, int argc, char **argv, char *err,
+		    size_t errlen)
+{
+	const struct dopt *o;
+	const char *v, *config = NULL;
+	char where[64];
+	int i, ret;
+
+	/* first pass: syntax, --help, --config */
+	for (i = 1; i < argc; i++) {
+		ret = cli_next(argc, argv, &i, &o, &v, err, errlen);
+		if (ret)
+			return ret;
+		if (o->type == DT_HELP) {
+			bb_dconfig_usage(stdout);
+			return 1;
+		}
+		if (o->type == DT_CONFIG) {
+			if (config)
+				return fail(err, errlen, -EINVAL,
+					    "--config given twice");
+			if (!*v)
+				return fail(err, errlen, -EINVAL,
+					    "--config: a path is required");
+			config = v;
+		}
+	}
+	if (config) {
+		ret = bb_dconfig_load(c, config, err, errlen);
+		if (ret)
+			return ret;
+	}
+	/* second pass: the other options, in order, over the file */
+	for (i = 1; i < argc; i++) {
+		ret = cli_next(argc, argv, &i, &o, &v, err, errlen);
+		if (ret)
+			return ret;
+		if (o->type == DT_CONFIG)
+			continue;
+		snprintf(where, sizeof(where), "--%s", o->cli);
+		ret = dopt_set(c, o, v, where, err, errlen);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+void bb_dconfig_usage(FILE *f)
+{
+	char opt[64];
+
+	fprintf(f, "Usage: biobenchd [OPTIONS]\n\n"
+		   "Options (the command line beats the config file):\n");
+	for (size_t i = 0; i < sizeof(dopt_table) / sizeof(dopt_table[0]);
+	     i++) {
+		const struct dopt *o = &dopt_table[i];
+
+		snprintf(opt, sizeof(opt), "--%s%s%s", o->cli,
+			 o->metavar ? " " : "", o->metavar ? o->metavar : "");
+		fprintf(f, "  %-24s %s\n", opt, o->help);
+		if (!o->def)
+			continue;
+		fprintf(f, "  %-24s default %s", "", o->def);
+		if (o->section)
+			fprintf(f, "; in the file: [%s] %s", o->section,
+				o->key);
+		fputc('\n', f);
+	}
+	fprintf(f, "\nA listen address other than 127.0.0.0/8 or ::1 needs "
+		   "--token-file.\nThe allow-list is empty by default: no "
+		   "target may be used until one is allowed.\n");
+}
+
+/* ---- final checks --------------------------------------------------------- */
+
+static int load_token(struct bb_dconfig *c, char *err, size_t errlen)
+{
+	char line[TOKEN_MAX + 3], *p, *e;
+	struct stat st;
+	FILE *f = NULL;
+	size_t n;
+	int ret;
+
+	if (stat(c->token_file, &st)) {
+		ret = -errno;
+		fail(err, errlen, -EINVAL, "token_file %s: %s", c->token_file,
+		     strerror(-ret));
+		ret = -EINVAL;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ret = fail(err, errlen, -EINVAL,
+			   "token_file %s is not a regular file",
+			   c->token_file);
+		goto out;
+	}
+	if (st.st_mode & (S_IRGRP | S_IROTH)) {
+		ret = fail(err, errlen, -EINVAL,
+			   "token_file %s has mode %04o: it must not be "
+			   "readable by group or others (chmod 600 %s)",
+			   c->token_file, (unsigned)(st.st_mode & 07777),
+			   c->token_file);
+		goto out;
+	}
+	f = fopen(c->token_file, "re");
+	if (!f) {
+		ret = -errno;
+		fail(err, errlen, -EINVAL, "token_file %s: %s", c->token_file,
+		     strerror(-ret));
+		ret = -EINVAL;
+		goto out;
+	}
+	if (!fgets(line, sizeof(line), f))
+		line[0] = '\0';
+	n = strlen(line);
+	if (n == sizeof(line) - 1 && line[n - 1] != '\n') {
+		ret = fail(err, errlen, -EINVAL,
+			   "token_file %s: the token is longer than %d "
+			   "characters", c->token_file, TOKEN_MAX);
+		goto out;
+	}
+	p = line;
+	while (isspace((unsigned char)*p))
+		p++;
+	e = p + strlen(p);
+	while (e > p && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	if (!*p) {
+		ret = fail(err, errlen, -EINVAL,
+			   "token_file %s: the first line (the token) is "
+			   "empty", c->token_file);
+		goto out;
+	}
+	if (strlen(p) > TOKEN_MAX) {
+		ret = fail(err, errlen, -EINVAL,
+			   "token_file %s: the token is longer than %d "
+			   "characters", c->token_file, TOKEN_MAX);
+		goto out;
+	}
+	snprintf(c->token, sizeof(c->token), "%s", p);
+	ret = 0;
+out:
+	explicit_bzero(line, sizeof(line));
+	if (f)
+		fclose(f);
+	return ret;
+}
+
+static int check_cpus(const char *what, const int *cpus, unsigned n,
+		      char *err, size_t errlen)
+{
+	if (!n)
+		return fail(err, errlen, -EINVAL, "%s: no CPU given", what);
+	for (unsigned i = 0; i < n; i++)
+		if (!cpu_online(cpus[i]))
+			return fail(err, errlen, -EINVAL,
+				    "%s: CPU %d is not online (online: see "
+				    SYS_CPU "/online)", what, cpus[i]);
+	return 0;
+}
+
+int bb_dconfig_check(struct bb_dconfig *c, char *err, size_t errlen)
+{
+	int ret;
+
+	c->token[0] = '\0';
+	if (!c->loopback && !c->token_file[0])
+		return fail(err, errlen, -EINVAL,
+			    "listen %s:%u is not a loopback address: a "
+			    "token_file is required (a bearer token on its "
+			    "first line, mode 0600)", c->listen_addr, c->port);
+	if (c->token_file[0]) {
+		ret = load_token(c, err, errlen);
+		if (ret)
+			return ret;
+	}
+	ret = check_cpus("http_cpus", c->http_cpus, c->n_http_cpus, err,
+			 errlen);
+	if (ret)
+		return ret;
+	ret = check_cpus("bench_cpus", c->bench_cpus, c->n_bench_cpus, err,
+			 errlen);
+	if (ret)
+		return ret;
+	for (unsigned i = 0; i < c->n_bench_cpus; i++) {
+		for (unsigned j = 0; j < c->n_http_cpus; j++) {
+			if (c->bench_cpus[i] != c->http_cpus[j])
+				continue;
+			if (sysconf(_SC_NPROCESSORS_ONLN) > 1)
+				return fail(err, errlen, -EINVAL,
+					    "bench_cpus and http_cpus share "
+					    "CPU %d: the HTTP threads must not "
+					    "run on benchmark CPUs",
+					    c->bench_cpus[i]);
+			fprintf(stderr,
+				"biobenchd: warning: one online CPU: the "
+				"HTTP threads share CPU %d with the "
+				"benchmarks\n", c->bench_cpus[i]);
+			return 0;
+		}
+	}
+	return 0;
+}
+
+/* ---- allow-list ----------------------------------------------------------- */
+
+/* The canonical form of path: realpath, or realpath of its directory plus
+ * its name when it does not exist yet.  0 or -EACCES with why. */
+static int canon_target(const char *target, char *out, char *why, size_t len)
+{
+	char tmp[PATH_MAX], dir[PATH_MAX];
+	const char *d, *b;
+	struct stat st;
+	char *slash;
+	size_t n;
+	int e;
+
+	if (realpath(target, out))
+		return 0;
+	e = errno;
+	if (e != ENOENT)
+		return fail(why, len, -EACCES, "target %s: cannot resolve: %s",
+			    target, strerror(e));
+	if (!lstat(target, &st))
+		return fail(why, len, -EACCES,
+			    "target %s is a symlink to a missing file",
+			    target);
+	n = strlen(target);
+	if (n >= sizeof(tmp))
+		return fail(why, len, -EACCES, "target %s: path too long",
+			    target);
+	memcpy(tmp, target, n + 1);
+	while (n > 1 && tmp[n - 1] == '/')
+		tmp[--n] = '\0';
+	slash = strrchr(tmp, '/');
+	if (slash == tmp) {
+		d = "/";
+		b = tmp + 1;
+	} else {
+		*slash = '\0';
+		d = tmp;
+		b = slash + 1;
+	}
+	if (!*b || !strcmp(b, ".") || !strcmp(b, ".."))
+		return fail(why, len, -EACCES, "target %s: cannot resolve: %s",
+			    target, strerror(ENOENT));
+	if (!realpath(d, dir)) {
+		e = errno;
+		return fail(why, len, -EACCES,
+			    "target %s: directory %s: %s", target, d,
+			    strerror(e));
+	}
+	if ((size_t)snprintf(out, PATH_MAX, "%s/%s",
+			     strcmp(dir, "/") ? dir : "", b) >= PATH_MAX)
+		return fail(why, len, -EACCES, "target %s: path too long",
+			    target);
+	return 0;
+}
+
+static void list_patterns(const struct bb_dconfig *c, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int w = 0; w < 2; w++) {
+		bool first = true;
+
+		for (unsigned i = 0; i < c->nallow; i++) {
+			if (c->allow[i].write != (w == 1))
+				continue;
+			n += (size_t)snprintf(buf + n, n < len ? len - n : 0,
+					      "%s%s%s",
+					      first ? (n ? "; " : "") : ", ",
+					      first ? (w ? "allow_write = "
+							 : "allow = ")
+						    : "",
+					      c->allow[i].pattern);
+			first = false;
+		}
+	}
+	if (n >= len && len > 4)
+		memcpy(buf + len - 4, "...", 4);
+}
+
+int bb_dconfig_target_allowed(const struct bb_dconfig *c,
+			      const char *target, bool write, char *why,
+			      size_t len)
+{
+	char canon[PATH_MAX], shown[2 * PATH_MAX + 32], pats[1024];
+	bool read_ok = false, write_ok = false, is_nop;
+	int ret;
+
+	is_nop = !strcmp(target, "nop");
+	if (is_nop) {
+		snprintf(canon, sizeof(canon), "nop");
+	} else {
+		if (target[0] != '/')
+			return fail(why, len, -EACCES,
+				    "target %s is not an absolute path",
+				    target);
+		ret = canon_target(target, canon, why, len);
+		if (ret)
+			return ret;
+	}
+	for (unsigned i = 0; i < c->nallow; i++) {
+		const struct bb_allow *a = &c->allow[i];
+		bool m;
+
+		if (is_nop)
+			m = !strcmp(a->pattern, "nop");
+		else
+			m = strcmp(a->pattern, "nop") &&
+			    !fnmatch(a->pattern, canon, FNM_PATHNAME);
+		if (!m)
+			continue;
+		read_ok = true;
+		/* nop does no I/O: writing to it touches nothing */
+		if (a->write || is_nop)
+			write_ok = true;
+	}
+	if (read_ok && (!write || write_ok))
+		return 0;
+
+	if (is_nop || !strcmp(canon, target))
+		snprintf(shown, sizeof(shown), "%s", target);
+	else
+		snprintf(shown, sizeof(shown), "%s (resolves to %s)", target,
+			 canon);
+	if (!read_ok) {
+		list_patterns(c, pats, sizeof(pats));
+		if (!c->nallow)
+			return fail(why, len, -EACCES,
+				    "target %s is not in the allow-list (the "
+				    "allow-list is empty: add allow = ... "
+				    "under [targets])", shown);
+		return fail(why, len, -EACCES,
+			    "target %s is not in the allow-list (%s)", shown,
+			    pats);
+	}
+	return fail(why, len, -EACCES,
+		    "target %s is allowed read-only: writes need allow_write",
+		    shown);
+}

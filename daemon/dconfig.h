@@ -1,0 +1,99 @@
+/* dconfig.h - biobenchd's configuration: an INI file (libinih) with
+ * command-line overrides.
+ *
+ *   [server]
+ *   listen = 127.0.0.1:8420       ; ADDR:PORT, [v6addr]:PORT
+ *   db = /var/lib/biobench/biobench.db
+ *   web_root = /usr/share/biobench/web
+ *   token_file =                  ; bearer token (first line); required
+ *                                 ; for a non-loopback listen address
+ *   http_cpus = 0                 ; CPUs of the HTTP threads (cpulist)
+ *   bench_cpus = 1                ; default CPUs of jobs; a job may not
+ *                                 ; use an HTTP CPU
+ *   http_threads = 2
+ *   max_body = 1m                 ; request body limit
+ *   max_connections = 256
+ *   timeout = 30                  ; seconds a connection may idle
+ *   [targets]
+ *   allow = nop
+ *   allow = /var/lib/biobench/bench-*.dat
+ *   allow_write = /var/lib/biobench/bench-*.dat
+ *                                 ; both repeatable: a path or glob
+ *                                 ; (fnmatch, FNM_PATHNAME); allow_write
+ *                                 ; implies allow
+ *
+ * Defaults are those above, with http_cpus = CPU 0 and bench_cpus = the
+ * last online CPU (on a 1-CPU host both are 0 and a warning is logged). */
+#ifndef BB_DCONFIG_H
+#define BB_DCONFIG_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdint.h>
+
+#define BB_DEFAULT_PORT 8420
+#define BB_DCONFIG_MAX_ALLOW 64
+#define BB_DCONFIG_MAX_CPUS 64
+
+struct bb_allow {
+	char pattern[PATH_MAX];
+	bool write;
+};
+
+struct bb_dconfig {
+	char config_path[PATH_MAX];  /* "" when none */
+	char listen_addr[64];        /* numeric address */
+	uint16_t port;
+	bool loopback;               /* listen_addr is 127.0.0.0/8 or ::1 */
+	char db_path[PATH_MAX];
+	char web_root[PATH_MAX];
+	char token_file[PATH_MAX];
+	char token[256];             /* loaded by bb_dconfig_check */
+	int http_cpus[BB_DCONFIG_MAX_CPUS];
+	unsigned n_http_cpus;
+	int bench_cpus[BB_DCONFIG_MAX_CPUS];
+	unsigned n_bench_cpus;
+	unsigned http_threads;
+	size_t max_body;
+	unsigned max_connections;
+	unsigned timeout_s;
+	unsigned nallow;
+	struct bb_allow allow[BB_DCONFIG_MAX_ALLOW];
+	bool foreground;
+};
+
+void bb_dconfig_default(struct bb_dconfig *c);
+
+/* Read an INI file over c.  Errors name the file, line and key, and what
+ * is allowed ("/etc/biobench/biobenchd.conf:4: max_body: '1x' is not a
+ * size").  Unknown sections or keys are errors.  0 or -errno. */
+int bb_dconfig_load(struct bb_dconfig *c, const char *path, char *err,
+		    size_t errlen);
+
+/* Command line: --config FILE (loaded first, wherever it appears), then
+ * --listen ADDR:PORT, --db PATH, --web-root DIR, --token-file FILE,
+ * --http-cpus LIST, --bench-cpus LIST, --allow GLOB, --allow-write GLOB,
+ * --foreground, --help.  Returns 0, 1 for --help (usage printed to
+ * stdout), or -EINVAL with a message. */
+int bb_dconfig_args(struct bb_dconfig *c, int argc, char **argv, char *err,
+		    size_t errlen);
+void bb_dconfig_usage(FILE *f);
+
+/* Final checks: a non-loopback listen address needs a token file, which
+ * must be readable, not readable by group/others, and non-empty (the
+ * token is loaded); http and bench CPUs online.  0 or -EINVAL. */
+int bb_dconfig_check(struct bb_dconfig *c, char *err, size_t errlen);
+
+/* Whether a job may use target ("nop" or a path, canonicalized with
+ * realpath - of its directory when the file does not exist yet - before
+ * matching, so "/var/lib/biobench/../../dev/sda" is judged as /dev/sda),
+ * for writing when write.  0, or -EACCES with the reason ("target
+ * /dev/sda is not in the allow-list (allow = nop, /var/lib/...)" or
+ * "target ... is allowed read-only: writes need allow_write"). */
+int bb_dconfig_target_allowed(const struct bb_dconfig *c,
+			      const char *target, bool write, char *why,
+			      size_t len);
+
+#endif

@@ -1,0 +1,222 @@
+/* main.c - biobenchd: configuration, the store, the scheduler, the HTTP
+ * server, and signals (SIGHUP reloads the configuration, SIGTERM/SIGINT
+ * stop cleanly: the running job is interrupted, its knobs restored). */
+#include "dconfig.h"
+#include "hostinfo.h"
+#include "http.h"
+#include "log.h"
+#include "scheduler.h"
+#include "store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Load the configuration the command line names, with its overrides.
+ * Returns 0, 1 (--help done) or -EINVAL (message printed). */
+static int load_config(struct bb_dconfig *c, int argc, char **argv)
+{
+	char err[1024];
+	int ret;
+
+	bb_dconfig_default(c);
+	ret = bb_dconfig_args(c, argc, argv, err, sizeof(err));
+	if (ret == 1)
+		return 1;
+	if (!ret)
+		ret = bb_dconfig_check(c, err, sizeof(err));
+	if (ret) {
+		bb_log(LOG_ERR, "%s", err);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void log_config(const struct bb_dconfig *c)
+{
+	char allow[1024] = "";
+	size_t off = 0;
+
+	for (unsigned i = 0; i < c->nallow && off < sizeof(allow); i++)
+		off += (size_t)snprintf(allow + off, sizeof(allow) - off,
+					"%s%s%s", i ? ", " : "",
+					c->allow[i].pattern,
+					c->allow[i].write ? " (rw)" : "");
+	bb_log(LOG_INFO,
+	       "listening on %s:%u%s; db %s; web %s; allow: %s",
+	       c->listen_addr, c->port, c->token[0] ? " (token required)" : "",
+	       c->db_path, c->web_root, allow[0] ? allow : "(nothing)");
+}
+
+/* Without --foreground: fork, let the child go on in a new session, and
+ * exit in the parent once the child reports that it listens (or failed).
+ * Returns the fd the child writes its status byte to, or -1. */
+static int background(void)
+{
+	int p[2];
+	pid_t pid;
+	char c = 1;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid > 0) {
+		close(p[1]);
+		if (read(p[0], &c, 1) != 1)
+			c = 1;
+		_exit(c ? 1 : 0);
+	}
+	close(p[0]);
+	setsid();
+	int fd = open("/dev/null", O_RDWR);
+	if (fd >= 0) {
+		dup2(fd, 0);
+		dup2(fd, 1);
+		if (fd > 2)
+			close(fd);
+	}
+	return p[1];
+}
+
+static void report_ready(int fd, bool ok)
+{
+	char c = ok ? 0 : 1;
+
+	if (fd < 0)
+		return;
+	if (write(fd, &c, 1) != 1)
+		bb_log(LOG_WARNING, "cannot report readiness to the parent");
+	close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	struct bb_dconfig *cfg = calloc(1, sizeof(*cfg));
+	struct bb_http_ctx ctx = { 0 };
+	struct bb_store *store = NULL;
+	struct bb_sched *sched = NULL;
+	struct bb_http *http = NULL;
+	sigset_t sigs;
+	char err[1024];
+	int ret, rc = 1, ready_fd = -1;
+
+	if (!cfg)
+		return 1;
+	ret = load_config(cfg, argc, argv);
+	if (ret == 1) {
+		free(cfg);
+		return 0;
+	}
+	if (ret) {
+		free(cfg);
+		return 2;
+	}
+	if (!cfg->foreground)
+		ready_fd = background();
+
+	/* every thread created from here on inherits the blocked set: the
+	 * signals are taken by sigwaitinfo below */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	ret = bb_store_open(&store, cfg->db_path, err, sizeof(err));
+	if (ret) {
+		bb_log(LOG_ERR, "%s", err);
+		goto out;
+	}
+	bb_log(LOG_INFO, "biobenchd %s: database %s at schema version %d",
+	       BB_VERSION, cfg->db_path, bb_store_schema_version(store));
+	ret = bb_sched_start(&sched, cfg->db_path, err, sizeof(err));
+	if (ret) {
+		bb_log(LOG_ERR, "%s", err);
+		goto out;
+	}
+	ctx.store = store;
+	ctx.sched = sched;
+	ctx.cfg = cfg;
+	ctx.start_ns = bb_now_ns();
+	ctx.version = BB_VERSION;
+	ctx.host = bb_host_info();
+	pthread_rwlock_init(&ctx.cfg_lock, NULL);
+	ret = bb_http_start(&http, &ctx, err, sizeof(err));
+	if (ret) {
+		bb_log(LOG_ERR, "%s", err);
+		goto out;
+	}
+	log_config(cfg);
+	report_ready(ready_fd, true);
+	ready_fd = -1;
+
+	for (;;) {
+		siginfo_t si;
+		int sig = sigwaitinfo(&sigs, &si);
+
+		if (sig < 0)
+			continue;
+		if (sig == SIGHUP) {
+			struct bb_dconfig *n = calloc(1, sizeof(*n)), *old;
+
+			if (!n || load_config(n, argc, argv)) {
+				bb_log(LOG_ERR, "SIGHUP: configuration not "
+						"reloaded; keeping the old one");
+				free(n);
+				continue;
+			}
+			if (strcmp(n->listen_addr, cfg->listen_addr) ||
+			    n->port != cfg->port ||
+			    strcmp(n->db_path, cfg->db_path))
+				bb_log(LOG_WARNING,
+				       "SIGHUP: listen and db changes take "
+				       "effect at the next start");
+			/* what the listener is bound to stays as it is */
+			snprintf(n->listen_addr, sizeof(n->listen_addr), "%s",
+				 cfg->listen_addr);
+			n->port = cfg->port;
+			n->loopback = cfg->loopback;
+			snprintf(n->db_path, sizeof(n->db_path), "%s",
+				 cfg->db_path);
+			pthread_rwlock_wrlock(&ctx.cfg_lock);
+			old = ctx.cfg;
+			ctx.cfg = n;
+			cfg = n;
+			pthread_rwlock_unlock(&ctx.cfg_lock);
+			free(old);
+			bb_log(LOG_INFO, "SIGHUP: configuration reloaded");
+			log_config(cfg);
+			continue;
+		}
+		bb_log(LOG_INFO, "%s: stopping", strsignal(sig));
+		break;
+	}
+	rc = 0;
+out:
+	report_ready(ready_fd, false);
+	/* the listener first (no request may reach a stopped scheduler),
+	 * then the scheduler: the running job is interrupted within a
+	 * second and its knobs restored */
+	if (http)
+		bb_http_stop(http);
+	bb_sched_stop(sched);
+	if (ctx.host)
+		json_object_put(ctx.host);
+	if (ctx.cfg)
+		pthread_rwlock_destroy(&ctx.cfg_lock);
+	if (store)
+		bb_store_close(store);
+	free(cfg);
+	if (!rc)
+		bb_log(LOG_INFO, "stopped");
+	return rc;
+}

@@ -1,0 +1,55 @@
+/* route_cancel.c - POST /api/v1/jobs/{id}/cancel: through the scheduler
+ * when there is one (the running job stops within a second), else a
+ * queued job is marked cancelled in the store. */
+#include "routes.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+void bb_route_job_cancel(const struct bb_route_req *r,
+			 struct bb_http_response *rs)
+{
+	struct bb_store *st = r->ctx->store;
+	char err[512] = "", state[16] = "";
+	struct json_object *o;
+	int64_t id;
+	int ret;
+
+	if (bb_route_job_id(r, rs, &id))
+		return;
+	if (r->ctx->sched) {
+		ret = bb_sched_cancel(r->ctx->sched, st, id, err, sizeof(err));
+	} else {
+		ret = bb_store_job_state(st, id, state, err, sizeof(err));
+		if (!ret && (!strcmp(state, BB_JOB_QUEUED) ||
+			     !strcmp(state, BB_JOB_RUNNING)))
+			ret = bb_store_job_finish(st, id, BB_JOB_CANCELLED,
+						  NULL, NULL,
+						  "cancelled by request", err,
+						  sizeof(err));
+		else if (!ret)
+			ret = -EALREADY;
+	}
+	if (ret == -EALREADY) {
+		if (bb_store_job_state(st, id, state, NULL, 0))
+			snprintf(state, sizeof(state), "finished");
+		bb_http_error(rs, 409, "already_finished", NULL,
+			      "job %" PRId64 " already finished (%s)", id,
+			      state);
+		return;
+	}
+	if (ret) {
+		bb_route_store_error(rs, ret, id, err);
+		return;
+	}
+	ret = bb_store_job_state(st, id, state, err, sizeof(err));
+	if (ret) {
+		bb_route_store_error(rs, ret, id, err);
+		return;
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "id", json_object_new_int64(id));
+	json_object_object_add(o, "state", json_object_new_string(state));
+	bb_http_json(rs, 200, o);
+}

@@ -1,0 +1,422 @@
+/* route_jobs.c - POST /api/v1/jobs (submit) and GET /api/v1/jobs (list). */
+#include "routes.h"
+#include "jobspec.h"
+#include "sysknob.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define BB_LIST_DEFAULT 50
+#define BB_LIST_MAX 500
+
+/* A 400 "invalid_job" with one error, in the shape of the parser's. */
+static void bb_jobs_invalid(struct bb_http_response *rs, const char *field,
+			    const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void bb_jobs_invalid(struct bb_http_response *rs, const char *field,
+			    const char *fmt, ...)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *e = json_object_new_object();
+	struct json_object *errs = json_object_new_array();
+	struct json_object *one = json_object_new_object();
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	json_object_object_add(e, "code", json_object_new_string("invalid_job"));
+	json_object_object_add(e, "message", json_object_new_string(msg));
+	json_object_object_add(e, "field", field && *field
+				  ? json_object_new_string(field) : NULL);
+	json_object_object_add(one, "field", field && *field
+				  ? json_object_new_string(field) : NULL);
+	json_object_object_add(one, "message", json_object_new_string(msg));
+	json_object_array_add(errs, one);
+	json_object_object_add(o, "error", e);
+	json_object_object_add(o, "errors", errs);
+	bb_http_json(rs, 400, o);
+}
+
+/* Every error of the parser. */
+static void bb_jobs_parse_errors(struct bb_http_response *rs,
+				 const struct bb_job_errors *je)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *e = json_object_new_object();
+	struct json_object *errs = json_object_new_array();
+	unsigned n = bb_min(je->n, (unsigned)BB_JOB_MAX_ERRORS);
+
+	if (!n) {
+		json_object_put(errs);
+		json_object_put(e);
+		json_object_put(o);
+		bb_jobs_invalid(rs, NULL, "the job is not valid");
+		return;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		struct json_object *one = json_object_new_object();
+
+		json_object_object_add(one, "field", je->field[i][0]
+				       ? json_object_new_string(je->field[i])
+				       : NULL);
+		json_object_object_add(one, "message",
+				       json_object_new_string(je->msg[i]));
+		json_object_array_add(errs, one);
+	}
+	json_object_object_add(e, "code", json_object_new_string("invalid_job"));
+	json_object_object_add(e, "message", json_object_new_string(je->msg[0]));
+	json_object_object_add(e, "field", je->field[0][0]
+			       ? json_object_new_string(je->field[0]) : NULL);
+	json_object_object_add(o, "error", e);
+	json_object_object_add(o, "errors", errs);
+	if (je->n > n)
+		json_object_object_add(o, "errors_total",
+				       json_object_new_int64(je->n));
+	bb_http_json(rs, 400, o);
+}
+
+/* Offset of the first byte that is not well-formed UTF-8 (RFC 3629: no
+ * overlongs, no surrogates, nothing above U+10FFFF), or len. */
+static size_t bb_utf8_bad(const unsigned char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		unsigned char c = s[i];
+		size_t n;
+		uint32_t cp;
+
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf) {
+			n = 1;
+			cp = c & 0x1f;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			n = 2;
+			cp = c & 0x0f;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			n = 3;
+			cp = c & 0x07;
+		} else {
+			return i;
+		}
+		if (len - i <= n)
+			return i;
+		for (size_t k = 1; k <= n; k++) {
+			if ((s[i + k] & 0xc0) != 0x80)
+				return i;
+			cp = (cp << 6) | (s[i + k] & 0x3f);
+		}
+		if ((n == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+		    (n == 3 && (cp < 0x10000 || cp > 0x10ffff)))
+			return i;
+		i += n + 1;
+	}
+	return len;
+}
+
+static bool bb_jobs_cpu_reserved(const struct bb_dconfig *cfg, int cpu)
+{
+	for (unsigned i = 0; i < cfg->n_http_cpus; i++)
+		if (cfg->http_cpus[i] == cpu)
+			return true;
+	return false;
+}
+
+/* Whether a JSON value sets a CPU list (non-empty array or string). */
+static bool bb_jobs_cpus_given(struct json_object *obj)
+{
+	struct json_object *c;
+
+	if (!obj || !json_object_object_get_ex(obj, "cpus", &c) || !c)
+		return false;
+	if (json_object_is_type(c, json_type_array))
+		return json_object_array_length(c) > 0;
+	if (json_object_is_type(c, json_type_string))
+		return json_object_get_string_len(c) > 0;
+	return true;
+}
+
+/* Field path of a variant's option: "variants.X.key" when the variant
+ * overrides it, else "workload.key". */
+static void bb_jobs_opt_field(struct json_object *spec, const char *variant,
+			      const char *key, char *buf, size_t len)
+{
+	struct json_object *vs, *v;
+
+	if (json_object_object_get_ex(spec, "variants", &vs) &&
+	    json_object_object_get_ex(vs, variant, &v) &&
+	    json_object_is_type(v, json_type_object) &&
+	    json_object_object_get_ex(v, key, NULL))
+		snprintf(buf, len, "variants.%s.%s", variant, key);
+	else
+		snprintf(buf, len, "workload.%s", key);
+}
+
+/* CPUs: the default bench CPUs when the job names none; HTTP CPUs
+ * refused.  0 or -EINVAL with the response filled in. */
+static int bb_jobs_cpus(const struct bb_dconfig *cfg, struct bb_job *job,
+			struct bb_http_response *rs)
+{
+	struct json_object *wl = NULL, *arr;
+	bool given = false;
+	char field[128];
+
+	json_object_object_get_ex(job->spec, "workload", &wl);
+	given = bb_jobs_cpus_given(wl);
+	for (unsigned i = 0; i < job->nvariants; i++) {
+		const struct bb_job_variant *v = &job->v[i];
+		struct {
+			const char *key;
+			int cpu;
+		} one[2] = { { "sqpoll_cpu", v->cfg.sqpoll_cpu },
+			     { "completion_cpu", v->cfg.completion_cpu } };
+
+		given |= v->cfg.ncpus > 0;
+		for (unsigned k = 0; k < v->cfg.ncpus; k++) {
+			if (!bb_jobs_cpu_reserved(cfg, v->cfg.cpus[k]))
+				continue;
+			bb_jobs_opt_field(job->spec, v->name, "cpus", field,
+					  sizeof(field));
+			bb_jobs_invalid(rs, field, "%s: CPU %d is reserved "
+					"for the daemon's HTTP threads "
+					"(http_cpus)", field, v->cfg.cpus[k]);
+			return -EINVAL;
+		}
+		for (unsigned k = 0; k < 2; k++) {
+			if (one[k].cpu < 0 ||
+			    !bb_jobs_cpu_reserved(cfg, one[k].cpu))
+				continue;
+			bb_jobs_opt_field(job->spec, v->name, one[k].key,
+					  field, sizeof(field));
+			bb_jobs_invalid(rs, field, "%s: CPU %d is reserved "
+					"for the daemon's HTTP threads "
+					"(http_cpus)", field, one[k].cpu);
+			return -EINVAL;
+		}
+	}
+	if (given || !cfg->n_bench_cpus)
+		return 0;
+	if (!wl) {
+		wl = json_object_new_object();
+		json_object_object_add(job->spec, "workload", wl);
+	}
+	arr = json_object_new_array();
+	for (unsigned i = 0; i < cfg->n_bench_cpus; i++)
+		json_object_array_add(arr,
+				      json_object_new_int(cfg->bench_cpus[i]));
+	json_object_object_add(wl, "cpus", arr);
+	return 0;
+}
+
+/* The queue directory of the target; a file that does not exist yet (the
+ * run creates it) is judged by its directory. */
+static int bb_jobs_queue_dir(const char *target, char *dir, size_t len,
+			     char *err, size_t errlen)
+{
+	char parent[PATH_MAX];
+	struct stat st;
+	char *slash;
+	int ret;
+
+	ret = bb_sysknob_queue_dir(target, dir, len, err, errlen);
+	if (!ret || target[0] != '/' || !stat(target, &st) || errno != ENOENT)
+		return ret;
+	snprintf(parent, sizeof(parent), "%s", target);
+	slash = strrchr(parent, '/');
+	if (slash == parent)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	return bb_sysknob_queue_dir(parent, dir, len, err, errlen) ? ret : 0;
+}
+
+/* Every sysfs knob must exist on the target's queue.  0 or -EINVAL with
+ * the response filled in. */
+static int bb_jobs_knobs(struct bb_job *job, struct bb_http_response *rs)
+{
+	char dir[PATH_MAX], path[PATH_MAX], err[512], field[256];
+	bool have_dir = false;
+
+	for (unsigned i = 0; i < job->nvariants; i++) {
+		const struct bb_job_variant *v = &job->v[i];
+
+		for (unsigned k = 0; k < v->nsysfs; k++) {
+			snprintf(field, sizeof(field), "variants.%s.sysfs.%s",
+				 v->name, v->sysfs[k].name);
+			err[0] = '\0';
+			if (!have_dir &&
+			    bb_jobs_queue_dir(job->target, dir, sizeof(dir),
+					      err, sizeof(err))) {
+				bb_jobs_invalid(rs, field, "%s: target %s has "
+						"no queue knobs: %s", field,
+						job->target, err);
+				return -EINVAL;
+			}
+			have_dir = true;
+			if (bb_sysknob_path(dir, v->sysfs[k].name, path,
+					    sizeof(path), err, sizeof(err))) {
+				bb_jobs_invalid(rs, field, "%s: %s", field,
+						err);
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
+void bb_route_jobs_post(const struct bb_route_req *r,
+			struct bb_http_response *rs)
+{
+	const struct bb_http_request *rq = r->rq;
+	struct bb_job_errors *je = NULL;
+	struct bb_job *job = NULL;
+	struct json_object *o;
+	char why[1024], err[512] = "", url[64];
+	bool parsed = false, write = false;
+	const char *text;
+	unsigned planned;
+	size_t bad;
+	int64_t id;
+	int ret;
+
+	bad = bb_utf8_bad((const unsigned char *)(rq->body ? rq->body : ""),
+			  rq->body ? rq->body_len : 0);
+	if (rq->body && bad < rq->body_len) {
+		bb_jobs_invalid(rs, NULL, "the request body is not valid "
+				"UTF-8 (byte offset %zu)", bad);
+		goto out;
+	}
+	if (!rq->body_len) {
+		bb_jobs_invalid(rs, NULL, "the request body is empty: "
+				"expected a job (JSON object)");
+		goto out;
+	}
+	job = calloc(1, sizeof(*job));
+	je = calloc(1, sizeof(*je));
+	if (!job || !je) {
+		bb_http_error(rs, 500, "internal", NULL, "out of memory");
+		goto out;
+	}
+	ret = bb_job_parse_string(job, rq->body, rq->body_len, je);
+	if (ret == -EINVAL) {
+		bb_jobs_parse_errors(rs, je);
+		goto out;
+	}
+	if (ret) {
+		bb_http_error(rs, 500, "internal", NULL, "cannot parse the "
+			      "job: %s", strerror(-ret));
+		goto out;
+	}
+	parsed = true;
+	for (unsigned i = 0; i < job->nvariants; i++)
+		write |= bb_rw_writes(job->v[i].cfg.rw);
+	why[0] = '\0';
+	if (bb_dconfig_target_allowed(r->cfg, job->target, write, why,
+				      sizeof(why))) {
+		bb_http_error(rs, 403, "target_not_allowed", "target", "%s",
+			      why[0] ? why : "target is not in the allow-list");
+		goto out;
+	}
+	if (bb_jobs_cpus(r->cfg, job, rs) || bb_jobs_knobs(job, rs))
+		goto out;
+	text = json_object_to_json_string_ext(job->spec,
+					      JSON_C_TO_STRING_PLAIN |
+					      JSON_C_TO_STRING_NOSLASHESCAPE);
+	planned = (job->warmup + job->repeat) * job->nvariants;
+	ret = bb_store_job_insert(r->ctx->store, job->name, job->target,
+				  text, planned, &id, err, sizeof(err));
+	if (ret) {
+		bb_route_store_error(rs, ret == -ENOENT ? -EIO : ret, 0, err);
+		goto out;
+	}
+	if (r->ctx->sched)
+		bb_sched_kick(r->ctx->sched);
+	snprintf(url, sizeof(url), "/api/v1/jobs/%" PRId64, id);
+	o = json_object_new_object();
+	json_object_object_add(o, "id", json_object_new_int64(id));
+	json_object_object_add(o, "state",
+			       json_object_new_string(BB_JOB_QUEUED));
+	json_object_object_add(o, "url", json_object_new_string(url));
+	bb_http_json(rs, 201, o);
+out:
+	if (parsed)
+		bb_job_free(job);
+	free(job);
+	free(je);
+}
+
+/* Strict unsigned decimal: digits only, at most 19 of them. */
+static bool bb_jobs_u64(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+	size_t n = strlen(s);
+
+	if (!n || n > 19)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	*out = v;
+	return true;
+}
+
+void bb_route_jobs_list(const struct bb_route_req *r,
+			struct bb_http_response *rs)
+{
+	const char *state = bb_http_arg(r->rq, "state");
+	const char *limit_s = bb_http_arg(r->rq, "limit");
+	const char *cursor_s = bb_http_arg(r->rq, "cursor");
+	struct json_object *out = NULL, *jobs;
+	uint64_t limit = BB_LIST_DEFAULT, cursor = 0;
+	char err[512] = "";
+	int ret;
+
+	if (state && !*state)
+		state = NULL;
+	if (state && !bb_store_state_ok(state)) {
+		bb_http_error(rs, 400, "invalid_argument", "state",
+			      "state: '%.64s' is not one of queued, running, "
+			      "done, failed, cancelled, interrupted", state);
+		return;
+	}
+	if (limit_s && (!bb_jobs_u64(limit_s, &limit) || limit < 1 ||
+			limit > BB_LIST_MAX)) {
+		bb_http_error(rs, 400, "invalid_argument", "limit",
+			      "limit: '%.64s' is not a number in 1..%d",
+			      limit_s, BB_LIST_MAX);
+		return;
+	}
+	if (cursor_s && (!bb_jobs_u64(cursor_s, &cursor) ||
+			 cursor > INT64_MAX)) {
+		bb_http_error(rs, 400, "invalid_argument", "cursor",
+			      "cursor: '%.64s' is not a job id (a number in "
+			      "0..%" PRId64 ")", cursor_s, INT64_MAX);
+		return;
+	}
+	ret = bb_store_jobs_list(r->ctx->store, state, (unsigned)limit,
+				 (int64_t)cursor, &out, err, sizeof(err));
+	if (ret) {
+		bb_route_store_error(rs, ret == -ENOENT ? -EIO : ret, 0, err);
+		return;
+	}
+	if (json_object_object_get_ex(out, "jobs", &jobs) &&
+	    json_object_is_type(jobs, json_type_array))
+		for (size_t i = 0; i < json_object_array_length(jobs); i++)
+			bb_route_add_progress(
+				r, json_object_array_get_idx(jobs, i));
+	bb_http_json(rs, 200, out);
+}

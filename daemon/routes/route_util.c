@@ -1,0 +1,69 @@
+/* route_util.c - small helpers shared by the routes. */
+#include "routes.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+int bb_route_job_id(const struct bb_route_req *r, struct bb_http_response *rs,
+		    int64_t *id)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	if (!r->id || !r->id_len || r->id_len > 19)
+		goto bad;
+	for (i = 0; i < r->id_len; i++) {
+		unsigned d = (unsigned char)r->id[i] - '0';
+
+		if (d > 9)
+			goto bad;
+		v = v * 10 + d;
+	}
+	if (v == 0 || v > INT64_MAX)
+		goto bad;
+	*id = (int64_t)v;
+	return 0;
+bad:
+	bb_http_error(rs, 400, "invalid_id", "id",
+		      "job id '%.*s' is not a number in 1..%" PRId64,
+		      r->id ? (int)bb_min(r->id_len, 64) : 0,
+		      r->id ? r->id : "", INT64_MAX);
+	return -EINVAL;
+}
+
+void bb_route_store_error(struct bb_http_response *rs, int ret, int64_t id,
+			  const char *err)
+{
+	if (ret == -ENOENT)
+		bb_http_error(rs, 404, "not_found", NULL, "no job %" PRId64,
+			      id);
+	else if (ret == -EBUSY)
+		bb_http_error(rs, 503, "store_busy", NULL, "%s",
+			      err && *err ? err : "the database is busy");
+	else
+		bb_http_error(rs, 500, "store_error", NULL, "%s",
+			      err && *err ? err : strerror(-ret));
+}
+
+double bb_route_uptime_s(const struct bb_http_ctx *ctx)
+{
+	uint64_t now = bb_now_ns();
+
+	return now > ctx->start_ns ? (double)(now - ctx->start_ns) / 1e9 : 0;
+}
+
+void bb_route_add_progress(const struct bb_route_req *r,
+			   struct json_object *job)
+{
+	struct json_object *st, *idv, *p;
+
+	if (!r->ctx->sched || !job ||
+	    !json_object_object_get_ex(job, "state", &st) ||
+	    strcmp(json_object_get_string(st), BB_JOB_RUNNING) ||
+	    !json_object_object_get_ex(job, "id", &idv))
+		return;
+	p = bb_sched_progress(r->ctx->sched, json_object_get_int64(idv));
+	if (p)
+		json_object_object_add(job, "progress", p);
+}

@@ -1,0 +1,61 @@
+/* routes.h - biobenchd's HTTP routes (internal to daemon/): one file per
+ * route, dispatched by the table in http.c.
+ *
+ * A route runs with the configuration read-locked (cfg stays valid for the
+ * whole call) and fills the response with bb_http_json / bb_http_error. */
+#ifndef BB_ROUTES_H
+#define BB_ROUTES_H
+
+#include "http.h"
+
+#include <stdint.h>
+
+struct bb_route_req {
+	struct bb_http_ctx *ctx;
+	const struct bb_dconfig *cfg;   /* read-locked for the request */
+	const struct bb_http_request *rq;
+	const char *id;                 /* the {id} path segment (not
+					   terminated), NULL when none */
+	size_t id_len;
+};
+
+typedef void bb_route_fn(const struct bb_route_req *r,
+			 struct bb_http_response *rs);
+
+/* The {id} segment as a job id: decimal 1..INT64_MAX.  0, or -EINVAL
+ * with a 400 response (field "id") filled in. */
+int bb_route_job_id(const struct bb_route_req *r, struct bb_http_response *rs,
+		    int64_t *id);
+
+/* A store error as a response: -ENOENT -> 404 "no job N", -EBUSY -> 503,
+ * anything else -> 500 with the store's message. */
+void bb_route_store_error(struct bb_http_response *rs, int ret, int64_t id,
+			  const char *err);
+
+/* Seconds since ctx->start_ns. */
+double bb_route_uptime_s(const struct bb_http_ctx *ctx);
+
+/* Add "progress" from the scheduler to a job object when it is running
+ * and a scheduler exists. */
+void bb_route_add_progress(const struct bb_route_req *r,
+			   struct json_object *job);
+
+bb_route_fn bb_route_jobs_post;     /* POST /api/v1/jobs */
+bb_route_fn bb_route_jobs_list;     /* GET  /api/v1/jobs */
+bb_route_fn bb_route_job_get;       /* GET  /api/v1/jobs/{id} */
+bb_route_fn bb_route_job_runs;      /* GET  /api/v1/jobs/{id}/runs */
+bb_route_fn bb_route_job_compare;   /* GET  /api/v1/jobs/{id}/compare */
+bb_route_fn bb_route_job_cancel;    /* POST /api/v1/jobs/{id}/cancel */
+bb_route_fn bb_route_devices;       /* GET  /api/v1/devices */
+bb_route_fn bb_route_host;          /* GET  /api/v1/host */
+bb_route_fn bb_route_health;        /* GET  /api/v1/health */
+bb_route_fn bb_route_metrics;       /* GET  /metrics */
+bb_route_fn bb_route_static;        /* GET  anything else not under /api */
+
+/* Static files: path (URL-decoded, starting with "/") under root.  Only
+ * regular files whose realpath is inside realpath(root); ".." segments,
+ * backslashes and control characters refused.  For tests. */
+void bb_route_static_file(const char *root, const char *path,
+			  struct bb_http_response *rs);
+
+#endif

@@ -1,0 +1,44 @@
+/* scheduler.h - the scheduler (not "sched.h": that would shadow <sched.h>):
+ * one thread that runs queued jobs one at a time, FIFO (so at most one job
+ * per device), through bb_jobrun_exec;
+ * journals and applies sysfs knobs around each run; stores every run;
+ * takes cancellation within a second; publishes progress. */
+#ifndef BB_SCHEDULER_H
+#define BB_SCHEDULER_H
+
+#include "dconfig.h"
+#include "jobspec.h"
+#include "store.h"
+
+#include <json-c/json.h>
+
+struct bb_sched;
+
+/* Open the scheduler's own store handle on db_path, recover (jobs left
+ * running -> interrupted; every unrestored journaled knob written back)
+ * and start the thread.  0 or -errno with a message. */
+int bb_sched_start(struct bb_sched **out, const char *db_path,
+		   char *err, size_t errlen);
+
+/* Wake the thread: a job was queued in the store. */
+void bb_sched_kick(struct bb_sched *s);
+
+/* Cancel job id: a queued job is marked cancelled at once; the running
+ * one stops within a second (knobs restored, state cancelled).
+ * 0, -ENOENT (no such job), -EALREADY (already finished). */
+int bb_sched_cancel(struct bb_sched *s, struct bb_store *st, int64_t id,
+		    char *err, size_t errlen);
+
+/* Progress of the running job, NULL when id is not running:
+ * {"run": i (1-based current), "runs_planned", "runs_done",
+ *  "elapsed_s", "eta_s" | null, "variant", "warmup", "latest_iops"}. */
+struct json_object *bb_sched_progress(struct bb_sched *s, int64_t id);
+
+/* Id of the running job, 0 if idle. */
+int64_t bb_sched_running(struct bb_sched *s);
+
+/* Stop: cancel the running job (its knobs restored, state cancelled),
+ * join the thread, close its store. */
+void bb_sched_stop(struct bb_sched *s);
+
+#endif

@@ -1,0 +1,202 @@
+/* store.h - biobenchd's sqlite store: hosts, devices, jobs, runs,
+ * per-second samples, latency histograms, the sysfs knob journal and the
+ * event log.  Migrations are the numbered files schema/migrations/NNN_*.sql
+ * (embedded at build time), applied at open in order up to the newest, each
+ * in one transaction that also sets PRAGMA user_version.  WAL mode, busy
+ * timeout 5 s, foreign keys on, synchronous=NORMAL... FULL for job state
+ * and knob journal writes.  Migrations must be numbered 1, 2, 3... without
+ * gaps (-EPROTO otherwise).
+ *
+ * A handle is used by one thread at a time (each function takes the
+ * handle's mutex); the daemon opens one handle for the scheduler and one
+ * for the HTTP threads.  Every job state change is one transaction, with
+ * its event row; a failed write is rolled back whole.  Functions return 0
+ * or -errno (-ENOENT: no such row, -ENOSPC: disk full, -EIO: other sqlite
+ * errors, a corrupt file or not a database, -EBUSY: locked beyond the
+ * timeout, -EINVAL: bad argument, -EACCES/-ENOENT: the file cannot be
+ * opened) with a one-line message in err when err is not NULL. */
+#ifndef BB_STORE_H
+#define BB_STORE_H
+
+#include "stats.h"
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct bb_store;
+
+/* Job states, as stored (TEXT, with a CHECK constraint). */
+#define BB_JOB_QUEUED "queued"
+#define BB_JOB_RUNNING "running"
+#define BB_JOB_DONE "done"
+#define BB_JOB_FAILED "failed"
+#define BB_JOB_CANCELLED "cancelled"
+#define BB_JOB_INTERRUPTED "interrupted"
+
+/* Whether s is one of the six states. */
+bool bb_store_state_ok(const char *s);
+
+/* Open (creating) the database at path, apply migrations.  A database
+ * newer than this binary (user_version above the newest migration) is
+ * refused with -EPROTO. */
+int bb_store_open(struct bb_store **out, const char *path, char *err,
+		  size_t errlen);
+void bb_store_close(struct bb_store *s);
+/* The schema version after migration (PRAGMA user_version). */
+int bb_store_schema_version(struct bb_store *s);
+
+/* Hosts and devices are deduplicated: the same metadata gives the same id
+ * (compared as JSON text with the keys sorted; any change, e.g. a new
+ * kernel, gives a new row).  host: bb_host_info()'s object; dev:
+ * bb_target_device_info()'s object (or a bare bb_device_info() one). */
+int bb_store_host_upsert(struct bb_store *s, struct json_object *host,
+			 int64_t *id, char *err, size_t errlen);
+int bb_store_device_upsert(struct bb_store *s, struct json_object *dev,
+			   int64_t *id, char *err, size_t errlen);
+
+/* A new job, state queued, created now; spec is the normalized job JSON
+ * text (-EINVAL unless a JSON object); name NULL is stored as "".  Event
+ * "submitted".  Ids are never reused. */
+int bb_store_job_insert(struct bb_store *s, const char *name,
+			const char *target, const char *spec,
+			unsigned runs_planned, int64_t *id, char *err,
+			size_t errlen);
+
+/* The oldest queued job (FIFO by id): its id and spec text (malloc'd).
+ * -ENOENT when none is queued. */
+int bb_store_job_next_queued(struct bb_store *s, int64_t *id, char **spec,
+			     char *err, size_t errlen);
+
+/* queued -> running, with host and device ids (0: unknown) and the start
+ * time.  Event "started".  -EALREADY if the job is not queued (e.g.
+ * cancelled meanwhile), -ENOENT if there is no such job. */
+int bb_store_job_start(struct bb_store *s, int64_t id, int64_t host_id,
+		       int64_t device_id, char *err, size_t errlen);
+
+/* Progress of a running job: runs planned (adaptive rounds grow it) and
+ * the comparison so far (JSON text of bb_jobrun_to_json, NULL keeps the
+ * last one).  No event.  -EALREADY if the job is not running. */
+int bb_store_job_progress(struct bb_store *s, int64_t id,
+			  unsigned runs_planned, const char *compare,
+			  char *err, size_t errlen);
+
+/* End a job: state (done, failed, cancelled, interrupted), the finish
+ * time, verdict (NULL for none), compare JSON text (NULL keeps the last
+ * one), error message (NULL for none); plus the event ("done: <verdict>",
+ * "failed: <error>" at level error, "cancelled", "interrupted: <error>"
+ * at level warning).  A queued job may go straight to cancelled or failed
+ * (-EINVAL for done or interrupted).  -EALREADY if it already ended. */
+int bb_store_job_finish(struct bb_store *s, int64_t id, const char *state,
+			const char *verdict, const char *compare,
+			const char *error, char *err, size_t errlen);
+
+/* Startup recovery: every job left running becomes interrupted ("daemon
+ * stopped while the job ran"); the count is returned in *n. */
+int bb_store_jobs_interrupt_running(struct bb_store *s, unsigned *n,
+				    char *err, size_t errlen);
+
+/* One run, its samples and histogram buckets, and the job's runs_done
+ * counter (every stored run counts, warm-ups and failures too), in one
+ * transaction.  Summary columns (iops, bw, p50, p99, cpu per I/O) come
+ * from r, else from the result JSON, else NULL; only the non-zero
+ * histogram buckets are stored.  -ENOENT: no such job (or device_id),
+ * -EEXIST: the job already has a run with this seq, -EINVAL: result is
+ * not JSON. */
+struct bb_store_run {
+	int64_t job_id;
+	const char *variant;
+	unsigned seq;          /* 0-based run index in the job */
+	unsigned round;
+	bool warmup;
+	const char *state;     /* "done" or "failed" or "cancelled" */
+	const char *error;     /* NULL if none */
+	double metric;         /* the job's metric (0 if failed) */
+	int64_t device_id;     /* 0: unknown */
+	const char *result;    /* bb_result_to_json text (NULL if failed
+				  before a result existed) */
+	const struct bb_result *r; /* samples and histogram (may be NULL) */
+};
+int bb_store_run_insert(struct bb_store *s, const struct bb_store_run *run,
+			int64_t *id, char *err, size_t errlen);
+
+/* Reads, as JSON documents of the API (see schema/openapi.yaml):
+ *
+ * job: {"id","name","target","state","created","started","finished"
+ *       (ISO 8601 UTC with ms, "2026-11-30T04:33:10.123Z", or null),
+ *       "runs_planned","runs_done","verdict","error",
+ *       "host": {..,"id"} | null,"device": {..,"id"} | null,
+ *       "spec": {..},"compare": {..} | null,
+ *       "knobs": [bb_store_job_knobs rows]}
+ * list: {"jobs":[job without spec/compare/host/device/knobs],
+ *        "next_cursor": id | null}: newest first, ids below cursor
+ *        (0 = from the newest), state filter (NULL = all), limit 1..500
+ *        (-EINVAL otherwise, and for an unknown state); next_cursor is the
+ *        last id listed when more jobs follow, else null.
+ * runs: {"job_id","runs":[{"id","seq","round","variant","warmup",
+ *        "state","error","metric","iops","bw_bytes_s","lat_p50_ns",
+ *        "lat_p99_ns","cpu_per_io_ns","started","duration_ns",
+ *        "device_id" | null,"result": {..} | null}]} by seq; summary
+ *        figures null when unknown (samples: "samples":[{t_ms,ios,
+ *        bytes}] when with_samples).  -ENOENT: no such job. */
+int bb_store_job_get(struct bb_store *s, int64_t id,
+		     struct json_object **out, char *err, size_t errlen);
+int bb_store_jobs_list(struct bb_store *s, const char *state,
+		       unsigned limit, int64_t cursor,
+		       struct json_object **out, char *err, size_t errlen);
+int bb_store_job_runs(struct bb_store *s, int64_t id, bool with_samples,
+		      struct json_object **out, char *err, size_t errlen);
+
+/* State of one job (copied into state[16]); -ENOENT. */
+int bb_store_job_state(struct bb_store *s, int64_t id, char *state,
+		       char *err, size_t errlen);
+
+/* For /metrics: {"jobs_by_state":{"queued":n,...all six},
+ * "runs_total": n, "last_iops": [{"device","target","iops"}...]}
+ * (runs_total: every stored run; last_iops: per target, sorted by target,
+ * the IOPS of its newest run in state done that is not a warm-up;
+ * "device" is the device's sysfs name, "" when unknown or nop). */
+int bb_store_metrics(struct bb_store *s, struct json_object **out,
+		     char *err, size_t errlen);
+
+/* The knob journal.  A row is written (state "pending") BEFORE the knob
+ * is changed, holding the original value; marked "applied" after the
+ * write, "restored" after the original was written back.  job_id 0: none.
+ * Marks only go forward (pending -> applied -> restored, or pending ->
+ * restored); the same state again is a no-op, going back is -EINVAL,
+ * an unknown id -ENOENT.  Both write with synchronous=FULL. */
+int bb_store_knob_journal(struct bb_store *s, int64_t job_id,
+			  const char *target, const char *knob,
+			  const char *path, const char *original,
+			  const char *applied, int64_t *id, char *err,
+			  size_t errlen);
+int bb_store_knob_mark(struct bb_store *s, int64_t id, const char *state,
+		       char *err, size_t errlen);
+
+/* Every journal row not yet restored, oldest first (restore newest first
+ * if one knob appears twice: the oldest original wins).  The callback's
+ * non-zero return stops the walk and is returned.  The rows are copied
+ * before the walk and the handle is not locked during it: the callback
+ * may call the store (e.g. bb_store_knob_mark on the same handle); the
+ * row's strings live until the callback returns. */
+struct bb_knob_row {
+	int64_t id;
+	int64_t job_id;
+	const char *target, *knob, *path, *original, *applied, *state;
+};
+int bb_store_knobs_unrestored(struct bb_store *s,
+			      int (*cb)(void *arg,
+					const struct bb_knob_row *row),
+			      void *arg, char *err, size_t errlen);
+/* Every journal row of a job, oldest first, for the job document:
+ * [{"id","target","knob","path","original","applied","state","created",
+ *   "restored" (ISO 8601 or null)}]. */
+int bb_store_job_knobs(struct bb_store *s, int64_t job_id,
+		       struct json_object **out, char *err, size_t errlen);
+
+/* Event log: level "info"/"warning"/"error" (-EINVAL otherwise), job_id
+ * 0 for none (-ENOENT for a job that does not exist). */
+int bb_store_event(struct bb_store *s, int64_t job_id, const char *level,
+		   const char *msg);
+
+#endif

@@ -1,0 +1,725 @@
+/* test_http.c - the HTTP API without sockets: bb_http_handle against a real
+ * store in a temporary directory, no scheduler (submitted jobs stay
+ * queued). */
+#include "http.h"
+#include "routes/routes.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+struct fx {
+	char dir[64];
+	char web[128];
+	struct bb_dconfig cfg;
+	struct bb_http_ctx ctx;
+	struct bb_http_response rs;   /* of the last request */
+	char path[512];
+	struct bb_http_request rq;
+};
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	char p[256], err[512] = "";
+	int ret;
+
+	assert_non_null(f);
+	snprintf(f->dir, sizeof(f->dir), "/tmp/bb-test-http.XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	snprintf(f->web, sizeof(f->web), "%s/web", f->dir);
+	assert_int_equal(mkdir(f->web, 0755), 0);
+	snprintf(p, sizeof(p), "%s/index.html", f->web);
+	write_file(p, "<!doctype html><title>biobench</title>\n");
+	snprintf(p, sizeof(p), "%s/app.js", f->web);
+	write_file(p, "console.log('bb');\n");
+	snprintf(p, sizeof(p), "%s/sub", f->web);
+	assert_int_equal(mkdir(p, 0755), 0);
+	snprintf(p, sizeof(p), "%s/sub/index.html", f->web);
+	write_file(p, "<p>sub</p>\n");
+	snprintf(p, sizeof(p), "%s/secret.txt", f->dir);
+	write_file(p, "outside the web root\n");
+	snprintf(p, sizeof(p), "%s/out.txt", f->web);
+	assert_int_equal(symlink("../secret.txt", p), 0);
+	snprintf(p, sizeof(p), "%s/outdir", f->web);
+	assert_int_equal(symlink("..", p), 0);
+
+	bb_dconfig_default(&f->cfg);
+	snprintf(f->cfg.web_root, sizeof(f->cfg.web_root), "%s", f->web);
+	f->cfg.token[0] = '\0';
+	f->cfg.http_cpus[0] = 0;
+	f->cfg.n_http_cpus = 1;
+	f->cfg.bench_cpus[0] = 1;
+	f->cfg.n_bench_cpus = 1;
+	f->cfg.max_body = 1 << 20;
+	f->cfg.nallow = 2;
+	snprintf(f->cfg.allow[0].pattern, sizeof(f->cfg.allow[0].pattern),
+		 "nop");
+	f->cfg.allow[0].write = false;
+	snprintf(f->cfg.allow[1].pattern, sizeof(f->cfg.allow[1].pattern),
+		 "%s/*.dat", f->dir);
+	f->cfg.allow[1].write = false;
+
+	snprintf(p, sizeof(p), "%s/biobench.db", f->dir);
+	ret = bb_store_open(&f->ctx.store, p, err, sizeof(err));
+	if (ret)
+		fprintf(stderr, "bb_store_open: %s\n", err);
+	assert_int_equal(ret, 0);
+	assert_int_equal(pthread_rwlock_init(&f->ctx.cfg_lock, NULL), 0);
+	f->ctx.cfg = &f->cfg;
+	f->ctx.sched = NULL;
+	f->ctx.start_ns = bb_now_ns();
+	f->ctx.version = "0.0-test";
+	f->ctx.host = json_object_new_object();
+	json_object_object_add(f->ctx.host, "hostname",
+			       json_object_new_string("testhost"));
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	char cmd[128];
+
+	free(f->rs.body);
+	bb_store_close(f->ctx.store);
+	json_object_put(f->ctx.host);
+	pthread_rwlock_destroy(&f->ctx.cfg_lock);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
+	assert_int_equal(system(cmd), 0);
+	free(f);
+	return 0;
+}
+
+/* One request ("PATH?k=v&k=v", arguments not decoded); the status must be
+ * want.  Returns the JSON body (to put) or NULL when it is not JSON. */
+static struct json_object *req_full(struct fx *f, const char *method,
+				    const char *url, const char *body,
+				    size_t body_len, const char *auth,
+				    bool loopback, int want)
+{
+	struct bb_http_request *rq = &f->rq;
+	char *q, *tok, *save = NULL;
+
+	memset(rq, 0, sizeof(*rq));
+	snprintf(f->path, sizeof(f->path), "%s", url);
+	q = strchr(f->path, '?');
+	if (q) {
+		*q++ = '\0';
+		for (tok = strtok_r(q, "&", &save); tok;
+		     tok = strtok_r(NULL, "&", &save)) {
+			char *eq = strchr(tok, '=');
+
+			assert_true(rq->nargs < BB_HTTP_MAX_ARGS);
+			if (eq)
+				*eq++ = '\0';
+			rq->args[rq->nargs].key = tok;
+			rq->args[rq->nargs].value = eq ? eq : "";
+			rq->nargs++;
+		}
+	}
+	rq->method = method;
+	rq->path = f->path;
+	rq->body = body;
+	rq->body_len = body_len;
+	rq->authorization = auth;
+	rq->loopback = loopback;
+	free(f->rs.body);
+	bb_http_handle(&f->ctx, rq, &f->rs);
+	if (f->rs.status != want)
+		fprintf(stderr, "%s %s: status %d, wanted %d: %.*s\n", method,
+			url, f->rs.status, want, (int)f->rs.len,
+			f->rs.body ? f->rs.body : "");
+	assert_int_equal(f->rs.status, want);
+	assert_non_null(f->rs.content_type);
+	if (strcmp(f->rs.content_type, "application/json"))
+		return NULL;
+	assert_non_null(f->rs.body);
+	assert_int_equal(strlen(f->rs.body), f->rs.len);
+	struct json_object *o = json_tokener_parse(f->rs.body);
+
+	assert_non_null(o);
+	return o;
+}
+
+static struct json_object *req(struct fx *f, const char *method,
+			       const char *url, const char *body, int want)
+{
+	return req_full(f, method, url, body, body ? strlen(body) : 0, NULL,
+			true, want);
+}
+
+static const char *jstr(struct json_object *o, const char *path)
+{
+	char buf[256], *save = NULL, *k;
+	struct json_object *cur = o;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (k = strtok_r(buf, ".", &save); k; k = strtok_r(NULL, ".", &save))
+		if (!json_object_object_get_ex(cur, k, &cur))
+			return NULL;
+	return cur ? json_object_get_string(cur) : "null";
+}
+
+/* An error response: status, code and field (NULL: the field is null). */
+static void expect_error(struct fx *f, const char *method, const char *url,
+			 const char *body, int status, const char *code,
+			 const char *field)
+{
+	struct json_object *o = req(f, method, url, body, status);
+	const char *got;
+
+	assert_non_null(o);
+	assert_string_equal(jstr(o, "error.code"), code);
+	assert_non_null(jstr(o, "error.message"));
+	got = jstr(o, "error.field");
+	if (field) {
+		if (strcmp(got, field))
+			fprintf(stderr, "%s %s: field %s, wanted %s (%s)\n",
+				method, url, got, field,
+				jstr(o, "error.message"));
+		assert_string_equal(got, field);
+	} else {
+		assert_string_equal(got, "null");
+	}
+	json_object_put(o);
+}
+
+#define JOB_OK                                                             \
+	"{\"name\":\"t\",\"target\":\"nop\",\"workload\":{\"number_ios\":"  \
+	"1000},\"variants\":{\"A\":{\"bio_cache\":\"off\"},\"B\":"          \
+	"{\"bio_cache\":\"all\"}},\"repeat\":2,\"warmup\":1}"
+
+static int64_t submit(struct fx *f, const char *body)
+{
+	struct json_object *o = req(f, "POST", "/api/v1/jobs", body, 201);
+	struct json_object *v;
+	char url[64];
+	int64_t id;
+
+	assert_true(json_object_object_get_ex(o, "id", &v));
+	id = json_object_get_int64(v);
+	assert_true(id > 0);
+	assert_string_equal(jstr(o, "state"), "queued");
+	snprintf(url, sizeof(url), "/api/v1/jobs/%lld", (long long)id);
+	assert_string_equal(jstr(o, "url"), url);
+	json_object_put(o);
+	return id;
+}
+
+/* queued -> running -> done, as the scheduler would. */
+static void finish_done(struct fx *f, int64_t id, const char *verdict,
+			const char *compare)
+{
+	char err[256] = "";
+	int ret;
+
+	ret = bb_store_job_start(f->ctx.store, id, 0, 0, err, sizeof(err));
+	if (ret)
+		fprintf(stderr, "job_start: %s\n", err);
+	assert_int_equal(ret, 0);
+	ret = bb_store_job_finish(f->ctx.store, id, "done", verdict, compare,
+				  NULL, err, sizeof(err));
+	if (ret)
+		fprintf(stderr, "job_finish: %s\n", err);
+	assert_int_equal(ret, 0);
+}
+
+static void test_health(void **state)
+{
+	struct fx *f = *state;
+	struct json_object *o = req(f, "GET", "/api/v1/health", NULL, 200);
+
+	assert_string_equal(jstr(o, "status"), "ok");
+	assert_string_equal(jstr(o, "version"), "0.0-test");
+	assert_string_equal(jstr(o, "running_job"), "null");
+	assert_true(atoi(jstr(o, "schema_version")) >= 1);
+	assert_non_null(jstr(o, "uptime_s"));
+	json_object_put(o);
+	/* HEAD is GET without the body (MHD drops it) */
+	o = req(f, "HEAD", "/api/v1/health", NULL, 200);
+	json_object_put(o);
+}
+
+static void test_submit_and_get(void **state)
+{
+	struct fx *f = *state;
+	struct json_object *o, *cpus;
+	char url[64];
+	int64_t id = submit(f, JOB_OK);
+
+	snprintf(url, sizeof(url), "/api/v1/jobs/%lld", (long long)id);
+	o = req(f, "GET", url, NULL, 200);
+	assert_string_equal(jstr(o, "state"), "queued");
+	assert_string_equal(jstr(o, "name"), "t");
+	assert_string_equal(jstr(o, "target"), "nop");
+	assert_int_equal(atoi(jstr(o, "runs_planned")), (2 + 1) * 2);
+	/* no CPUs in the job: the bench CPUs were added to the workload */
+	assert_true(json_object_object_get_ex(o, "spec", &cpus));
+	assert_true(json_object_object_get_ex(cpus, "workload", &cpus));
+	assert_true(json_object_object_get_ex(cpus, "cpus", &cpus));
+	assert_int_equal(json_object_array_length(cpus), 1);
+	assert_int_equal(json_object_get_int(json_object_array_get_idx(cpus, 0)),
+			 1);
+	json_object_put(o);
+
+	/* a job naming its CPUs keeps them */
+	id = submit(f, "{\"name\":\"x\",\"target\":\"nop\",\"workload\":{\"number_ios\":100,"
+		    "\"cpus\":[1],\"threads\":1},\"variants\":{\"A\":{},"
+		    "\"B\":{\"iodepth\":4}}}");
+	snprintf(url, sizeof(url), "/api/v1/jobs/%lld", (long long)id);
+	o = req(f, "GET", url, NULL, 200);
+	assert_string_equal(jstr(o, "state"), "queued");
+	json_object_put(o);
+
+	/* runs of a queued job: none yet */
+	snprintf(url, sizeof(url), "/api/v1/jobs/%lld/runs", (long long)id);
+	o = req(f, "GET", url, NULL, 200);
+	assert_true(json_object_object_get_ex(o, "runs", &cpus));
+	assert_int_equal(json_object_array_length(cpus), 0);
+	json_object_put(o);
+	snprintf(url, sizeof(url), "/api/v1/jobs/%lld/runs?samples=2",
+		 (long long)id);
+	expect_error(f, "GET", url, NULL, 400, "invalid_argument", "samples");
+	/* no comparison before any run */
+	snprintf(url, sizeof(url), "/api/v1/jobs/%lld/compare", (long long)id);
+	expect_error(f, "GET", url, NULL, 409, "no_comparison", NULL);
+}
+
+static void test_bad_jobs(void **state)
+{
+	struct fx *f = *state;
+	struct json_object *o, *errs;
+	const char bad_utf8[] = "{\"name\":\"\xc3\x28\",\"target\":\"nop\"}";
+
+	expect_error(f, "POST", "/api/v1/jobs", "{", 400, "invalid_job",
+		     NULL);
+	expect_error(f, "POST", "/api/v1/jobs", "", 400, "invalid_job", NULL);
+	expect_error(f, "POST", "/api/v1/jobs", "[1,2]", 400, "invalid_job",
+		     NULL);
+	expect_error(f, "POST", "/api/v1/jobs", bad_utf8, 400, "invalid_job",
+		     NULL);
+	expect_error(f, "POST", "/api/v1/jobs",
+		     "{\"name\":\"x\",\"target\":\"nop\",\"variants\":{\"A\":{\"bio_cache\":"
+		     "\"fast\"},\"B\":{}}}",
+		     400, "invalid_job", "variants.A.bio_cache");
+	expect_error(f, "POST", "/api/v1/jobs",
+		     "{\"name\":\"x\",\"target\":\"nop\",\"bogus\":1,\"variants\":{\"A\":{},"
+		     "\"B\":{}}}",
+		     400, "invalid_job", "bogus");
+	expect_error(f, "POST", "/api/v1/jobs",
+		     "{\"name\":\"x\",\"target\":\"nop\",\"repeat\":\"six\",\"variants\":"
+		     "{\"A\":{},\"B\":{}}}",
+		     400, "invalid_job", "repeat");
+	/* the HTTP CPU is reserved */
+	expect_error(f, "POST", "/api/v1/jobs",
+		     "{\"name\":\"x\",\"target\":\"nop\",\"workload\":{\"number_ios\":100,"
+		     "\"cpus\":[0]},\"variants\":{\"A\":{},\"B\":{}}}",
+		     400, "invalid_job", "workload.cpus");
+	expect_error(f, "POST", "/api/v1/jobs",
+		     "{\"name\":\"x\",\"target\":\"nop\",\"workload\":{\"number_ios\":100},"
+		     "\"variants\":{\"A\":{},\"B\":{\"cpus\":[0]}}}",
+		     400, "invalid_job", "variants.B.cpus");
+	/* sysfs knobs need a block device behind the target */
+	expect_error(f, "POST", "/api/v1/jobs",
+		     "{\"name\":\"x\",\"target\":\"nop\",\"workload\":{\"number_ios\":100},"
+		     "\"variants\":{\"A\":{},\"B\":{\"sysfs.nomerges\":2}}}",
+		     400, "invalid_job", "variants.B.sysfs.nomerges");
+
+	/* every error is listed */
+	o = req(f, "POST", "/api/v1/jobs",
+		"{\"name\":\"x\",\"target\":\"nop\",\"repeat\":-1,\"order\":\"zigzag\","
+		"\"variants\":{\"A\":{},\"B\":{}}}", 400);
+	assert_true(json_object_object_get_ex(o, "errors", &errs));
+	assert_true(json_object_array_length(errs) >= 2);
+	json_object_put(o);
+
+	/* nothing was stored */
+	o = req(f, "GET", "/api/v1/jobs", NULL, 200);
+	assert_true(json_object_object_get_ex(o, "jobs", &errs));
+	assert_int_equal(json_object_array_length(errs), 0);
+	json_object_put(o);
+}
+
+static void test_target_not_allowed(void **state)
+{
+	struct fx *f = *state;
+	char body[512];
+
+	expect_error(f, "POST", "/api/v1/jobs",
+		     "{\"name\":\"x\",\"target\":\"/etc/passwd\",\"workload\":{\"number_ios\":"
+		     "10},\"variants\":{\"A\":{},\"B\":{}}}",
+		     403, "target_not_allowed", "target");
+	/* allowed read-only: writes refused */
+	snprintf(body, sizeof(body),
+		 "{\"name\":\"x\",\"target\":\"%s/x.dat\",\"workload\":{\"number_ios\":10,"
+		 "\"size\":\"1m\"},\"variants\":{\"A\":{},\"B\":{\"rw\":"
+		 "\"randwrite\"}}}", f->dir);
+	expect_error(f, "POST", "/api/v1/jobs", body, 403,
+		     "target_not_allowed", "target");
+}
+
+static void test_list(void **state)
+{
+	struct fx *f = *state;
+	struct json_object *o, *jobs, *v;
+	int64_t ids[5], cursor;
+	char url[128];
+
+	for (int i = 0; i < 5; i++)
+		ids[i] = submit(f, JOB_OK);
+	finish_done(f, ids[1], NULL, NULL);
+
+	o = req(f, "GET", "/api/v1/jobs?limit=2", NULL, 200);
+	assert_true(json_object_object_get_ex(o, "jobs", &jobs));
+	assert_int_equal(json_object_array_length(jobs), 2);
+	/* newest first */
+	assert_int_equal(atoll(jstr(json_object_array_get_idx(jobs, 0), "id")),
+			 ids[4]);
+	assert_int_equal(atoll(jstr(json_object_array_get_idx(jobs, 1), "id")),
+			 ids[3]);
+	assert_true(json_object_object_get_ex(o, "next_cursor", &v));
+	assert_non_null(v);
+	cursor = json_object_get_int64(v);
+	json_object_put(o);
+
+	snprintf(url, sizeof(url), "/api/v1/jobs?limit=2&cursor=%lld",
+		 (long long)cursor);
+	o = req(f, "GET", url, NULL, 200);
+	assert_true(json_object_object_get_ex(o, "jobs", &jobs));
+	assert_int_equal(json_object_array_length(jobs), 2);
+	assert_int_equal(atoll(jstr(json_object_array_get_idx(jobs, 0), "id")),
+			 ids[2]);
+	json_object_put(o);
+
+	o = req(f, "GET", "/api/v1/jobs?state=done", NULL, 200);
+	assert_true(json_object_object_get_ex(o, "jobs", &jobs));
+	assert_int_equal(json_object_array_length(jobs), 1);
+	assert_int_equal(atoll(jstr(json_object_array_get_idx(jobs, 0), "id")),
+			 ids[1]);
+	json_object_put(o);
+	o = req(f, "GET", "/api/v1/jobs?state=queued&limit=500", NULL, 200);
+	assert_true(json_object_object_get_ex(o, "jobs", &jobs));
+	assert_int_equal(json_object_array_length(jobs), 4);
+	json_object_put(o);
+	o = req(f, "GET", "/api/v1/jobs?state=failed", NULL, 200);
+	assert_true(json_object_object_get_ex(o, "jobs", &jobs));
+	assert_int_equal(json_object_array_length(jobs), 0);
+	json_object_put(o);
+
+	expect_error(f, "GET", "/api/v1/jobs?state=bogus", NULL, 400,
+		     "invalid_argument", "state");
+	expect_error(f, "GET", "/api/v1/jobs?limit=0", NULL, 400,
+		     "invalid_argument", "limit");
+	expect_error(f, "GET", "/api/v1/jobs?limit=501", NULL, 400,
+		     "invalid_argument", "limit");
+	expect_error(f, "GET", "/api/v1/jobs?limit=100000", NULL, 400,
+		     "invalid_argument", "limit");
+	expect_error(f, "GET", "/api/v1/jobs?limit=ten", NULL, 400,
+		     "invalid_argument", "limit");
+	expect_error(f, "GET", "/api/v1/jobs?limit=-1", NULL, 400,
+		     "invalid_argument", "limit");
+	expect_error(f, "GET", "/api/v1/jobs?cursor=-1", NULL, 400,
+		     "invalid_argument", "cursor");
+	expect_error(f, "GET", "/api/v1/jobs?cursor=99999999999999999999",
+		     NULL, 400, "invalid_argument", "cursor");
+}
+
+static void test_not_found_and_methods(void **state)
+{
+	struct fx *f = *state;
+
+	expect_error(f, "GET", "/api/v1/nope", NULL, 404, "not_found", NULL);
+	expect_error(f, "GET", "/api/v2/jobs", NULL, 404, "not_found", NULL);
+	expect_error(f, "GET", "/api/v1/jobs/", NULL, 404, "not_found", NULL);
+	expect_error(f, "GET", "/api/v1/jobs/1/nope", NULL, 404, "not_found",
+		     NULL);
+	expect_error(f, "GET", "/api/v1/jobs/999", NULL, 404, "not_found",
+		     NULL);
+	assert_non_null(strstr(f->rs.body, "no job 999"));
+	expect_error(f, "GET", "/api/v1/jobs/999/runs", NULL, 404,
+		     "not_found", NULL);
+	expect_error(f, "GET", "/api/v1/jobs/999/compare", NULL, 404,
+		     "not_found", NULL);
+	expect_error(f, "POST", "/api/v1/jobs/999/cancel", NULL, 404,
+		     "not_found", NULL);
+
+	expect_error(f, "GET", "/api/v1/jobs/abc", NULL, 400, "invalid_id",
+		     "id");
+	expect_error(f, "GET", "/api/v1/jobs/-1", NULL, 400, "invalid_id",
+		     "id");
+	expect_error(f, "GET", "/api/v1/jobs/0", NULL, 400, "invalid_id",
+		     "id");
+	expect_error(f, "GET", "/api/v1/jobs/9223372036854775808", NULL, 400,
+		     "invalid_id", "id");
+	expect_error(f, "GET", "/api/v1/jobs/99999999999999999999999", NULL,
+		     400, "invalid_id", "id");
+	expect_error(f, "GET", "/api/v1/jobs/1e3/runs", NULL, 400,
+		     "invalid_id", "id");
+	expect_error(f, "GET", "/api/v1/jobs/9223372036854775807", NULL, 404,
+		     "not_found", NULL);
+
+	expect_error(f, "DELETE", "/api/v1/jobs", NULL, 405,
+		     "method_not_allowed", NULL);
+	assert_string_equal(f->rs.allow, "GET, HEAD, POST");
+	expect_error(f, "PUT", "/api/v1/jobs/1", NULL, 405,
+		     "method_not_allowed", NULL);
+	assert_string_equal(f->rs.allow, "GET, HEAD");
+	expect_error(f, "GET", "/api/v1/jobs/1/cancel", NULL, 405,
+		     "method_not_allowed", NULL);
+	assert_string_equal(f->rs.allow, "POST");
+	expect_error(f, "PATCH", "/api/v1/health", NULL, 405,
+		     "method_not_allowed", NULL);
+	assert_string_equal(f->rs.allow, "GET, HEAD");
+	expect_error(f, "POST", "/metrics", NULL, 405, "method_not_allowed",
+		     NULL);
+	expect_error(f, "DELETE", "/index.html", NULL, 405,
+		     "method_not_allowed", NULL);
+	assert_string_equal(f->rs.allow, "GET, HEAD");
+	/* a 200 carries no Allow */
+	json_object_put(req(f, "GET", "/api/v1/health", NULL, 200));
+	assert_null(f->rs.allow);
+}
+
+static void test_auth(void **state)
+{
+	struct fx *f = *state;
+	struct json_object *o;
+
+	snprintf(f->cfg.token, sizeof(f->cfg.token), "s3cret-token");
+	o = req_full(f, "GET", "/api/v1/jobs", NULL, 0, NULL, true, 401);
+	assert_string_equal(jstr(o, "error.code"), "unauthorized");
+	json_object_put(o);
+	json_object_put(req_full(f, "GET", "/api/v1/jobs", NULL, 0,
+				 "Bearer wrong", true, 401));
+	json_object_put(req_full(f, "GET", "/api/v1/jobs", NULL, 0,
+				 "Bearer s3cret-toke", true, 401));
+	json_object_put(req_full(f, "GET", "/api/v1/jobs", NULL, 0,
+				 "Bearer s3cret-token2", true, 401));
+	json_object_put(req_full(f, "GET", "/api/v1/jobs", NULL, 0,
+				 "Basic s3cret-token", true, 401));
+	json_object_put(req_full(f, "GET", "/api/v1/jobs", NULL, 0,
+				 "Bearer s3cret-token", false, 200));
+	json_object_put(req_full(f, "POST", "/api/v1/jobs", JOB_OK,
+				 strlen(JOB_OK), NULL, false, 401));
+	json_object_put(req_full(f, "POST", "/api/v1/jobs", JOB_OK,
+				 strlen(JOB_OK), "Bearer s3cret-token", false,
+				 201));
+	/* health: free from loopback only */
+	json_object_put(req_full(f, "GET", "/api/v1/health", NULL, 0, NULL,
+				 true, 200));
+	json_object_put(req_full(f, "GET", "/api/v1/health", NULL, 0, NULL,
+				 false, 401));
+	json_object_put(req_full(f, "GET", "/api/v1/health", NULL, 0,
+				 "Bearer s3cret-token", false, 200));
+	/* metrics need it; the dashboard's static files do not (a browser
+	 * loading a page sends no bearer header) */
+	json_object_put(req_full(f, "GET", "/metrics", NULL, 0, NULL, true,
+				 401));
+	json_object_put(req_full(f, "GET", "/api", NULL, 0, NULL, false,
+				 401));
+	json_object_put(req_full(f, "GET", "/", NULL, 0, NULL, false, 200));
+	json_object_put(req_full(f, "POST", "/", NULL, 0, NULL, false, 401));
+	/* no token: no auth */
+	f->cfg.token[0] = '\0';
+	json_object_put(req_full(f, "GET", "/api/v1/jobs", NULL, 0, NULL,
+				 false, 200));
+}
+
+static void test_static(void **state)
+{
+	struct fx *f = *state;
+
+	assert_null(req(f, "GET", "/", NULL, 200));
+	assert_string_equal(f->rs.content_type, "text/html; charset=utf-8");
+	assert_string_equal(f->rs.cache_control, "no-cache");
+	assert_non_null(strstr(f->rs.body, "<title>biobench</title>"));
+	assert_null(req(f, "GET", "/index.html", NULL, 200));
+	assert_null(req(f, "GET", "/app.js", NULL, 200));
+	assert_string_equal(f->rs.content_type,
+			    "text/javascript; charset=utf-8");
+	assert_int_equal(f->rs.len, strlen("console.log('bb');\n"));
+	assert_null(req(f, "GET", "/sub/", NULL, 200));
+	assert_non_null(strstr(f->rs.body, "<p>sub</p>"));
+	assert_null(req(f, "GET", "/sub", NULL, 200));
+	assert_non_null(strstr(f->rs.body, "<p>sub</p>"));
+
+	expect_error(f, "GET", "/missing.html", NULL, 404, "not_found", NULL);
+	expect_error(f, "GET", "/../secret.txt", NULL, 403, "forbidden",
+		     NULL);
+	expect_error(f, "GET", "/../../../../etc/passwd", NULL, 403,
+		     "forbidden", NULL);
+	expect_error(f, "GET", "/sub/../../secret.txt", NULL, 403,
+		     "forbidden", NULL);
+	expect_error(f, "GET", "/..", NULL, 403, "forbidden", NULL);
+	expect_error(f, "GET", "/..\\secret.txt", NULL, 403, "forbidden",
+		     NULL);
+	expect_error(f, "GET", "//etc/passwd", NULL, 403, "forbidden", NULL);
+	/* symlinks out of the web root */
+	expect_error(f, "GET", "/out.txt", NULL, 403, "forbidden", NULL);
+	expect_error(f, "GET", "/outdir/secret.txt", NULL, 403, "forbidden",
+		     NULL);
+	expect_error(f, "GET", "/javascript/../../../etc/passwd", NULL, 403,
+		     "forbidden", NULL);
+	/* the file helper alone */
+	free(f->rs.body);
+	memset(&f->rs, 0, sizeof(f->rs));
+	bb_route_static_file(f->web, "/index.html", &f->rs);
+	assert_int_equal(f->rs.status, 200);
+}
+
+static void test_metrics(void **state)
+{
+	struct fx *f = *state;
+	static const char *const want[] = {
+		"# TYPE biobench_jobs gauge\n",
+		"# HELP biobench_jobs ",
+		"biobench_jobs{state=\"queued\"} 2\n",
+		"biobench_jobs{state=\"running\"} 0\n",
+		"biobench_jobs{state=\"done\"} 0\n",
+		"biobench_jobs{state=\"failed\"} 0\n",
+		"biobench_jobs{state=\"cancelled\"} 0\n",
+		"biobench_jobs{state=\"interrupted\"} 0\n",
+		"# TYPE biobench_runs_total counter\n",
+		"biobench_runs_total 0\n",
+		"# TYPE biobench_last_iops gauge\n",
+		"# TYPE biobench_uptime_seconds gauge\n",
+		"biobench_uptime_seconds ",
+		"# TYPE biobench_up gauge\n",
+		"biobench_up 1\n",
+	};
+
+	submit(f, JOB_OK);
+	submit(f, JOB_OK);
+	assert_null(req(f, "GET", "/metrics", NULL, 200));
+	assert_string_equal(f->rs.content_type,
+			    "text/plain; version=0.0.4; charset=utf-8");
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		if (!strstr(f->rs.body, want[i]))
+			fprintf(stderr, "missing %s in:\n%s", want[i],
+				f->rs.body);
+		assert_non_null(strstr(f->rs.body, want[i]));
+	}
+}
+
+static void test_cancel(void **state)
+{
+	struct fx *f = *state;
+	struct json_object *o;
+	int64_t id = submit(f, JOB_OK);
+	char url[64];
+
+	snprintf(url, sizeof(url), "/api/v1/jobs/%lld/cancel", (long long)id);
+	o = req(f, "POST", url, NULL, 200);
+	assert_string_equal(jstr(o, "state"), "cancelled");
+	assert_int_equal(atoll(jstr(o, "id")), id);
+	json_object_put(o);
+	expect_error(f, "POST", url, NULL, 409, "already_finished", NULL);
+	assert_non_null(strstr(f->rs.body, "already finished (cancelled)"));
+	snprintf(url, sizeof(url), "/api/v1/jobs/%lld", (long long)id);
+	o = req(f, "GET", url, NULL, 200);
+	assert_string_equal(jstr(o, "state"), "cancelled");
+	json_object_put(o);
+	snprintf(url, sizeof(url), "/api/v1/jobs/%lld/compare", (long long)id);
+	expect_error(f, "GET", url, NULL, 409, "no_comparison", NULL);
+	expect_error(f, "POST", "/api/v1/jobs/abc/cancel", NULL, 400,
+		     "invalid_id", "id");
+}
+
+static void test_compare(void **state)
+{
+	struct fx *f = *state;
+	struct json_object *o, *v;
+	int64_t id = submit(f, JOB_OK);
+	char url[64];
+
+	finish_done(f, id, "faster", "{\"comparisons\":[]}");
+	snprintf(url, sizeof(url), "/api/v1/jobs/%lld/compare", (long long)id);
+	o = req(f, "GET", url, NULL, 200);
+	assert_int_equal(atoll(jstr(o, "job_id")), id);
+	assert_string_equal(jstr(o, "state"), "done");
+	assert_string_equal(jstr(o, "final"), "true");
+	assert_string_equal(jstr(o, "verdict"), "faster");
+	assert_true(json_object_object_get_ex(o, "compare", &v));
+	assert_true(json_object_is_type(v, json_type_object));
+	assert_true(json_object_object_get_ex(o, "warnings", &v));
+	assert_true(json_object_is_type(v, json_type_array));
+	json_object_put(o);
+}
+
+static void test_devices_host_body_limit(void **state)
+{
+	struct fx *f = *state;
+	struct json_object *o, *v;
+	char *big;
+
+	o = req(f, "GET", "/api/v1/devices", NULL, 200);
+	assert_true(json_object_object_get_ex(o, "devices", &v));
+	assert_true(json_object_is_type(v, json_type_array));
+	for (size_t i = 0; i < json_object_array_length(v); i++) {
+		struct json_object *d = json_object_array_get_idx(v, i), *b;
+
+		assert_true(json_object_object_get_ex(d, "allowed", &b));
+		assert_true(json_object_is_type(b, json_type_boolean));
+		assert_true(json_object_object_get_ex(d, "allow_write", &b));
+	}
+	json_object_put(o);
+
+	o = req(f, "GET", "/api/v1/host", NULL, 200);
+	assert_string_equal(jstr(o, "hostname"), "testhost");
+	assert_int_equal(atoi(jstr(o, "daemon.pid")), getpid());
+	assert_string_equal(jstr(o, "daemon.version"), "0.0-test");
+	json_object_put(o);
+
+	f->cfg.max_body = 100;
+	big = calloc(1, 201);
+	assert_non_null(big);
+	memset(big, ' ', 200);
+	expect_error(f, "POST", "/api/v1/jobs", big, 413, "body_too_large",
+		     NULL);
+	free(big);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_health, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_submit_and_get, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_bad_jobs, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_target_not_allowed, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_list, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_not_found_and_methods,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_auth, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_static, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_metrics, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_compare, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_devices_host_body_limit,
+						setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

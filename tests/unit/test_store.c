@@ -1,0 +1,1355 @@
+/* test_store.c - the sqlite store against real database files in a
+ * temporary directory: migrations and versions, WAL, the job life cycle
+ * and its events, runs with samples and histograms (checked with raw SQL
+ * on a second connection), pagination, the knob journal, metadata dedup,
+ * metrics, foreign keys, and a full disk (tmpfs of 1 MiB; skipped when
+ * mounting is not allowed). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <ftw.h>
+#include <pthread.h>
+#include <regex.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bb_migrations.h"
+#include "store.h"
+
+#define NEWEST ((int)bb_array_size(bb_migrations))
+#define SPEC "{\"rw\":\"randread\",\"bs\":4096}"
+
+struct ctx {
+	char dir[64];
+	char path[128];
+	struct bb_store *s;
+	bool mounted;
+};
+
+/* ---- helpers -------------------------------------------------------- */
+
+static int rm_one(const char *p, const struct stat *sb, int flag,
+		  struct FTW *f)
+{
+	(void)sb;
+	(void)flag;
+	(void)f;
+	return remove(p);
+}
+
+static int setup(void **state)
+{
+	struct ctx *c = calloc(1, sizeof(*c));
+	char err[256] = "";
+
+	assert_non_null(c);
+	snprintf(c->dir, sizeof(c->dir), "/tmp/bb_store_XXXXXX");
+	assert_non_null(mkdtemp(c->dir));
+	snprintf(c->path, sizeof(c->path), "%s/bb.db", c->dir);
+	if (bb_store_open(&c->s, c->path, err, sizeof(err))) {
+		fprintf(stderr, "open: %s\n", err);
+		return -1;
+	}
+	*state = c;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct ctx *c = *state;
+
+	bb_store_close(c->s);
+	if (c->mounted)
+		umount2(c->dir, MNT_DETACH);
+	nftw(c->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	free(c);
+	return 0;
+}
+
+static sqlite3 *raw_open(const char *path)
+{
+	sqlite3 *db = NULL;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	sqlite3_busy_timeout(db, 5000);
+	return db;
+}
+
+/* The first column of the first row of sql (? = a), as int64. */
+static int64_t raw_int(sqlite3 *db, const char *sql, int64_t a)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t v;
+
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL),
+			 SQLITE_OK);
+	if (sqlite3_bind_parameter_count(st))
+		sqlite3_bind_int64(st, 1, a);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+static double raw_double(sqlite3 *db, const char *sql, int64_t a)
+{
+	sqlite3_stmt *st = NULL;
+	double v;
+
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL),
+			 SQLITE_OK);
+	if (sqlite3_bind_parameter_count(st))
+		sqlite3_bind_int64(st, 1, a);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	v = sqlite3_column_double(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* Text of the first column (static buffer, "<null>" for NULL). */
+static const char *raw_text(sqlite3 *db, const char *sql, int64_t a)
+{
+	static char buf[1024];
+	sqlite3_stmt *st = NULL;
+	const char *t;
+
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL),
+			 SQLITE_OK);
+	if (sqlite3_bind_parameter_count(st))
+		sqlite3_bind_int64(st, 1, a);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	t = (const char *)sqlite3_column_text(st, 0);
+	snprintf(buf, sizeof(buf), "%s", t ? t : "<null>");
+	sqlite3_finalize(st);
+	return buf;
+}
+
+static struct json_object *jget(struct json_object *o, const char *k)
+{
+	struct json_object *v = NULL;
+
+	assert_true(json_object_object_get_ex(o, k, &v));
+	return v;
+}
+
+static bool is_iso_ms(struct json_object *v)
+{
+	regex_t re;
+	bool ok;
+
+	if (!json_object_is_type(v, json_type_string))
+		return false;
+	assert_int_equal(regcomp(&re, "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:"
+				 "[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$",
+				 REG_EXTENDED | REG_NOSUB), 0);
+	ok = !regexec(&re, json_object_get_string(v), 0, NULL, 0);
+	regfree(&re);
+	return ok;
+}
+
+static int64_t new_job(struct bb_store *s, const char *target)
+{
+	char err[256] = "";
+	int64_t id = 0;
+
+	assert_int_equal(bb_store_job_insert(s, "job", target, SPEC, 2, &id,
+					     err, sizeof(err)), 0);
+	assert_true(id > 0);
+	return id;
+}
+
+static void expect_state(struct bb_store *s, int64_t id, const char *want)
+{
+	char st[16] = "", err[256] = "";
+
+	assert_int_equal(bb_store_job_state(s, id, st, err, sizeof(err)), 0);
+	assert_string_equal(st, want);
+}
+
+/* A run result: 3 samples, 100 latencies in 3 buckets, 3 s. */
+static struct bb_result *make_result(void)
+{
+	struct bb_result *r = calloc(1, sizeof(*r));
+
+	assert_non_null(r);
+	bb_hist_init(&r->lat);
+	for (int i = 0; i < 50; i++)
+		bb_hist_add(&r->lat, 1000);
+	for (int i = 0; i < 40; i++)
+		bb_hist_add(&r->lat, 2000);
+	for (int i = 0; i < 10; i++)
+		bb_hist_add(&r->lat, 100000);
+	r->start_unix_ms = 1764477190123ull; /* 2025-11-30T04:33:10.123Z */
+	r->duration_ns = 3000000000ull;
+	r->io.ios = 300000;
+	r->io.reads = 300000;
+	r->io.bytes_read = 300000ull * 4096;
+	r->cpu_submit.usr_ns = 1000000000ull;
+	r->cpu_submit.sys_ns = 400000000ull;
+	r->cpu_completion.sys_ns = 100000000ull;
+	r->nsamples = 3;
+	r->samples = calloc(3, sizeof(*r->samples));
+	assert_non_null(r->samples);
+	for (unsigned i = 0; i < 3; i++) {
+		r->samples[i].t_ms = 1000 * (i + 1);
+		r->samples[i].ios = 100000;
+		r->samples[i].bytes = 100000ull * 4096;
+	}
+	return r;
+}
+
+static void free_result(struct bb_result *r)
+{
+	bb_result_free(r);
+	free(r);
+}
+
+static int insert_run(struct bb_store *s, int64_t job, unsigned seq,
+		      const char *variant, bool warmup, const char *state,
+		      const char *result, const struct bb_result *r,
+		      int64_t device_id, int64_t *id)
+{
+	struct bb_store_run run = {
+		.job_id = job, .variant = variant, .seq = seq, .round = seq / 2,
+		.warmup = warmup, .state = state, .metric = 1.0,
+		.device_id = device_id, .result = result, .r = r,
+	};
+	char err[256] = "";
+	int64_t rid = 0;
+	int ret = bb_store_run_insert(s, &run, &rid, err, sizeof(err));
+
+	if (ret)
+		assert_true(err[0]);
+	if (id)
+		*id = rid;
+	return ret;
+}
+
+/* ---- open, migrate, versions ---------------------------------------- */
+
+static void open_creates_schema(void **state)
+{
+	struct ctx *c = *state;
+	sqlite3 *db = raw_open(c->path);
+	const char *tables[] = { "hosts", "devices", "jobs", "runs", "samples",
+				 "lat_hist", "knob_journal", "events" };
+
+	assert_int_equal(bb_store_schema_version(c->s), NEWEST);
+	assert_true(NEWEST >= 1);
+	assert_int_equal(raw_int(db, "PRAGMA user_version", 0), NEWEST);
+	for (size_t i = 0; i < bb_array_size(tables); i++) {
+		sqlite3_stmt *st = NULL;
+
+		assert_int_equal(sqlite3_prepare_v2(db,
+			"SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+			" AND name = ?1", -1, &st, NULL), SQLITE_OK);
+		sqlite3_bind_text(st, 1, tables[i], -1, SQLITE_STATIC);
+		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+		assert_int_equal(sqlite3_column_int(st, 0), 1);
+		sqlite3_finalize(st);
+	}
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_master "
+				 "WHERE type = 'index' AND name = "
+				 "'jobs_state_id'", 0), 1);
+	sqlite3_close(db);
+}
+
+/* WAL is on: seen from a second connection. */
+static void wal_mode_is_on(void **state)
+{
+	struct ctx *c = *state;
+	sqlite3 *db = raw_open(c->path);
+
+	assert_string_equal(raw_text(db, "PRAGMA journal_mode", 0), "wal");
+	sqlite3_close(db);
+}
+
+static void reopen_keeps_data_and_version(void **state)
+{
+	struct ctx *c = *state;
+	char err[256] = "", *spec = NULL;
+	int64_t id = new_job(c->s, "nop"), nid = 0;
+	struct bb_store *s2 = NULL;
+
+	bb_store_close(c->s);
+	c->s = NULL;
+	assert_int_equal(bb_store_open(&c->s, c->path, err, sizeof(err)), 0);
+	assert_int_equal(bb_store_schema_version(c->s), NEWEST);
+	expect_state(c->s, id, BB_JOB_QUEUED);
+	assert_int_equal(bb_store_job_next_queued(c->s, &nid, &spec, err,
+						  sizeof(err)), 0);
+	assert_int_equal(nid, id);
+	assert_string_equal(spec, SPEC);
+	free(spec);
+	/* a second handle on the same file (the daemon opens two) */
+	assert_int_equal(bb_store_open(&s2, c->path, err, sizeof(err)), 0);
+	expect_state(s2, id, BB_JOB_QUEUED);
+	bb_store_close(s2);
+}
+
+static void newer_database_is_refused(void **state)
+{
+	struct ctx *c = *state;
+	char path[192], err[256] = "";
+	struct bb_store *s = NULL;
+	sqlite3 *db;
+
+	snprintf(path, sizeof(path), "%s/newer.db", c->dir);
+	db = raw_open(path);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 999", NULL,
+				      NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(bb_store_open(&s, path, err, sizeof(err)), -EPROTO);
+	assert_null(s);
+	assert_non_null(strstr(err, "999"));
+	assert_non_null(strstr(err, path));
+	/* refused before anything changed: still version 999, no WAL */
+	db = raw_open(path);
+	assert_int_equal(raw_int(db, "PRAGMA user_version", 0), 999);
+	assert_string_equal(raw_text(db, "PRAGMA journal_mode", 0), "delete");
+	sqlite3_close(db);
+}
+
+static void bad_files_are_refused(void **state)
+{
+	struct ctx *c = *state;
+	char path[192], err[256] = "";
+	struct bb_store *s = NULL;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/garbage.db", c->dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	for (int i = 0; i < 200; i++)
+		fputs("this is not a database file at all\n", f);
+	fclose(f);
+	assert_int_equal(bb_store_open(&s, path, err, sizeof(err)), -EIO);
+	assert_null(s);
+	assert_non_null(strstr(err, path));
+	assert_null(strchr(err, '\n'));
+
+	snprintf(path, sizeof(path), "%s/no/such/dir/bb.db", c->dir);
+	err[0] = 0;
+	assert_int_equal(bb_store_open(&s, path, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, path));
+}
+
+/* ---- jobs ----------------------------------------------------------- */
+
+static void job_lifecycle_with_events(void **state)
+{
+	struct ctx *c = *state;
+	struct json_object *host = json_object_new_object(), *dev, *doc;
+	int64_t id, hid = 0, did = 0, nid = 0;
+	char err[256] = "", *spec = NULL;
+	sqlite3 *db;
+
+	json_object_object_add(host, "hostname", json_object_new_string("lab1"));
+	json_object_object_add(host, "kernel", json_object_new_string("6.18.0"));
+	json_object_object_add(host, "cpus", json_object_new_int(16));
+	assert_int_equal(bb_store_host_upsert(c->s, host, &hid, err,
+					      sizeof(err)), 0);
+	dev = json_tokener_parse("{\"kind\":\"nop\"}");
+	assert_int_equal(bb_store_device_upsert(c->s, dev, &did, err,
+						sizeof(err)), 0);
+
+	assert_int_equal(bb_store_job_insert(c->s, "j1", "nop", SPEC, 4, &id,
+					     err, sizeof(err)), 0);
+	expect_state(c->s, id, BB_JOB_QUEUED);
+	assert_int_equal(bb_store_job_next_queued(c->s, &nid, &spec, err,
+						  sizeof(err)), 0);
+	assert_int_equal(nid, id);
+	assert_string_equal(spec, SPEC);
+	free(spec);
+
+	assert_int_equal(bb_store_job_start(c->s, id, hid, did, err,
+					    sizeof(err)), 0);
+	expect_state(c->s, id, BB_JOB_RUNNING);
+	assert_int_equal(bb_store_job_next_queued(c->s, &nid, &spec, err,
+						  sizeof(err)), -ENOENT);
+	assert_int_equal(bb_store_job_start(c->s, id, hid, did, err,
+					    sizeof(err)), -EALREADY);
+	assert_int_equal(bb_store_job_progress(c->s, id, 6,
+					       "{\"partial\":true}", err,
+					       sizeof(err)), 0);
+	assert_int_equal(bb_store_job_finish(c->s, id, BB_JOB_DONE, "faster",
+					     NULL, NULL, err, sizeof(err)), 0);
+	expect_state(c->s, id, BB_JOB_DONE);
+
+	assert_int_equal(bb_store_job_get(c->s, id, &doc, err, sizeof(err)), 0);
+	assert_int_equal(json_object_get_int64(jget(doc, "id")), id);
+	assert_string_equal(json_object_get_string(jget(doc, "name")), "j1");
+	assert_string_equal(json_object_get_string(jget(doc, "target")), "nop");
+	assert_string_equal(json_object_get_string(jget(doc, "state")), "done");
+	assert_int_equal(json_object_get_int(jget(doc, "runs_planned")), 6);
+	assert_int_equal(json_object_get_int(jget(doc, "runs_done")), 0);
+	assert_string_equal(json_object_get_string(jget(doc, "verdict")),
+			    "faster");
+	assert_null(jget(doc, "error"));
+	assert_true(is_iso_ms(jget(doc, "created")));
+	assert_true(is_iso_ms(jget(doc, "started")));
+	assert_true(is_iso_ms(jget(doc, "finished")));
+	/* spec and compare are objects, not strings; NULL compare kept */
+	assert_true(json_object_is_type(jget(doc, "spec"), json_type_object));
+	assert_int_equal(json_object_get_int(jget(jget(doc, "spec"), "bs")),
+			 4096);
+	assert_true(json_object_get_boolean(jget(jget(doc, "compare"),
+						 "partial")));
+	assert_string_equal(json_object_get_string(jget(jget(doc, "host"),
+							"hostname")), "lab1");
+	assert_int_equal(json_object_get_int64(jget(jget(doc, "host"), "id")),
+			 hid);
+	assert_int_equal(json_object_get_int64(jget(jget(doc, "device"), "id")),
+			 did);
+	assert_int_equal(json_object_array_length(jget(doc, "knobs")), 0);
+	json_object_put(doc);
+
+	/* the events, in order, in the same transactions */
+	db = raw_open(c->path);
+	assert_string_equal(raw_text(db, "SELECT group_concat(level || ':' || "
+				     "message, '|') FROM (SELECT * FROM events"
+				     " WHERE job_id = ?1 ORDER BY id)", id),
+			    "info:submitted|info:started|info:done: faster");
+	sqlite3_close(db);
+
+	/* ended: no second end, no progress */
+	err[0] = 0;
+	assert_int_equal(bb_store_job_finish(c->s, id, BB_JOB_FAILED, NULL,
+					     NULL, "x", err, sizeof(err)),
+			 -EALREADY);
+	assert_non_null(strstr(err, "already"));
+	assert_int_equal(bb_store_job_finish(c->s, id, BB_JOB_DONE, NULL,
+					     NULL, NULL, err, sizeof(err)),
+			 -EALREADY);
+	assert_int_equal(bb_store_job_progress(c->s, id, 7, NULL, err,
+					       sizeof(err)), -EALREADY);
+	expect_state(c->s, id, BB_JOB_DONE);
+	json_object_put(host);
+	json_object_put(dev);
+}
+
+static void job_state_errors(void **state)
+{
+	struct ctx *c = *state;
+	int64_t a = new_job(c->s, "nop"), b = new_job(c->s, "nop"), id;
+	struct json_object *doc = NULL;
+	char err[256] = "", st[16];
+	sqlite3 *db;
+
+	/* queued -> cancelled directly; then it cannot start */
+	assert_int_equal(bb_store_job_finish(c->s, a, BB_JOB_CANCELLED, NULL,
+					     NULL, NULL, err, sizeof(err)), 0);
+	err[0] = 0;
+	assert_int_equal(bb_store_job_start(c->s, a, 0, 0, err, sizeof(err)),
+			 -EALREADY);
+	assert_non_null(strstr(err, "cancelled"));
+	expect_state(c->s, a, BB_JOB_CANCELLED);
+	/* a queued job cannot be done, nor end as queued/running */
+	assert_int_equal(bb_store_job_finish(c->s, b, BB_JOB_DONE, NULL, NULL,
+					     NULL, err, sizeof(err)), -EINVAL);
+	assert_int_equal(bb_store_job_finish(c->s, b, BB_JOB_RUNNING, NULL,
+					     NULL, NULL, err, sizeof(err)),
+			 -EINVAL);
+	assert_int_equal(bb_store_job_finish(c->s, b, "bogus", NULL, NULL,
+					     NULL, err, sizeof(err)), -EINVAL);
+	expect_state(c->s, b, BB_JOB_QUEUED);
+	/* a failed end carries its error, level error */
+	assert_int_equal(bb_store_job_finish(c->s, b, BB_JOB_FAILED, NULL,
+					     NULL, "device gone\nreally", err,
+					     sizeof(err)), 0);
+	db = raw_open(c->path);
+	assert_string_equal(raw_text(db, "SELECT level || ':' || message FROM "
+				     "events WHERE job_id = ?1 ORDER BY id DESC"
+				     " LIMIT 1", b),
+			    "error:failed: device gone really");
+	sqlite3_close(db);
+	/* missing jobs */
+	assert_int_equal(bb_store_job_start(c->s, 9999, 0, 0, err,
+					    sizeof(err)), -ENOENT);
+	assert_int_equal(bb_store_job_finish(c->s, 9999, BB_JOB_CANCELLED,
+					     NULL, NULL, NULL, err,
+					     sizeof(err)), -ENOENT);
+	assert_int_equal(bb_store_job_state(c->s, 9999, st, err, sizeof(err)),
+			 -ENOENT);
+	assert_int_equal(bb_store_job_get(c->s, 9999, &doc, err, sizeof(err)),
+			 -ENOENT);
+	assert_null(doc);
+	assert_int_equal(bb_store_job_runs(c->s, 9999, false, &doc, err,
+					   sizeof(err)), -ENOENT);
+	/* specs must be JSON objects */
+	assert_int_equal(bb_store_job_insert(c->s, "x", "nop", "{not json",
+					     1, &id, err, sizeof(err)),
+			 -EINVAL);
+	assert_int_equal(bb_store_job_insert(c->s, "x", "nop", "[1]", 1, &id,
+					     err, sizeof(err)), -EINVAL);
+	assert_int_equal(bb_store_job_insert(c->s, NULL, NULL, SPEC, 1, &id,
+					     err, sizeof(err)), -EINVAL);
+	/* no name: "" (the API's name is a string) */
+	assert_int_equal(bb_store_job_insert(c->s, NULL, "nop", SPEC, 1, &id,
+					     err, sizeof(err)), 0);
+	assert_int_equal(bb_store_job_get(c->s, id, &doc, err, sizeof(err)), 0);
+	assert_string_equal(json_object_get_string(jget(doc, "name")), "");
+	json_object_put(doc);
+	/* events: bad level, missing job */
+	assert_int_equal(bb_store_event(c->s, 0, "debug", "x"), -EINVAL);
+	assert_int_equal(bb_store_event(c->s, 0, "info", "daemon started"), 0);
+	assert_int_equal(bb_store_event(c->s, 9999, "info", "x"), -ENOENT);
+}
+
+static void interrupt_running_jobs(void **state)
+{
+	struct ctx *c = *state;
+	int64_t a = new_job(c->s, "nop"), b = new_job(c->s, "nop");
+	int64_t d = new_job(c->s, "nop");
+	struct json_object *doc;
+	char err[256] = "";
+	unsigned n = 99;
+	sqlite3 *db;
+
+	assert_int_equal(bb_store_job_start(c->s, b, 0, 0, err, sizeof(err)),
+			 0);
+	assert_int_equal(bb_store_job_start(c->s, d, 0, 0, err, sizeof(err)),
+			 0);
+	assert_int_equal(bb_store_job_finish(c->s, d, BB_JOB_DONE, NULL, NULL,
+					     NULL, err, sizeof(err)), 0);
+	assert_int_equal(insert_run(c->s, b, 0, "A", false, "done",
+				    "{\"iops\":5}", NULL, 0, NULL), 0);
+
+	assert_int_equal(bb_store_jobs_interrupt_running(c->s, &n, err,
+							 sizeof(err)), 0);
+	assert_int_equal(n, 1);
+	expect_state(c->s, a, BB_JOB_QUEUED);
+	expect_state(c->s, b, BB_JOB_INTERRUPTED);
+	expect_state(c->s, d, BB_JOB_DONE);
+	assert_int_equal(bb_store_job_get(c->s, b, &doc, err, sizeof(err)), 0);
+	assert_string_equal(json_object_get_string(jget(doc, "error")),
+			    "daemon stopped while the job ran");
+	assert_true(is_iso_ms(jget(doc, "finished")));
+	assert_int_equal(json_object_get_int(jget(doc, "runs_done")), 1);
+	json_object_put(doc);
+	/* finished runs kept */
+	assert_int_equal(bb_store_job_runs(c->s, b, false, &doc, err,
+					   sizeof(err)), 0);
+	assert_int_equal(json_object_array_length(jget(doc, "runs")), 1);
+	json_object_put(doc);
+	db = raw_open(c->path);
+	assert_string_equal(raw_text(db, "SELECT level || ':' || message FROM "
+				     "events WHERE job_id = ?1 ORDER BY id DESC"
+				     " LIMIT 1", b),
+			    "warning:interrupted: daemon stopped while the job ran");
+	sqlite3_close(db);
+	assert_int_equal(bb_store_jobs_interrupt_running(c->s, &n, err,
+							 sizeof(err)), 0);
+	assert_int_equal(n, 0);
+}
+
+/* ---- runs ----------------------------------------------------------- */
+
+static void run_with_samples_and_histogram(void **state)
+{
+	struct ctx *c = *state;
+	struct bb_result *r = make_result();
+	int64_t job = new_job(c->s, "nop"), rid = 0, rid2 = 0, rid3 = 0;
+	struct json_object *doc, *runs, *r0, *smp;
+	char err[256] = "";
+	sqlite3 *db;
+
+	assert_int_equal(bb_store_job_start(c->s, job, 0, 0, err, sizeof(err)),
+			 0);
+	/* the result JSON says iops 1: the summary must come from r */
+	assert_int_equal(insert_run(c->s, job, 0, "A", false, "done",
+				    "{\"iops\":1}", r, 0, &rid), 0);
+	assert_true(rid > 0);
+
+	db = raw_open(c->path);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM runs", 0), 1);
+	assert_true(raw_double(db, "SELECT iops FROM runs WHERE id = ?1", rid)
+		    == 100000.0);
+	assert_true(raw_double(db, "SELECT bw_bytes_s FROM runs WHERE id = ?1",
+			       rid) == 300000.0 * 4096 / 3);
+	assert_int_equal(raw_int(db, "SELECT lat_p50_ns FROM runs WHERE id = ?1",
+				 rid), bb_hist_percentile(&r->lat, 50));
+	assert_int_equal(raw_int(db, "SELECT lat_p99_ns FROM runs WHERE id = ?1",
+				 rid), bb_hist_percentile(&r->lat, 99));
+	assert_true(bb_hist_percentile(&r->lat, 99) >= 99000);
+	assert_true(raw_double(db, "SELECT cpu_per_io_ns FROM runs WHERE id = ?1",
+			       rid) == 5000.0); /* 1.5 s / 300000 */
+	assert_int_equal(raw_int(db, "SELECT started_ms FROM runs WHERE id = ?1",
+				 rid), 1764477190123ll);
+	assert_int_equal(raw_int(db, "SELECT duration_ns FROM runs WHERE id = ?1",
+				 rid), 3000000000ll);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM samples WHERE "
+				 "run_id = ?1", rid), 3);
+	assert_int_equal(raw_int(db, "SELECT sum(ios) FROM samples WHERE "
+				 "run_id = ?1", rid), 300000);
+	assert_int_equal(raw_int(db, "SELECT max(t_ms) FROM samples WHERE "
+				 "run_id = ?1", rid), 3000);
+	/* only the 3 non-zero buckets, with their counts */
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM lat_hist WHERE "
+				 "run_id = ?1", rid), 3);
+	assert_int_equal(raw_int(db, "SELECT sum(count) FROM lat_hist WHERE "
+				 "run_id = ?1", rid), 100);
+	{
+		sqlite3_stmt *st = NULL;
+
+		assert_int_equal(sqlite3_prepare_v2(db, "SELECT count FROM "
+			"lat_hist WHERE run_id = ?1 AND bucket = ?2", -1, &st,
+			NULL), SQLITE_OK);
+		sqlite3_bind_int64(st, 1, rid);
+		sqlite3_bind_int(st, 2, (int)bb_hist_bucket(1000));
+		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+		assert_int_equal(sqlite3_column_int(st, 0), 50);
+		sqlite3_finalize(st);
+	}
+	assert_int_equal(raw_int(db, "SELECT runs_done FROM jobs WHERE id = ?1",
+				 job), 1);
+
+	/* same seq again: refused, and nothing of it stays */
+	assert_int_equal(insert_run(c->s, job, 0, "B", false, "done", NULL, r,
+				    0, NULL), -EEXIST);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM runs", 0), 1);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM samples", 0), 3);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM lat_hist", 0), 3);
+	assert_int_equal(raw_int(db, "SELECT runs_done FROM jobs WHERE id = ?1",
+				 job), 1);
+
+	/* no bb_result: the summary from the result JSON */
+	assert_int_equal(insert_run(c->s, job, 1, "B", false, "done",
+		"{\"iops\":2500.5,\"bw_bytes_s\":10242048.0,\"duration_s\":2.0,"
+		"\"start_unix_ms\":1764477190123,\"io\":{\"ios\":5001},"
+		"\"latency_ns\":{\"count\":5001,\"p50\":7000,\"p99\":9000},"
+		"\"cpu\":{\"per_io_ns\":1234.5}}", NULL, 0, &rid2), 0);
+	assert_true(raw_double(db, "SELECT iops FROM runs WHERE id = ?1", rid2)
+		    == 2500.5);
+	assert_int_equal(raw_int(db, "SELECT lat_p99_ns FROM runs WHERE id = ?1",
+				 rid2), 9000);
+	assert_int_equal(raw_int(db, "SELECT duration_ns FROM runs WHERE id = ?1",
+				 rid2), 2000000000ll);
+	/* a failed run without any result: NULL summary */
+	assert_int_equal(insert_run(c->s, job, 2, "A", true, "failed", NULL,
+				    NULL, 0, &rid3), 0);
+	assert_int_equal(raw_int(db, "SELECT iops IS NULL AND lat_p50_ns IS "
+				 "NULL AND result IS NULL FROM runs WHERE id = ?1",
+				 rid3), 1);
+	assert_int_equal(insert_run(c->s, job, 3, "A", false, "done", "{",
+				    NULL, 0, NULL), -EINVAL);
+	assert_int_equal(insert_run(c->s, job, 3, "A", false, "weird", NULL,
+				    NULL, 0, NULL), -EINVAL);
+	sqlite3_close(db);
+
+	/* the API document */
+	assert_int_equal(bb_store_job_runs(c->s, job, true, &doc, err,
+					   sizeof(err)), 0);
+	assert_int_equal(json_object_get_int64(jget(doc, "job_id")), job);
+	runs = jget(doc, "runs");
+	assert_int_equal(json_object_array_length(runs), 3);
+	r0 = json_object_array_get_idx(runs, 0);
+	assert_int_equal(json_object_get_int64(jget(r0, "id")), rid);
+	assert_null(jget(r0, "device_id"));
+	assert_int_equal(json_object_get_int(jget(r0, "seq")), 0);
+	assert_string_equal(json_object_get_string(jget(r0, "variant")), "A");
+	assert_false(json_object_get_boolean(jget(r0, "warmup")));
+	assert_string_equal(json_object_get_string(jget(r0, "state")), "done");
+	assert_true(json_object_get_double(jget(r0, "iops")) == 100000.0);
+	assert_string_equal(json_object_get_string(jget(r0, "started")),
+			    "2025-11-30T04:33:10.123Z");
+	assert_true(json_object_is_type(jget(r0, "result"), json_type_object));
+	assert_int_equal(json_object_get_int(jget(jget(r0, "result"), "iops")),
+			 1);
+	smp = jget(r0, "samples");
+	assert_int_equal(json_object_array_length(smp), 3);
+	assert_int_equal(json_object_get_int(jget(
+		json_object_array_get_idx(smp, 2), "t_ms")), 3000);
+	r0 = json_object_array_get_idx(runs, 2);
+	assert_true(json_object_get_boolean(jget(r0, "warmup")));
+	assert_null(jget(r0, "iops"));
+	assert_null(jget(r0, "result"));
+	json_object_put(doc);
+	assert_int_equal(bb_store_job_runs(c->s, job, false, &doc, err,
+					   sizeof(err)), 0);
+	r0 = json_object_array_get_idx(jget(doc, "runs"), 0);
+	assert_false(json_object_object_get_ex(r0, "samples", NULL));
+	json_object_put(doc);
+	free_result(r);
+}
+
+/* Foreign keys are enforced by the store's connection. */
+static void foreign_keys_enforced(void **state)
+{
+	struct ctx *c = *state;
+	int64_t job = new_job(c->s, "nop");
+	struct bb_store_run run = {
+		.job_id = 424242, .variant = "A", .state = "done",
+		.result = "{}",
+	};
+	char err[256] = "";
+	sqlite3 *db;
+
+	assert_int_equal(bb_store_run_insert(c->s, &run, NULL, err,
+					     sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "424242"));
+	/* an unknown device id, too */
+	assert_int_equal(insert_run(c->s, job, 0, "A", false, "done", "{}",
+				    NULL, 777, NULL), -ENOENT);
+	assert_int_equal(bb_store_job_start(c->s, job, 555, 0, err,
+					    sizeof(err)), -ENOENT);
+	expect_state(c->s, job, BB_JOB_QUEUED);
+	db = raw_open(c->path);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM runs", 0), 0);
+	assert_int_equal(raw_int(db, "SELECT runs_done FROM jobs WHERE id = ?1",
+				 job), 0);
+	sqlite3_close(db);
+}
+
+/* Deleting a job deletes its runs, samples, histograms and events; its
+ * knob journal rows stay (they hold values to restore). */
+static void foreign_key_cascade(void **state)
+{
+	struct ctx *c = *state;
+	struct bb_result *r = make_result();
+	int64_t job = new_job(c->s, "nop"), other = new_job(c->s, "nop"), k;
+	char err[256] = "";
+	sqlite3 *db;
+
+	assert_int_equal(insert_run(c->s, job, 0, "A", false, "done", "{}", r,
+				    0, NULL), 0);
+	assert_int_equal(insert_run(c->s, job, 1, "B", false, "done", "{}", r,
+				    0, NULL), 0);
+	assert_int_equal(insert_run(c->s, other, 0, "A", false, "done", "{}",
+				    r, 0, NULL), 0);
+	assert_int_equal(bb_store_knob_journal(c->s, job, "/dev/vda", "nomerges",
+					       "/sys/block/vda/queue/nomerges",
+					       "0", "2", &k, err, sizeof(err)),
+			 0);
+	db = raw_open(c->path);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA foreign_keys = ON", NULL,
+				      NULL, NULL), SQLITE_OK);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM samples", 0), 9);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM lat_hist", 0), 9);
+	{
+		sqlite3_stmt *st = NULL;
+
+		assert_int_equal(sqlite3_prepare_v2(db, "DELETE FROM jobs "
+			"WHERE id = ?1", -1, &st, NULL), SQLITE_OK);
+		sqlite3_bind_int64(st, 1, job);
+		assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+		sqlite3_finalize(st);
+	}
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM runs", 0), 1);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM samples", 0), 3);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM lat_hist", 0), 3);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM events WHERE "
+				 "job_id = ?1", job), 0);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM events WHERE "
+				 "job_id = ?1", other), 1);
+	assert_int_equal(raw_int(db, "SELECT job_id IS NULL FROM knob_journal "
+				 "WHERE id = ?1", k), 1);
+	sqlite3_close(db);
+	free_result(r);
+}
+
+/* ---- lists ---------------------------------------------------------- */
+
+/* Walk every page; ids strictly decreasing (so no duplicates). */
+static unsigned walk_pages(struct bb_store *s, const char *state,
+			   unsigned limit, int64_t *seen, unsigned maxn)
+{
+	int64_t cursor = 0, prev = INT64_MAX;
+	char err[256] = "";
+	unsigned n = 0, pages = 0;
+
+	for (;;) {
+		struct json_object *doc = NULL, *jobs, *nc;
+		size_t len;
+
+		assert_int_equal(bb_store_jobs_list(s, state, limit, cursor,
+						    &doc, err, sizeof(err)), 0);
+		jobs = jget(doc, "jobs");
+		len = json_object_array_length(jobs);
+		assert_true(len <= limit);
+		for (size_t i = 0; i < len; i++) {
+			struct json_object *j = json_object_array_get_idx(jobs, i);
+			int64_t id = json_object_get_int64(jget(j, "id"));
+
+			assert_true(id < prev);
+			prev = id;
+			if (state)
+				assert_string_equal(json_object_get_string(
+					jget(j, "state")), state);
+			assert_false(json_object_object_get_ex(j, "spec", NULL));
+			assert_true(is_iso_ms(jget(j, "created")));
+			assert_true(n < maxn);
+			seen[n++] = id;
+		}
+		nc = jget(doc, "next_cursor");
+		pages++;
+		if (!nc) {
+			json_object_put(doc);
+			break;
+		}
+		assert_int_equal(len, limit);
+		assert_int_equal(json_object_get_int64(nc), prev);
+		cursor = json_object_get_int64(nc);
+		json_object_put(doc);
+		assert_true(pages < 1000);
+	}
+	return n;
+}
+
+static void list_pagination(void **state)
+{
+	struct ctx *c = *state;
+	int64_t ids[120], seen[200];
+	struct json_object *doc = NULL;
+	char err[256] = "";
+	unsigned n;
+
+	/* through the store (cancel every third) */
+	for (int i = 0; i < 120; i++) {
+		ids[i] = new_job(c->s, "nop");
+		if (i % 3 == 0)
+			assert_int_equal(bb_store_job_finish(c->s, ids[i],
+				BB_JOB_CANCELLED, NULL, NULL, NULL, err,
+				sizeof(err)), 0);
+	}
+	n = walk_pages(c->s, NULL, 7, seen, 200);
+	assert_int_equal(n, 120);
+	for (unsigned i = 0; i < n; i++)
+		assert_int_equal(seen[i], ids[119 - i]); /* all, newest first */
+	n = walk_pages(c->s, BB_JOB_CANCELLED, 9, seen, 200);
+	assert_int_equal(n, 40);
+	for (unsigned i = 0; i < n; i++)
+		assert_int_equal(seen[i], ids[117 - 3 * i]);
+	n = walk_pages(c->s, BB_JOB_QUEUED, 500, seen, 200);
+	assert_int_equal(n, 80);
+	/* a page of exactly the remaining jobs has no next cursor */
+	assert_int_equal(walk_pages(c->s, BB_JOB_CANCELLED, 40, seen, 200), 40);
+	assert_int_equal(walk_pages(c->s, BB_JOB_DONE, 10, seen, 200), 0);
+	/* a cursor in the middle */
+	assert_int_equal(bb_store_jobs_list(c->s, NULL, 500, ids[10], &doc, err,
+					    sizeof(err)), 0);
+	assert_int_equal(json_object_array_length(jget(doc, "jobs")), 10);
+	json_object_put(doc);
+	/* bad arguments */
+	assert_int_equal(bb_store_jobs_list(c->s, NULL, 0, 0, &doc, err,
+					    sizeof(err)), -EINVAL);
+	assert_int_equal(bb_store_jobs_list(c->s, NULL, 501, 0, &doc, err,
+					    sizeof(err)), -EINVAL);
+	assert_int_equal(bb_store_jobs_list(c->s, "bogus", 10, 0, &doc, err,
+					    sizeof(err)), -EINVAL);
+	assert_int_equal(bb_store_jobs_list(c->s, NULL, 500, 0, &doc, err,
+					    sizeof(err)), 0);
+	assert_int_equal(json_object_array_length(jget(doc, "jobs")), 120);
+	json_object_put(doc);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* 10,000 jobs with big specs: lists use the indexes and stay fast. */
+static void list_is_fast_with_10000_jobs(void **state)
+{
+	struct ctx *c = *state;
+	struct json_object *doc = NULL, *m = NULL;
+	char err[256] = "";
+	int64_t cursor = 0;
+	unsigned total = 0;
+	double t0, dt;
+	sqlite3 *db = raw_open(c->path);
+
+	assert_int_equal(sqlite3_exec(db,
+		"WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n"
+		" WHERE i < 10000) INSERT INTO jobs (name, target, state,"
+		" created_ms, spec) SELECT 'j' || i, CASE i % 2 WHEN 0 THEN"
+		" '/dev/vda' ELSE 'nop' END, CASE i % 4 WHEN 0 THEN 'done' WHEN 1"
+		" THEN 'failed' ELSE 'queued' END, 1764477190123 + i,"
+		" '{\"pad\":\"' || hex(zeroblob(2000)) || '\"}' FROM n",
+		NULL, NULL, NULL), SQLITE_OK);
+	{
+		sqlite3_stmt *st = NULL;
+		char plan[512] = "";
+
+		assert_int_equal(sqlite3_prepare_v2(db, "EXPLAIN QUERY PLAN "
+			"SELECT id FROM jobs WHERE state = 'done' AND id < 500"
+			" ORDER BY id DESC LIMIT 51", -1, &st, NULL), SQLITE_OK);
+		while (sqlite3_step(st) == SQLITE_ROW)
+			strncat(plan, (const char *)sqlite3_column_text(st, 3),
+				sizeof(plan) - strlen(plan) - 1);
+		sqlite3_finalize(st);
+		assert_non_null(strstr(plan, "jobs_state_id"));
+	}
+	sqlite3_close(db);
+
+	t0 = now_s();
+	for (int page = 0; page < 20; page++) {
+		assert_int_equal(bb_store_jobs_list(c->s, BB_JOB_DONE, 100,
+						    cursor, &doc, err,
+						    sizeof(err)), 0);
+		total += (unsigned)json_object_array_length(jget(doc, "jobs"));
+		cursor = json_object_get_int64(jget(doc, "next_cursor"));
+		json_object_put(doc);
+	}
+	assert_int_equal(total, 2000);
+	assert_int_equal(bb_store_jobs_list(c->s, NULL, 500, 0, &doc, err,
+					    sizeof(err)), 0);
+	json_object_put(doc);
+	assert_int_equal(bb_store_metrics(c->s, &m, err, sizeof(err)), 0);
+	assert_int_equal(json_object_get_int(jget(jget(m, "jobs_by_state"),
+						  "done")), 2500);
+	json_object_put(m);
+	dt = now_s() - t0;
+	/* a few ms in practice; generous for sanitizers and slow hosts */
+	assert_true(dt < 1.0);
+}
+
+/* ---- knob journal --------------------------------------------------- */
+
+struct walk {
+	struct bb_store *s;
+	unsigned n;
+	int64_t ids[8];
+	char originals[8][16];
+	char states[8][16];
+	bool mark;
+	int stop_with;
+};
+
+static int walk_cb(void *arg, const struct bb_knob_row *row)
+{
+	struct walk *w = arg;
+	char err[256] = "";
+
+	assert_true(w->n < 8);
+	w->ids[w->n] = row->id;
+	snprintf(w->originals[w->n], 16, "%s", row->original);
+	snprintf(w->states[w->n], 16, "%s", row->state);
+	w->n++;
+	if (w->mark) /* the callback uses the same handle */
+		assert_int_equal(bb_store_knob_mark(w->s, row->id, "restored",
+						    err, sizeof(err)), 0);
+	return w->stop_with;
+}
+
+static void knob_journal(void **state)
+{
+	struct ctx *c = *state;
+	int64_t job = new_job(c->s, "/dev/vda"), k1, k2, k3, k4;
+	struct json_object *doc, *knobs, *k;
+	struct walk w = { .s = c->s };
+	char err[256] = "";
+
+	assert_int_equal(bb_store_knob_journal(c->s, job, "/dev/vda",
+		"nomerges", "/sys/block/vda/queue/nomerges", "0", "2", &k1,
+		err, sizeof(err)), 0);
+	assert_int_equal(bb_store_knob_mark(c->s, k1, "applied", err,
+					    sizeof(err)), 0);
+	assert_int_equal(bb_store_knob_journal(c->s, job, "/dev/vda",
+		"scheduler", "/sys/block/vda/queue/scheduler", "mq-deadline",
+		"none", &k2, err, sizeof(err)), 0);
+	assert_true(k2 > k1);
+
+	/* unrestored, oldest first, with their states */
+	assert_int_equal(bb_store_knobs_unrestored(c->s, walk_cb, &w, err,
+						   sizeof(err)), 0);
+	assert_int_equal(w.n, 2);
+	assert_int_equal(w.ids[0], k1);
+	assert_string_equal(w.originals[0], "0");
+	assert_string_equal(w.states[0], "applied");
+	assert_int_equal(w.ids[1], k2);
+	assert_string_equal(w.originals[1], "mq-deadline");
+	assert_string_equal(w.states[1], "pending");
+
+	/* a walk that restores (re-entering the store) */
+	w = (struct walk){ .s = c->s, .mark = true };
+	assert_int_equal(bb_store_knobs_unrestored(c->s, walk_cb, &w, err,
+						   sizeof(err)), 0);
+	assert_int_equal(w.n, 2);
+	w = (struct walk){ .s = c->s };
+	assert_int_equal(bb_store_knobs_unrestored(c->s, walk_cb, &w, err,
+						   sizeof(err)), 0);
+	assert_int_equal(w.n, 0);
+
+	/* marks only go forward; the same mark again is fine */
+	assert_int_equal(bb_store_knob_mark(c->s, k1, "restored", err,
+					    sizeof(err)), 0);
+	assert_int_equal(bb_store_knob_mark(c->s, k1, "applied", err,
+					    sizeof(err)), -EINVAL);
+	assert_int_equal(bb_store_knob_mark(c->s, k1, "bogus", err,
+					    sizeof(err)), -EINVAL);
+	assert_int_equal(bb_store_knob_mark(c->s, 9999, "applied", err,
+					    sizeof(err)), -ENOENT);
+	assert_int_equal(bb_store_knob_journal(c->s, job, "/dev/vda", "x",
+					       NULL, "0", "1", &k3, err,
+					       sizeof(err)), -EINVAL);
+
+	/* the callback's non-zero return stops the walk */
+	assert_int_equal(bb_store_knob_journal(c->s, job, "/dev/vda",
+		"rq_affinity", "/sys/block/vda/queue/rq_affinity", "1", "2",
+		&k3, err, sizeof(err)), 0);
+	assert_int_equal(bb_store_knob_journal(c->s, 0, NULL, "iostats",
+		"/sys/block/vda/queue/iostats", "1", "0", &k4, err,
+		sizeof(err)), 0);
+	w = (struct walk){ .s = c->s, .stop_with = 42 };
+	assert_int_equal(bb_store_knobs_unrestored(c->s, walk_cb, &w, err,
+						   sizeof(err)), 42);
+	assert_int_equal(w.n, 1);
+	assert_int_equal(w.ids[0], k3);
+
+	/* the job's rows, in its document too */
+	assert_int_equal(bb_store_job_knobs(c->s, job, &knobs, err,
+					    sizeof(err)), 0);
+	assert_int_equal(json_object_array_length(knobs), 3);
+	k = json_object_array_get_idx(knobs, 0);
+	assert_string_equal(json_object_get_string(jget(k, "knob")), "nomerges");
+	assert_string_equal(json_object_get_string(jget(k, "target")),
+			    "/dev/vda");
+	assert_string_equal(json_object_get_string(jget(k, "original")), "0");
+	assert_string_equal(json_object_get_string(jget(k, "applied")), "2");
+	assert_string_equal(json_object_get_string(jget(k, "state")),
+			    "restored");
+	assert_true(is_iso_ms(jget(k, "restored")));
+	k = json_object_array_get_idx(knobs, 2);
+	assert_string_equal(json_object_get_string(jget(k, "state")), "pending");
+	assert_null(jget(k, "restored"));
+	json_object_put(knobs);
+	assert_int_equal(bb_store_job_get(c->s, job, &doc, err, sizeof(err)), 0);
+	assert_int_equal(json_object_array_length(jget(doc, "knobs")), 3);
+	json_object_put(doc);
+}
+
+/* ---- hosts, devices, metrics ---------------------------------------- */
+
+static void host_and_device_dedup(void **state)
+{
+	struct ctx *c = *state;
+	int64_t h1 = 0, h2 = 0, h3 = 0, d1 = 0, d2 = 0, d3 = 0, d4 = 0;
+	struct json_object *a, *b, *x, *da, *db2, *dn;
+	char err[256] = "";
+	sqlite3 *db;
+
+	a = json_tokener_parse("{\"hostname\":\"lab1\",\"kernel\":\"6.18.0\","
+			       "\"cpus\":16,\"memory_bytes\":68719476736,"
+			       "\"governor\":null,\"cmdline\":\"quiet\"}");
+	/* the same, keys in another order */
+	b = json_tokener_parse("{\"cmdline\":\"quiet\",\"cpus\":16,"
+			       "\"governor\":null,\"kernel\":\"6.18.0\","
+			       "\"memory_bytes\":68719476736,"
+			       "\"hostname\":\"lab1\"}");
+	x = json_tokener_parse("{\"hostname\":\"lab1\",\"kernel\":\"6.19.0\","
+			       "\"cpus\":16}");
+	assert_int_equal(bb_store_host_upsert(c->s, a, &h1, err, sizeof(err)),
+			 0);
+	assert_int_equal(bb_store_host_upsert(c->s, b, &h2, err, sizeof(err)),
+			 0);
+	assert_int_equal(bb_store_host_upsert(c->s, x, &h3, err, sizeof(err)),
+			 0);
+	assert_true(h1 > 0);
+	assert_int_equal(h1, h2);
+	assert_true(h3 != h1);
+
+	da = json_tokener_parse("{\"kind\":\"block\",\"path\":\"/dev/nvme0n1\","
+		"\"device\":{\"name\":\"nvme0n1\",\"model\":\"Samsung 990\","
+		"\"serial\":\"S123\",\"firmware\":\"4B2QJXD7\","
+		"\"limits\":{\"max_sectors_kb\":128,\"max_segments\":127}}}");
+	db2 = json_tokener_parse("{\"kind\":\"block\",\"path\":\"/dev/nvme0n1\","
+		"\"device\":{\"name\":\"nvme0n1\",\"model\":\"Samsung 990\","
+		"\"serial\":\"S123\",\"firmware\":\"4B2QJXD8\","
+		"\"limits\":{\"max_sectors_kb\":128,\"max_segments\":127}}}");
+	dn = json_tokener_parse("{\"kind\":\"nop\"}");
+	assert_int_equal(bb_store_device_upsert(c->s, da, &d1, err,
+						sizeof(err)), 0);
+	assert_int_equal(bb_store_device_upsert(c->s, da, &d2, err,
+						sizeof(err)), 0);
+	assert_int_equal(bb_store_device_upsert(c->s, db2, &d3, err,
+						sizeof(err)), 0);
+	assert_int_equal(bb_store_device_upsert(c->s, dn, &d4, err,
+						sizeof(err)), 0);
+	assert_int_equal(d1, d2);
+	assert_true(d3 != d1 && d4 != d1 && d4 != d3);
+
+	db = raw_open(c->path);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM hosts", 0), 2);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM devices", 0), 3);
+	assert_int_equal(raw_int(db, "SELECT memory_bytes FROM hosts WHERE "
+				 "id = ?1", h1), 68719476736ll);
+	assert_string_equal(raw_text(db, "SELECT name || ' ' || model || ' ' "
+				     "|| firmware FROM devices WHERE id = ?1",
+				     d1), "nvme0n1 Samsung 990 4B2QJXD7");
+	assert_string_equal(raw_text(db, "SELECT limits FROM devices WHERE "
+				     "id = ?1", d1),
+			    "{\"max_sectors_kb\":128,\"max_segments\":127}");
+	assert_string_equal(raw_text(db, "SELECT path FROM devices WHERE "
+				     "id = ?1", d1), "/dev/nvme0n1");
+	sqlite3_close(db);
+	assert_int_equal(bb_store_host_upsert(c->s, NULL, &h3, err,
+					      sizeof(err)), -EINVAL);
+	json_object_put(a);
+	json_object_put(b);
+	json_object_put(x);
+	json_object_put(da);
+	json_object_put(db2);
+	json_object_put(dn);
+}
+
+static void metrics_counts(void **state)
+{
+	struct ctx *c = *state;
+	struct json_object *dev, *m, *by, *last, *e;
+	int64_t did = 0, q1, q2, run, done, fail, canc, nopj;
+	char err[256] = "";
+
+	dev = json_tokener_parse("{\"kind\":\"block\",\"path\":\"/dev/nvme0n1\","
+				 "\"device\":{\"name\":\"nvme0n1\"}}");
+	assert_int_equal(bb_store_device_upsert(c->s, dev, &did, err,
+						sizeof(err)), 0);
+	json_object_put(dev);
+	q1 = new_job(c->s, "nop");
+	q2 = new_job(c->s, "nop");
+	(void)q1;
+	(void)q2;
+	run = new_job(c->s, "/dev/vdb");
+	done = new_job(c->s, "/dev/nvme0n1");
+	fail = new_job(c->s, "/dev/nvme0n1");
+	canc = new_job(c->s, "nop");
+	nopj = new_job(c->s, "nop");
+	assert_int_equal(bb_store_job_start(c->s, run, 0, 0, err, sizeof(err)),
+			 0);
+	assert_int_equal(bb_store_job_start(c->s, done, 0, did, err,
+					    sizeof(err)), 0);
+	assert_int_equal(insert_run(c->s, done, 0, "A", true, "done",
+				    "{\"iops\":1,\"duration_s\":1,"
+				    "\"bw_bytes_s\":1}", NULL, did, NULL), 0);
+	assert_int_equal(insert_run(c->s, done, 1, "A", false, "done",
+				    "{\"iops\":1000,\"duration_s\":1,"
+				    "\"bw_bytes_s\":1}", NULL, did, NULL), 0);
+	assert_int_equal(insert_run(c->s, done, 2, "B", false, "done",
+				    "{\"iops\":2000,\"duration_s\":1,"
+				    "\"bw_bytes_s\":1}", NULL, did, NULL), 0);
+	assert_int_equal(insert_run(c->s, done, 3, "B", true, "done",
+				    "{\"iops\":3,\"duration_s\":1,"
+				    "\"bw_bytes_s\":1}", NULL, did, NULL), 0);
+	assert_int_equal(bb_store_job_finish(c->s, done, BB_JOB_DONE, "faster",
+					     NULL, NULL, err, sizeof(err)), 0);
+	/* a newer job on the same target whose only run failed */
+	assert_int_equal(bb_store_job_start(c->s, fail, 0, did, err,
+					    sizeof(err)), 0);
+	assert_int_equal(insert_run(c->s, fail, 0, "A", false, "failed", NULL,
+				    NULL, did, NULL), 0);
+	assert_int_equal(bb_store_job_finish(c->s, fail, BB_JOB_FAILED, NULL,
+					     NULL, "boom", err, sizeof(err)),
+			 0);
+	assert_int_equal(bb_store_job_finish(c->s, canc, BB_JOB_CANCELLED,
+					     NULL, NULL, NULL, err,
+					     sizeof(err)), 0);
+	assert_int_equal(bb_store_job_start(c->s, nopj, 0, 0, err,
+					    sizeof(err)), 0);
+	assert_int_equal(insert_run(c->s, nopj, 0, "A", false, "done",
+				    "{\"iops\":5e6,\"duration_s\":1,"
+				    "\"bw_bytes_s\":0}", NULL, 0, NULL), 0);
+	assert_int_equal(bb_store_job_finish(c->s, nopj, BB_JOB_INTERRUPTED,
+					     NULL, NULL, "stop", err,
+					     sizeof(err)), 0);
+
+	assert_int_equal(bb_store_metrics(c->s, &m, err, sizeof(err)), 0);
+	by = jget(m, "jobs_by_state");
+	assert_int_equal(json_object_object_length(by), 6);
+	assert_int_equal(json_object_get_int(jget(by, "queued")), 2);
+	assert_int_equal(json_object_get_int(jget(by, "running")), 1);
+	assert_int_equal(json_object_get_int(jget(by, "done")), 1);
+	assert_int_equal(json_object_get_int(jget(by, "failed")), 1);
+	assert_int_equal(json_object_get_int(jget(by, "cancelled")), 1);
+	assert_int_equal(json_object_get_int(jget(by, "interrupted")), 1);
+	assert_int_equal(json_object_get_int(jget(m, "runs_total")), 6);
+	last = jget(m, "last_iops");
+	assert_int_equal(json_object_array_length(last), 2); /* not /dev/vdb */
+	e = json_object_array_get_idx(last, 0);
+	assert_string_equal(json_object_get_string(jget(e, "target")),
+			    "/dev/nvme0n1");
+	assert_string_equal(json_object_get_string(jget(e, "device")),
+			    "nvme0n1");
+	assert_true(json_object_get_double(jget(e, "iops")) == 2000.0);
+	e = json_object_array_get_idx(last, 1);
+	assert_string_equal(json_object_get_string(jget(e, "target")), "nop");
+	assert_string_equal(json_object_get_string(jget(e, "device")), "");
+	assert_true(json_object_get_double(jget(e, "iops")) == 5e6);
+	json_object_put(m);
+}
+
+/* ---- concurrency ---------------------------------------------------- */
+
+struct writer {
+	const char *path;
+	int ok;
+};
+
+static void *writer_thread(void *arg)
+{
+	struct writer *w = arg;
+	struct bb_store *s = NULL;
+	char err[256] = "";
+	int64_t id;
+
+	if (bb_store_open(&s, w->path, err, sizeof(err)))
+		return NULL;
+	for (int i = 0; i < 40; i++) {
+		if (bb_store_job_insert(s, "w", "nop", SPEC, 1, &id, err,
+					sizeof(err)))
+			break;
+		if (bb_store_job_finish(s, id, BB_JOB_CANCELLED, NULL, NULL,
+					NULL, err, sizeof(err)))
+			break;
+		w->ok++;
+	}
+	bb_store_close(s);
+	return NULL;
+}
+
+/* Two handles writing at once wait for each other (busy timeout). */
+static void two_handles_write_concurrently(void **state)
+{
+	struct ctx *c = *state;
+	struct writer w[3] = { { c->path, 0 }, { c->path, 0 }, { c->path, 0 } };
+	pthread_t t[3];
+	sqlite3 *db;
+
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, writer_thread,
+						&w[i]), 0);
+	for (int i = 0; i < 3; i++)
+		pthread_join(t[i], NULL);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(w[i].ok, 40);
+	db = raw_open(c->path);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM jobs WHERE state = "
+				 "'cancelled'", 0), 120);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM events", 0), 240);
+	sqlite3_close(db);
+}
+
+/* ---- full disk ------------------------------------------------------ */
+
+static void full_disk_is_enospc_and_reads_survive(void **state)
+{
+	struct ctx *c = *state;
+	struct json_object *doc = NULL;
+	char err[256] = "", st[16];
+	size_t big = 96 * 1024;
+	char *result = malloc(big + 64);
+	int64_t job;
+	unsigned ok = 0;
+	int ret = 0;
+
+	assert_non_null(result);
+	bb_store_close(c->s);
+	c->s = NULL;
+	if (mount("tmpfs", c->dir, "tmpfs", 0, "size=1m")) {
+		fprintf(stderr, "skipped: cannot mount a 1 MiB tmpfs on %s: "
+			"%s (needs root)\n", c->dir, strerror(errno));
+		free(result);
+		skip();
+	}
+	c->mounted = true;
+	assert_int_equal(bb_store_open(&c->s, c->path, err, sizeof(err)), 0);
+	job = new_job(c->s, "nop");
+	assert_int_equal(bb_store_job_start(c->s, job, 0, 0, err, sizeof(err)),
+			 0);
+	/* {"iops":N,"pad":"xxxx..."}: incompressible enough for sqlite */
+	for (unsigned seq = 0; seq < 100; seq++) {
+		int n = snprintf(result, 64, "{\"iops\":%u,\"pad\":\"", seq);
+
+		for (size_t i = 0; i < big - 4; i++)
+			result[n + i] = (char)('a' + (rand() % 26));
+		strcpy(result + n + big - 4, "\"}");
+		err[0] = 0;
+		ret = insert_run(c->s, job, seq, "A", false, "done", result,
+				 NULL, 0, NULL);
+		if (ret)
+			break;
+		ok++;
+	}
+	assert_int_equal(ret, -ENOSPC);
+	assert_true(ok >= 1);
+	{
+		struct bb_store_run run = { .job_id = job, .variant = "A",
+					    .seq = 1000, .state = "done",
+					    .result = result };
+
+		assert_int_equal(bb_store_run_insert(c->s, &run, NULL, err,
+						     sizeof(err)), -ENOSPC);
+		assert_non_null(strstr(err, "database or disk is full"));
+		assert_non_null(strstr(err, c->path));
+	}
+	/* everything stored before reads fine, through the same handle */
+	expect_state(c->s, job, BB_JOB_RUNNING);
+	assert_int_equal(bb_store_job_runs(c->s, job, true, &doc, err,
+					   sizeof(err)), 0);
+	assert_int_equal(json_object_array_length(jget(doc, "runs")), ok);
+	assert_int_equal(json_object_get_int(jget(jget(json_object_array_get_idx(
+		jget(doc, "runs"), ok - 1), "result"), "iops")), ok - 1);
+	json_object_put(doc);
+	assert_int_equal(bb_store_job_get(c->s, job, &doc, err, sizeof(err)), 0);
+	assert_int_equal(json_object_get_int(jget(doc, "runs_done")), ok);
+	json_object_put(doc);
+	assert_int_equal(bb_store_jobs_list(c->s, NULL, 10, 0, &doc, err,
+					    sizeof(err)), 0);
+	assert_int_equal(json_object_array_length(jget(doc, "jobs")), 1);
+	json_object_put(doc);
+	assert_int_equal(bb_store_metrics(c->s, &doc, err, sizeof(err)), 0);
+	assert_int_equal(json_object_get_int(jget(doc, "runs_total")), ok);
+	json_object_put(doc);
+	/* and a second handle opens and reads it too */
+	{
+		struct bb_store *s2 = NULL;
+
+		ret = bb_store_open(&s2, c->path, err, sizeof(err));
+		assert_int_equal(ret, 0);
+		assert_int_equal(bb_store_job_state(s2, job, st, err,
+						    sizeof(err)), 0);
+		assert_string_equal(st, "running");
+		bb_store_close(s2);
+	}
+	free(result);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+		T(open_creates_schema),
+		T(wal_mode_is_on),
+		T(reopen_keeps_data_and_version),
+		T(newer_database_is_refused),
+		T(bad_files_are_refused),
+		T(job_lifecycle_with_events),
+		T(job_state_errors),
+		T(interrupt_running_jobs),
+		T(run_with_samples_and_histogram),
+		T(foreign_keys_enforced),
+		T(foreign_key_cascade),
+		T(list_pagination),
+		T(list_is_fast_with_10000_jobs),
+		T(knob_journal),
+		T(host_and_device_dedup),
+		T(metrics_counts),
+		T(two_handles_write_concurrently),
+		T(full_disk_is_enospc_and_reads_survive),
+#undef T
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
