@@ -3,7 +3,7 @@
  * The device tests create a 64 MiB loop device (losetup) with ext4 on it,
  * mounted under /tmp, and a tmpfs; they need root.  Without a loop device
  * those tests are skipped and the program exits 77 if the others passed.
- * The group teardown undoes everything, also after a failure. */
+ * The group teardown undoes everything, also after a failure (loopfix.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,144 +12,31 @@
 
 #include "hostinfo.h"
 
-#include <errno.h>
-#include <fcntl.h>
+#include "loopfix.h"
+
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-struct fixture {
-	char img[PATH_MAX];
-	char loop[64];  /* /dev/loopN */
-	char name[64];  /* loopN */
-	char mnt[PATH_MAX];
-	bool mounted;
-	char tmpfs[PATH_MAX];
-	bool tmpfs_mounted;
-	char file[PATH_MAX];
-	char no_dev[256];
-};
+static struct bb_loopfix fx;
 
-static struct fixture fx;
-
-static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int run(const char *fmt, ...)
+static int group_setup(void **state)
 {
-	char cmd[1024];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	st = system(cmd);
-	return st == -1 ? -1 : WEXITSTATUS(st);
-}
-
-static int run_out(char *out, size_t len, const char *cmd)
-{
-	FILE *p = popen(cmd, "r");
-	int st;
-
-	if (!p)
-		return -1;
-	if (!fgets(out, (int)len, p))
-		out[0] = '\0';
-	out[strcspn(out, "\n")] = '\0';
-	st = pclose(p);
-	return st == -1 ? -1 : WEXITSTATUS(st);
+	(void)state;
+	return bb_loopfix_setup(&fx, "hostinfo");
 }
 
 static int group_teardown(void **state)
 {
 	(void)state;
-	if (fx.tmpfs_mounted && run("umount '%s'", fx.tmpfs) == 0)
-		fx.tmpfs_mounted = false;
-	if (fx.tmpfs[0] && !fx.tmpfs_mounted)
-		rmdir(fx.tmpfs);
-	if (fx.mounted && run("umount '%s'", fx.mnt) == 0)
-		fx.mounted = false;
-	if (fx.mnt[0] && !fx.mounted)
-		rmdir(fx.mnt);
-	if (fx.loop[0])
-		run("losetup -d '%s'", fx.loop);
-	if (fx.img[0])
-		unlink(fx.img);
+	bb_loopfix_teardown(&fx);
 	return 0;
 }
 
-static int group_setup(void **state)
-{
-	char cmd[PATH_MAX + 64];
-	int fd;
-
-	(void)state;
-	memset(&fx, 0, sizeof(fx));
-	snprintf(fx.tmpfs, sizeof(fx.tmpfs), "/tmp/bb-hostinfo-tmpfs.XXXXXX");
-	if (!mkdtemp(fx.tmpfs))
-		fx.tmpfs[0] = '\0';
-	else if (run("mount -t tmpfs -o size=1m bbtest '%s'", fx.tmpfs) == 0)
-		fx.tmpfs_mounted = true;
-
-	snprintf(fx.img, sizeof(fx.img), "/var/tmp/bb-hostinfo.XXXXXX");
-	fd = mkstemp(fx.img);
-	if (fd < 0) {
-		fx.img[0] = '\0';
-		snprintf(fx.no_dev, sizeof(fx.no_dev),
-			 "cannot create a file in /var/tmp");
-		return 0;
-	}
-	close(fd);
-	if (truncate(fx.img, 64 << 20)) {
-		snprintf(fx.no_dev, sizeof(fx.no_dev), "cannot size %s",
-			 fx.img);
-		return 0;
-	}
-	snprintf(cmd, sizeof(cmd), "losetup -f --show '%s' 2>/dev/null",
-		 fx.img);
-	if (run_out(fx.loop, sizeof(fx.loop), cmd) != 0 ||
-	    strncmp(fx.loop, "/dev/loop", 9)) {
-		fx.loop[0] = '\0';
-		snprintf(fx.no_dev, sizeof(fx.no_dev),
-			 "losetup failed (root and loop devices needed)");
-		return 0;
-	}
-	snprintf(fx.name, sizeof(fx.name), "%s", fx.loop + 5);
-	if (run("mkfs.ext4 -q -F '%s' >/dev/null 2>&1", fx.loop))
-		goto bad;
-	snprintf(fx.mnt, sizeof(fx.mnt), "/tmp/bb-hostinfo-mnt.XXXXXX");
-	if (!mkdtemp(fx.mnt)) {
-		fx.mnt[0] = '\0';
-		goto bad;
-	}
-	if (run("mount '%s' '%s'", fx.loop, fx.mnt))
-		goto bad;
-	fx.mounted = true;
-	snprintf(fx.file, sizeof(fx.file), "%s/data", fx.mnt);
-	fd = open(fx.file, O_CREAT | O_WRONLY, 0600);
-	if (fd < 0)
-		goto bad;
-	close(fd);
-	return 0;
-bad:
-	fprintf(stderr, "loop device setup failed (%s)\n", fx.loop);
-	group_teardown(state);
-	return -1;
-}
-
-#define NEED_DEV()                                                             \
-	do {                                                                   \
-		if (fx.no_dev[0]) {                                            \
-			print_message("skipped: %s\n", fx.no_dev);             \
-			skip();                                                \
-		}                                                              \
-	} while (0)
+#define NEED_DEV() BB_LOOPFIX_NEED_DEV(&fx)
 
 static struct json_object *get(struct json_object *o, const char *key)
 {
@@ -240,7 +127,7 @@ static void check_our_loop(struct json_object *d)
 	snprintf(dev, sizeof(dev), "/dev/%s", fx.name);
 	assert_string_equal(get_str(d, "path"), dev);
 	assert_string_equal(get_str(d, "backing_file"), fx.img);
-	assert_int_equal(get_int(d, "size_bytes"), 64 << 20);
+	assert_int_equal(get_int(d, "size_bytes"), BB_LOOPFIX_SIZE);
 	/* a loop device has no model, serial or firmware in sysfs */
 	assert_null(get(d, "model"));
 	assert_null(get(d, "serial"));
@@ -392,11 +279,5 @@ int main(void)
 	int rc;
 
 	rc = cmocka_run_group_tests(tests, group_setup, group_teardown);
-	if (rc)
-		return 1;
-	if (fx.no_dev[0]) {
-		fprintf(stderr, "device tests skipped: %s\n", fx.no_dev);
-		return 77;
-	}
-	return 0;
+	return bb_loopfix_exit(&fx, rc);
 }

@@ -4,7 +4,8 @@
  * and mount it; a tmpfs is mounted for the "no block device" case.  They
  * need root, losetup, mkfs.ext4 and mount: without a loop device those
  * tests are skipped and the program exits 77 if the others passed.
- * Everything is undone by the group teardown, also after a failure. */
+ * Everything is undone by the group teardown, also after a failure
+ * (loopfix.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,156 +14,46 @@
 
 #include "sysknob.h"
 
+#include "loopfix.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-struct fixture {
-	char img[PATH_MAX];   /* backing file under /var/tmp */
-	char loop[64];        /* /dev/loopN, "" when none */
-	char mnt[PATH_MAX];   /* ext4 mount point, "" when none */
-	bool mounted;
-	char tmpfs[PATH_MAX]; /* tmpfs mount point, "" when none */
-	bool tmpfs_mounted;
-	char queue[PATH_MAX]; /* expected queue dir of the loop device */
-	char file[PATH_MAX];  /* a file on the ext4 filesystem */
-	char no_dev[256];     /* why the device tests are skipped */
-};
-
-static struct fixture fx;
-
-static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int run(const char *fmt, ...)
-{
-	char cmd[1024];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	st = system(cmd);
-	return st == -1 ? -1 : WEXITSTATUS(st);
-}
-
-static int run_out(char *out, size_t len, const char *cmd)
-{
-	FILE *p = popen(cmd, "r");
-	int st;
-
-	if (!p)
-		return -1;
-	if (!fgets(out, (int)len, p))
-		out[0] = '\0';
-	out[strcspn(out, "\n")] = '\0';
-	st = pclose(p);
-	return st == -1 ? -1 : WEXITSTATUS(st);
-}
+static struct bb_loopfix fx;
+static char queue[PATH_MAX]; /* expected queue dir of the loop device */
 
 static int group_teardown(void **state)
 {
 	(void)state;
-	if (fx.tmpfs_mounted && run("umount '%s'", fx.tmpfs) == 0)
-		fx.tmpfs_mounted = false;
-	if (fx.tmpfs[0] && !fx.tmpfs_mounted)
-		rmdir(fx.tmpfs);
-	if (fx.mounted && run("umount '%s'", fx.mnt) == 0)
-		fx.mounted = false;
-	if (fx.mnt[0] && !fx.mounted)
-		rmdir(fx.mnt);
-	if (fx.loop[0])
-		run("losetup -d '%s'", fx.loop);
-	if (fx.img[0])
-		unlink(fx.img);
+	bb_loopfix_teardown(&fx);
 	return 0;
 }
 
 static int group_setup(void **state)
 {
-	char cmd[PATH_MAX + 64], real[PATH_MAX], sys[128];
-	const char *base;
-	int fd;
+	char real[PATH_MAX], sys[128];
 
-	(void)state;
-	memset(&fx, 0, sizeof(fx));
-
-	/* tmpfs, for the "no block device" test */
-	snprintf(fx.tmpfs, sizeof(fx.tmpfs), "/tmp/bb-sysknob-tmpfs.XXXXXX");
-	if (!mkdtemp(fx.tmpfs)) {
-		fx.tmpfs[0] = '\0';
-	} else if (run("mount -t tmpfs -o size=1m bbtest '%s'", fx.tmpfs) ==
-		   0) {
-		fx.tmpfs_mounted = true;
-	}
-
-	snprintf(fx.img, sizeof(fx.img), "/var/tmp/bb-sysknob.XXXXXX");
-	fd = mkstemp(fx.img);
-	if (fd < 0) {
-		fx.img[0] = '\0';
-		snprintf(fx.no_dev, sizeof(fx.no_dev),
-			 "cannot create a file in /var/tmp");
+	queue[0] = '\0';
+	if (bb_loopfix_setup(&fx, "sysknob"))
+		return -1;
+	if (fx.no_dev[0])
 		return 0;
+	snprintf(sys, sizeof(sys), "/sys/block/%s", fx.name);
+	if (!realpath(sys, real)) {
+		fprintf(stderr, "no %s\n", sys);
+		group_teardown(state);
+		return -1;
 	}
-	close(fd);
-	if (truncate(fx.img, 64 << 20)) {
-		snprintf(fx.no_dev, sizeof(fx.no_dev), "cannot size %s",
-			 fx.img);
-		return 0;
-	}
-	snprintf(cmd, sizeof(cmd), "losetup -f --show '%s' 2>/dev/null",
-		 fx.img);
-	if (run_out(fx.loop, sizeof(fx.loop), cmd) != 0 ||
-	    strncmp(fx.loop, "/dev/loop", 9)) {
-		fx.loop[0] = '\0';
-		snprintf(fx.no_dev, sizeof(fx.no_dev),
-			 "losetup failed (root and loop devices needed)");
-		return 0;
-	}
-	base = fx.loop + 5;
-	snprintf(sys, sizeof(sys), "/sys/block/%s", base);
-	if (!realpath(sys, real))
-		goto bad;
-	snprintf(fx.queue, sizeof(fx.queue), "%s/queue", real);
-
-	if (run("mkfs.ext4 -q -F '%s' >/dev/null 2>&1", fx.loop)) {
-		fprintf(stderr, "mkfs.ext4 %s failed\n", fx.loop);
-		goto bad;
-	}
-	snprintf(fx.mnt, sizeof(fx.mnt), "/tmp/bb-sysknob-mnt.XXXXXX");
-	if (!mkdtemp(fx.mnt)) {
-		fx.mnt[0] = '\0';
-		goto bad;
-	}
-	if (run("mount '%s' '%s'", fx.loop, fx.mnt)) {
-		fprintf(stderr, "mount %s failed\n", fx.loop);
-		goto bad;
-	}
-	fx.mounted = true;
-	snprintf(fx.file, sizeof(fx.file), "%s/data", fx.mnt);
-	fd = open(fx.file, O_CREAT | O_WRONLY, 0600);
-	if (fd < 0)
-		goto bad;
-	close(fd);
+	snprintf(queue, sizeof(queue), "%s/queue", real);
 	return 0;
-bad:
-	group_teardown(state);
-	return -1;
 }
 
-#define NEED_DEV()                                                             \
-	do {                                                                   \
-		if (fx.no_dev[0]) {                                            \
-			print_message("skipped: %s\n", fx.no_dev);             \
-			skip();                                                \
-		}                                                              \
-	} while (0)
+#define NEED_DEV() BB_LOOPFIX_NEED_DEV(&fx)
 
 /* ---- no device needed ------------------------------------------------------ */
 
@@ -262,7 +153,7 @@ static void test_queue_dir_blockdev(void **state)
 	assert_int_equal(bb_sysknob_queue_dir(fx.loop, dir, sizeof(dir), err,
 					      sizeof(err)),
 			 0);
-	assert_string_equal(dir, fx.queue);
+	assert_string_equal(dir, queue);
 	/* realpath'ed: under /sys/devices, not the /sys/dev/block link */
 	assert_true(!strncmp(dir, "/sys/devices/", 13));
 }
@@ -276,11 +167,11 @@ static void test_queue_dir_file_on_fs(void **state)
 	assert_int_equal(bb_sysknob_queue_dir(fx.file, dir, sizeof(dir), err,
 					      sizeof(err)),
 			 0);
-	assert_string_equal(dir, fx.queue);
+	assert_string_equal(dir, queue);
 	assert_int_equal(bb_sysknob_queue_dir(fx.mnt, dir, sizeof(dir), err,
 					      sizeof(err)),
 			 0);
-	assert_string_equal(dir, fx.queue);
+	assert_string_equal(dir, queue);
 }
 
 static void test_nomerges_roundtrip(void **state)
@@ -289,7 +180,7 @@ static void test_nomerges_roundtrip(void **state)
 
 	(void)state;
 	NEED_DEV();
-	assert_int_equal(bb_sysknob_path(fx.queue, "nomerges", path,
+	assert_int_equal(bb_sysknob_path(queue, "nomerges", path,
 					 sizeof(path), err, sizeof(err)),
 			 0);
 	assert_int_equal(bb_sysknob_read(path, orig, sizeof(orig), err,
@@ -316,7 +207,7 @@ static void test_write_refused(void **state)
 
 	(void)state;
 	NEED_DEV();
-	assert_int_equal(bb_sysknob_path(fx.queue, "nomerges", path,
+	assert_int_equal(bb_sysknob_path(queue, "nomerges", path,
 					 sizeof(path), err, sizeof(err)),
 			 0);
 	assert_int_equal(bb_sysknob_read(path, orig, sizeof(orig), err,
@@ -351,7 +242,7 @@ static void test_scheduler(void **state)
 
 	(void)state;
 	NEED_DEV();
-	assert_int_equal(bb_sysknob_path(fx.queue, "scheduler", path,
+	assert_int_equal(bb_sysknob_path(queue, "scheduler", path,
 					 sizeof(path), err, sizeof(err)),
 			 0);
 	assert_int_equal(bb_sysknob_read(path, orig, sizeof(orig), err,
@@ -380,20 +271,20 @@ static void test_missing_and_bad_knobs(void **state)
 
 	(void)state;
 	NEED_DEV();
-	assert_int_equal(bb_sysknob_path(fx.queue, "no_such_knob", path,
+	assert_int_equal(bb_sysknob_path(queue, "no_such_knob", path,
 					 sizeof(path), err, sizeof(err)),
 			 -ENOENT);
-	snprintf(want, sizeof(want), "%s/no_such_knob", fx.queue);
+	snprintf(want, sizeof(want), "%s/no_such_knob", queue);
 	assert_non_null(strstr(err, want));
 	err[0] = '\0';
-	assert_int_equal(bb_sysknob_path(fx.queue, "../size", path,
+	assert_int_equal(bb_sysknob_path(queue, "../size", path,
 					 sizeof(path), err, sizeof(err)),
 			 -EINVAL);
 	assert_non_null(strstr(err, "../size"));
-	assert_int_equal(bb_sysknob_path(fx.queue, "", path, sizeof(path),
+	assert_int_equal(bb_sysknob_path(queue, "", path, sizeof(path),
 					 err, sizeof(err)),
 			 -EINVAL);
-	assert_int_equal(bb_sysknob_path(fx.queue, "No_Merges", path,
+	assert_int_equal(bb_sysknob_path(queue, "No_Merges", path,
 					 sizeof(path), err, sizeof(err)),
 			 -EINVAL);
 }
@@ -404,7 +295,7 @@ static void test_read_only_knob(void **state)
 
 	(void)state;
 	NEED_DEV();
-	assert_int_equal(bb_sysknob_path(fx.queue, "hw_sector_size", path,
+	assert_int_equal(bb_sysknob_path(queue, "hw_sector_size", path,
 					 sizeof(path), err, sizeof(err)),
 			 0);
 	err[0] = '\0';
@@ -431,11 +322,5 @@ int main(void)
 	int rc;
 
 	rc = cmocka_run_group_tests(tests, group_setup, group_teardown);
-	if (rc)
-		return 1;
-	if (fx.no_dev[0]) {
-		fprintf(stderr, "device tests skipped: %s\n", fx.no_dev);
-		return 77;
-	}
-	return 0;
+	return bb_loopfix_exit(&fx, rc);
 }
