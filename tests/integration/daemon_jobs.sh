@@ -173,7 +173,20 @@ else fail "after restart: state $st, $kept runs (had $runs_before)"; fi
 st=$(wait_job "$id2")
 [ "$st" = done ] && pass "job queued before the crash ran after restart" || fail "queued job after restart: $st"
 
-# --- 8. SIGTERM during a run: interrupted, knobs restored, exit 0 ------------
+# --- 8. SIGHUP reloads the allow-list ---------------------------------------
+mkdir -p "$TMP/later"
+job_later="{\"name\":\"later\",\"target\":\"$TMP/later/x.dat\",\"workload\":{\"size\":\"1m\",\"runtime\":\"100ms\"},\"variants\":{\"A\":{},\"B\":{}},\"repeat\":2,\"warmup\":0}"
+api POST /api/v1/jobs "$job_later"
+s1=$API_STATUS
+echo "allow = $TMP/later/*.dat" >>"$DCONF"
+kill -HUP "$DPID"
+for _ in $(seq 50); do grep -q "configuration reloaded" "$DLOG" && break; sleep 0.1; done
+api POST /api/v1/jobs "$job_later"
+if [ "$s1" = 403 ] && [ "$API_STATUS" = 201 ] && daemon_alive; then pass "SIGHUP: allow-list reloaded (403 before, 201 after)"
+else fail "SIGHUP: $s1 before, $API_STATUS after"; fi
+wait_job "$(api_get 'd["id"]')" >/dev/null
+
+# --- 9. SIGTERM during a run: interrupted, knobs restored, exit 0 ------------
 id=$(submit "{\"name\":\"term\",\"target\":\"$LOOP\",
   \"workload\":{\"runtime\":\"2s\",\"direct\":true,\"iodepth\":4},
   \"variants\":{\"A\":{\"sysfs.read_ahead_kb\":$new_ra},\"B\":{}},\"repeat\":4,\"warmup\":0}")
