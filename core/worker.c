@@ -341,7 +341,10 @@ static inline void complete_one(struct worker *w, struct side *sd,
 				  "nvme.poll_queues=N); stopping",
 				  w->t->path);
 		bio->bi_status = cqe->res < 0 ? (uint8_t)-cqe->res : EIO;
-	} else if (s->measured && (sd->measuring || w->limit)) {
+	} else if (s->measured) {
+		/* every request of a measured I/O counts, also those reaped
+		 * while draining after the stop: the kernel's diskstats see
+		 * them, and ours must equal them */
 		if (bb_bio_op(bio) == BB_REQ_OP_WRITE) {
 			sd->io.dev_writes++;
 			sd->io.sectors_written += size >> BB_SECTOR_SHIFT;
