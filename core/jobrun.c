@@ -91,6 +91,18 @@ static int run_step(struct bb_jobrun *jr, const struct bb_job_step *st,
 			snprintf(msg, sizeof(msg), "before_run: %s",
 				 strerror(-ret));
 	}
+	if (!ret) {
+		const struct bb_config *cfg = &job->v[st->variant].cfg;
+
+		/* foreign load on the CPUs: wait for quiet or mark the run
+		 * (an unreadable /proc/stat leaves quiet.checked false) */
+		bb_quiesce_check(cfg->cpus, cfg->ncpus, &job->quiesce,
+				 jr->cancel, &jr->quiet);
+		if (jr->quiet.disturbed && !st->warmup) {
+			jr->disturbed_runs++;
+			jr->round_disturbed = true;
+		}
+	}
 	if (!ret && is_cancelled(jr)) {
 		ret = -ECANCELED;
 		snprintf(msg, sizeof(msg), "cancelled");
@@ -113,7 +125,11 @@ static int run_step(struct bb_jobrun *jr, const struct bb_job_step *st,
 		}
 	}
 	if (!ret) {
-		if (!st->warmup && vs->n < bb_max(job->max_repeat, job->repeat)) {
+		bool drop = job->exclude_disturbed && jr->quiet.disturbed &&
+			    job->order == BB_ORDER_BLOCKED;
+
+		if (!st->warmup && !drop &&
+		    vs->n < bb_max(job->max_repeat, job->repeat)) {
 			vs->vals[vs->n++] = bb_metric_value(job->metric, &r);
 			bb_cache_counters_add(&vs->cache, &r.cache);
 			bb_cache_counters_add(&vs->split_cache, &r.split_cache);
@@ -227,6 +243,19 @@ int bb_jobrun_exec(struct bb_jobrun *jr, const struct bb_jobrun_ops *ops,
 		}
 		if (round < job->warmup)
 			continue;
+		if (job->exclude_disturbed && jr->round_disturbed) {
+			/* a pair is only as good as its worst run: the whole
+			 * round goes, and a replacement round is planned
+			 * (at most repeat of them) */
+			for (unsigned i = 0; i < nv; i++)
+				jr->vs[i].n--;
+			jr->rounds_excluded++;
+			if (jr->rounds_excluded <= job->repeat) {
+				jr->rounds_planned++;
+				jr->runs_planned += nv;
+			}
+		}
+		jr->round_disturbed = false;
 		compare_all(jr);
 		if (jr->have_cmp && ops && ops->on_round)
 			ops->on_round(arg, jr);
@@ -325,6 +354,10 @@ struct json_object *bb_jobrun_to_json(const struct bb_jobrun *jr)
 			       json_object_new_int64(jr->runs_planned));
 	json_object_object_add(o, "rounds_planned",
 			       json_object_new_int64(jr->rounds_planned));
+	json_object_object_add(o, "disturbed_runs",
+			       json_object_new_int64(jr->disturbed_runs));
+	json_object_object_add(o, "rounds_excluded",
+			       json_object_new_int64(jr->rounds_excluded));
 	for (unsigned i = 1; jr->have_cmp && i < job->nvariants; i++) {
 		struct json_object *c;
 

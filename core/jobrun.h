@@ -58,6 +58,11 @@ struct bb_jobrun {
 	uint64_t t_start_ns;        /* bb_now_ns() at start */
 	uint64_t run_ns_sum;        /* wall time of finished runs (ETA) */
 	struct bb_jobrun_variant_stats vs[BB_JOB_MAX_VARIANTS];
+	struct bb_quiesce_result quiet; /* the gate's check before the
+					   current run (after_run reads it) */
+	unsigned disturbed_runs;    /* measured runs the gate marked */
+	unsigned rounds_excluded;   /* rounds left out (exclude_disturbed) */
+	bool round_disturbed;       /* a run of the current round was */
 	bool have_cmp;
 	struct bb_ab_result cmp[BB_JOB_MAX_VARIANTS]; /* [i] = v[i] vs v[0];
 							 [0] unused */

@@ -52,6 +52,7 @@ static const struct {
 static const char *const top_fields[] = {
 	"name",	  "target", "workload", "variants",   "repeat",	    "warmup",
 	"max_repeat", "order", "seed",	    "metric",	  "min_effect", "confidence",
+	"quiescence",
 };
 
 /* ------------------------------------------------------------------ */
@@ -559,6 +560,89 @@ static int copy_or_new(struct json_object *given, struct json_object *def,
 	return def ? 0 : -ENOMEM;
 }
 
+/* The quiescence gate's settings, with every field (the normalized form). */
+static struct json_object *quiescence_json(const struct bb_job *job)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "mode",
+			       json_object_new_string(
+				       bb_quiesce_mode_name(job->quiesce.mode)));
+	json_object_object_add(o, "max_busy",
+			       json_short_double(job->quiesce.max_busy * 100.0));
+	json_object_object_add(o, "max_wait",
+			       json_short_double(
+				       (double)job->quiesce.max_wait_ns / 1e9));
+	json_object_object_add(o, "exclude_disturbed",
+			       json_object_new_boolean(job->exclude_disturbed));
+	return o;
+}
+
+/* "quiescence": {"mode": "wait"|"mark"|"off", "max_busy": percent,
+ * "max_wait": seconds or a duration, "exclude_disturbed": bool}. */
+static void parse_quiescence(struct bb_job_errors *e, struct json_object *q,
+			     struct bb_job *job)
+{
+	double d;
+
+	if (!json_object_is_type(q, json_type_object)) {
+		err_add(e, "quiescence",
+			"expected an object ({\"mode\": \"wait\", \"max_busy\": 10, \"max_wait\": \"1s\", \"exclude_disturbed\": false})");
+		return;
+	}
+	json_object_object_foreach(q, key, val) {
+		if (!strcmp(key, "mode")) {
+			if (!json_object_is_type(val, json_type_string) ||
+			    bb_quiesce_mode_from_name(json_object_get_string(val),
+						      &job->quiesce.mode))
+				err_add(e, "quiescence.mode",
+					"%s is not one of wait, mark, off",
+					json_object_to_json_string(val));
+		} else if (!strcmp(key, "max_busy")) {
+			if (!get_number(e, "quiescence.max_busy", val, &d)) {
+				if (d <= 0 || d > 100)
+					err_add(e, "quiescence.max_busy",
+						"%g is out of range 0 < x <= 100 (percent of one CPU)",
+						d);
+				else
+					job->quiesce.max_busy = d / 100.0;
+			}
+		} else if (!strcmp(key, "max_wait")) {
+			uint64_t ns;
+
+			if (json_object_is_type(val, json_type_string)) {
+				if (bb_parse_duration_ns(json_object_get_string(val), &ns) ||
+				    ns > 3600ull * 1000000000ull)
+					err_add(e, "quiescence.max_wait",
+						"\"%.32s\" is not a duration up to 1h (examples: 500ms, 2s)",
+						json_object_get_string(val));
+				else
+					job->quiesce.max_wait_ns = ns;
+			} else if (!get_number(e, "quiescence.max_wait", val, &d)) {
+				if (d < 0 || d > 3600)
+					err_add(e, "quiescence.max_wait",
+						"%g is out of range 0..3600 (seconds)", d);
+				else
+					job->quiesce.max_wait_ns =
+						(uint64_t)(d * 1e9);
+			}
+		} else if (!strcmp(key, "exclude_disturbed")) {
+			if (!json_object_is_type(val, json_type_boolean))
+				err_add(e, "quiescence.exclude_disturbed",
+					"expected true or false");
+			else
+				job->exclude_disturbed =
+					json_object_get_boolean(val);
+		} else {
+			char f[96];
+
+			snprintf(f, sizeof(f), "quiescence.%.60s", key);
+			err_add(e, f,
+				"unknown field (mode, max_busy, max_wait, exclude_disturbed)");
+		}
+	}
+}
+
 /* The normalized document: the top-level fields in a fixed order, the
  * given ones as given, the others with their defaults. */
 static int build_spec(struct bb_job *job, struct json_object *doc)
@@ -591,6 +675,8 @@ static int build_spec(struct bb_job *job, struct json_object *doc)
 			def = json_short_double(job->min_effect * 100.0);
 		else if (!strcmp(k, "confidence"))
 			def = json_short_double(job->confidence);
+		else if (!strcmp(k, "quiescence"))
+			def = quiescence_json(job);
 		ret = copy_or_new(given, def, &val);
 		if (!ret && json_object_object_add(spec, k, val)) {
 			json_object_put(val);
@@ -709,6 +795,11 @@ static void parse_top(struct job_ctx *c, struct json_object *doc)
 			job->confidence = d;
 	}
 
+	bb_quiesce_params_init(&job->quiesce);
+	job->exclude_disturbed = false;
+	if (json_object_object_get_ex(doc, "quiescence", &j))
+		parse_quiescence(e, j, job);
+
 	wl = json_object_object_get(doc, "workload");
 	if (wl && !json_object_is_type(wl, json_type_object)) {
 		err_add(e, "workload",
@@ -739,7 +830,7 @@ static void parse_top(struct job_ctx *c, struct json_object *doc)
 		(void)val;
 		if (!is_top_field(key))
 			err_add(e, key,
-				"unknown field (name, target, workload, variants, repeat, warmup, max_repeat, order, seed, metric, min_effect, confidence)");
+				"unknown field (name, target, workload, variants, repeat, warmup, max_repeat, order, seed, metric, min_effect, confidence, quiescence)");
 	}
 }
 

@@ -10,7 +10,9 @@
  *                 "B": {"bio_cache": "all", "sysfs.nomerges": 2}},
  *    "repeat": 6, "warmup": 1, "order": "interleaved", "seed": 1,
  *    "metric": "iops", "min_effect": 1, "confidence": 0.95,
- *    "max_repeat": 20}
+ *    "max_repeat": 20,
+ *    "quiescence": {"mode": "wait", "max_busy": 10, "max_wait": "1s",
+ *                   "exclude_disturbed": false}}
  *
  * Variant keys: any run option by its JSON name (bio_cache, split_check,
  * bio_layout, completion, inject_ns, iodepth, bs, mode, ...; not
@@ -24,12 +26,15 @@
  * min_effect is in percent (1 = +-1%); confidence a fraction in
  * [0.5, 0.999].  Defaults: repeat 6, warmup 1, order interleaved, seed 1,
  * metric iops, min_effect 1, confidence 0.95, max_repeat = repeat (no
- * adaptive repetition). */
+ * adaptive repetition), quiescence as shown (quiesce.h: before each run,
+ * wait up to max_wait seconds for every benchmark CPU to be under
+ * max_busy percent busy, else run and mark the run disturbed). */
 #ifndef BB_JOBSPEC_H
 #define BB_JOBSPEC_H
 
 #include "abstats.h"
 #include "config.h"
+#include "quiesce.h"
 #include "stats.h"
 
 #include <json-c/json.h>
@@ -84,6 +89,9 @@ struct bb_job {
 	enum bb_metric metric;
 	double min_effect;    /* fraction (the JSON's percent / 100) */
 	double confidence;
+	struct bb_quiesce_params quiesce; /* the gate before each run */
+	bool exclude_disturbed;   /* leave disturbed runs (their whole round
+				     when paired) out of the statistics */
 	struct json_object *spec; /* the normalized document: every field
 				     present with its default filled in
 				     (name, target, workload, variants,

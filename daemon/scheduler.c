@@ -172,6 +172,11 @@ static int hook_after_run(void *arg, struct bb_jobrun *jr,
 	}
 	if (r && (rc == 0 || r->io.ios)) {
 		doc = bb_result_to_json(&v->cfg, r);
+		if (doc)
+			json_object_object_add(
+				doc, "quiescence",
+				bb_quiesce_to_json(&jr->quiet,
+						   &s->job->quiesce));
 		run.result = doc ? json_object_to_json_string_ext(
 					   doc, JSON_C_TO_STRING_PLAIN) :
 				   NULL;

@@ -339,6 +339,19 @@ static const struct bad_case bad_cases[] = {
 	  "out of range" },
 	{ GOOD_HEAD "\"confidence\": 95, " GOOD_VARIANTS "}", "confidence",
 	  "a fraction" },
+	/* the quiescence gate */
+	{ GOOD_HEAD "\"quiescence\": 1, " GOOD_VARIANTS "}", "quiescence",
+	  "expected an object" },
+	{ GOOD_HEAD "\"quiescence\": {\"mode\": \"sleep\"}, " GOOD_VARIANTS "}",
+	  "quiescence.mode", "is not one of wait, mark, off" },
+	{ GOOD_HEAD "\"quiescence\": {\"max_busy\": 0}, " GOOD_VARIANTS "}",
+	  "quiescence.max_busy", "out of range 0 < x <= 100" },
+	{ GOOD_HEAD "\"quiescence\": {\"max_wait\": \"soon\"}, " GOOD_VARIANTS "}",
+	  "quiescence.max_wait", "is not a duration" },
+	{ GOOD_HEAD "\"quiescence\": {\"exclude_disturbed\": 1}, " GOOD_VARIANTS "}",
+	  "quiescence.exclude_disturbed", "expected true or false" },
+	{ GOOD_HEAD "\"quiescence\": {\"wait\": true}, " GOOD_VARIANTS "}",
+	  "quiescence.wait", "unknown field" },
 	/* unknown top-level field */
 	{ GOOD_HEAD "\"repeats\": 6, " GOOD_VARIANTS "}", "repeats",
 	  "unknown field" },
@@ -568,7 +581,7 @@ static void test_round_trip(void **state)
 	static const char *const fields[] = {
 		"name", "target", "workload", "variants", "repeat", "warmup",
 		"max_repeat", "order", "seed", "metric", "min_effect",
-		"confidence",
+		"confidence", "quiescence",
 	};
 	struct bb_job *a = job_new(), *b = job_new();
 	struct bb_job_errors errs;
