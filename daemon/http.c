@@ -104,6 +104,7 @@ static const struct bb_route bb_routes[] = {
 	{ "/api/v1/jobs/{id}/compare", "GET, HEAD", bb_route_job_compare,
 	  NULL },
 	{ "/api/v1/jobs/{id}/cancel", "POST", NULL, bb_route_job_cancel },
+	{ "/api/v1/history", "GET, HEAD", bb_route_history, NULL },
 	{ "/api/v1/devices", "GET, HEAD", bb_route_devices, NULL },
 	{ "/api/v1/host", "GET, HEAD", bb_route_host, NULL },
 	{ "/api/v1/health", "GET, HEAD", bb_route_health, NULL },

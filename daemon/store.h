@@ -147,6 +147,20 @@ int bb_store_jobs_list(struct bb_store *s, const char *state,
 int bb_store_job_runs(struct bb_store *s, int64_t id, bool with_samples,
 		      struct json_object **out, char *err, size_t errlen);
 
+/* The history of a workload: the jobs named name (target NULL: any
+ * target) that ended done, newest first, at most limit (1..500, -EINVAL
+ * otherwise; name NULL is -EINVAL too):
+ * {"name","target" | null,"jobs":[job of the list, plus "host": {..,"id"}
+ *  | null, "device": {..,"id"} | null, "compare": {"metric","unit",
+ *  "comparisons":[{"baseline","variant","metric","unit",
+ *  "higher_is_better","method","n","change","ci_lo","ci_hi","ci_level",
+ *  "p_value","verdict","text","confidence","min_effect",
+ *  "baseline_median","variant_median"}]}
+ *  | null]}.  A name with no finished job gives an empty list. */
+int bb_store_job_history(struct bb_store *s, const char *name,
+			 const char *target, unsigned limit,
+			 struct json_object **out, char *err, size_t errlen);
+
 /* State of one job (copied into state[16]); -ENOENT. */
 int bb_store_job_state(struct bb_store *s, int64_t id, char *state,
 		       char *err, size_t errlen);

@@ -13,6 +13,7 @@ pkgs=(
   libsqlite3-dev sqlite3        # biobenchd store (sqlite3: tests inspect the database)
   libmicrohttpd-dev libinih-dev # biobenchd HTTP server and config file
   curl wrk python3-yaml         # daemon tests (API checked against openapi.yaml), bench/
+  chromium libjs-chart.js nodejs npm # dashboard charts (Chart.js served locally); browser tests (playwright-core)
 )
 
 missing=()

@@ -46,6 +46,7 @@ bb_route_fn bb_route_job_get;       /* GET  /api/v1/jobs/{id} */
 bb_route_fn bb_route_job_runs;      /* GET  /api/v1/jobs/{id}/runs */
 bb_route_fn bb_route_job_compare;   /* GET  /api/v1/jobs/{id}/compare */
 bb_route_fn bb_route_job_cancel;    /* POST /api/v1/jobs/{id}/cancel */
+bb_route_fn bb_route_history;       /* GET  /api/v1/history */
 bb_route_fn bb_route_devices;       /* GET  /api/v1/devices */
 bb_route_fn bb_route_host;          /* GET  /api/v1/host */
 bb_route_fn bb_route_health;        /* GET  /api/v1/health */

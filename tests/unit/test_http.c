@@ -666,6 +666,81 @@ static void test_compare(void **state)
 	json_object_put(o);
 }
 
+static void test_history(void **state)
+{
+	struct fx *f = *state;
+	struct json_object *o, *jobs, *j, *c;
+	int64_t a, b, other;
+
+	a = submit(f, JOB_OK);
+	b = submit(f, JOB_OK);
+	other = submit(f, "{\"name\":\"u\",\"target\":\"nop\","
+			  "\"variants\":{\"A\":{},\"B\":{}}}");
+	submit(f, JOB_OK);   /* stays queued: not in the history */
+	finish_done(f, a, "faster", "{\"metric\":\"iops\",\"unit\":"
+		    "\"IO/s\",\"comparisons\":[{\"baseline\":\"A\","
+		    "\"variant\":\"B\",\"change\":0.1,\"ci_lo\":0.05,"
+		    "\"ci_hi\":0.15,\"p_value\":0.01,\"verdict\":"
+		    "\"faster\",\"text\":\"B is 10% faster\",\"a\":"
+		    "{\"median\":100,\"mean\":101},\"b\":{\"median\":"
+		    "110}}],\"variants\":{\"A\":{\"values\":[1,2]}}}");
+	finish_done(f, b, NULL, NULL);
+	finish_done(f, other, "slower", NULL);
+
+	o = req(f, "GET", "/api/v1/history?name=t", NULL, 200);
+	assert_string_equal(jstr(o, "name"), "t");
+	assert_string_equal(jstr(o, "target"), "null");
+	assert_true(json_object_object_get_ex(o, "jobs", &jobs));
+	assert_int_equal(json_object_array_length(jobs), 2);
+	/* newest first; no comparison: null */
+	j = json_object_array_get_idx(jobs, 0);
+	assert_int_equal(atoll(jstr(j, "id")), b);
+	assert_string_equal(jstr(j, "compare"), "null");
+	assert_string_equal(jstr(j, "host"), "null");
+	j = json_object_array_get_idx(jobs, 1);
+	assert_int_equal(atoll(jstr(j, "id")), a);
+	assert_string_equal(jstr(j, "state"), "done");
+	assert_string_equal(jstr(j, "verdict"), "faster");
+	assert_string_equal(jstr(j, "compare.metric"), "iops");
+	assert_true(json_object_object_get_ex(
+		json_object_object_get(j, "compare"), "comparisons", &c));
+	assert_int_equal(json_object_array_length(c), 1);
+	c = json_object_array_get_idx(c, 0);
+	assert_string_equal(jstr(c, "text"), "B is 10% faster");
+	assert_string_equal(jstr(c, "ci_lo"), "0.05");
+	assert_string_equal(jstr(c, "baseline_median"), "100");
+	assert_string_equal(jstr(c, "variant_median"), "110");
+	assert_null(jstr(c, "a"));   /* slimmed: no per-variant stats */
+	json_object_put(o);
+
+	o = req(f, "GET", "/api/v1/history?name=t&target=nop&limit=1", NULL,
+		200);
+	assert_string_equal(jstr(o, "target"), "nop");
+	assert_true(json_object_object_get_ex(o, "jobs", &jobs));
+	assert_int_equal(json_object_array_length(jobs), 1);
+	json_object_put(o);
+	o = req(f, "GET", "/api/v1/history?name=t&target=/dev/none", NULL,
+		200);
+	assert_true(json_object_object_get_ex(o, "jobs", &jobs));
+	assert_int_equal(json_object_array_length(jobs), 0);
+	json_object_put(o);
+	o = req(f, "GET", "/api/v1/history?name=nobody", NULL, 200);
+	assert_true(json_object_object_get_ex(o, "jobs", &jobs));
+	assert_int_equal(json_object_array_length(jobs), 0);
+	json_object_put(o);
+
+	expect_error(f, "GET", "/api/v1/history", NULL, 400,
+		     "invalid_argument", "name");
+	expect_error(f, "GET", "/api/v1/history?name=t&limit=0", NULL, 400,
+		     "invalid_argument", "limit");
+	expect_error(f, "GET", "/api/v1/history?name=t&limit=501", NULL, 400,
+		     "invalid_argument", "limit");
+	expect_error(f, "GET", "/api/v1/history?name=t&limit=x", NULL, 400,
+		     "invalid_argument", "limit");
+	expect_error(f, "POST", "/api/v1/history?name=t", NULL, 405,
+		     "method_not_allowed", NULL);
+}
+
 static void test_devices_host_body_limit(void **state)
 {
 	struct fx *f = *state;
@@ -717,6 +792,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_metrics, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_compare, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_history, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_devices_host_body_limit,
 						setup, teardown),
 	};

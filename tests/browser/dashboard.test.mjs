@@ -1,0 +1,306 @@
+// The biobench dashboard in a real chromium (playwright-core), against the
+// daemon and jobs that run.sh prepared.  Prints "ok - ..." / "FAIL - ..."
+// per check and a tally; exit 0 pass, 1 fail, 77 chromium cannot start.
+//
+// Environment (set by run.sh): BB_URL, BB_ART (screenshots), BB_NODE_DIR
+// (where playwright-core is installed), BB_CHROMIUM, BB_JOB_CACHE,
+// BB_JOB_SLOW1, BB_JOB_SLOW2 (same name: the history), BB_JOB_HTML (a name
+// full of markup), BB_JOB_RUNNING.
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import fs from 'node:fs';
+
+const env = (k) => {
+  const v = process.env[k];
+  if (!v) { console.error(`dashboard.test: ${k} is not set (run it with run.sh)`); process.exit(2); }
+  return v;
+};
+const BASE = env('BB_URL');
+const ART = env('BB_ART');
+const NODE_DIR = process.env.BB_NODE_DIR || path.dirname(new URL(import.meta.url).pathname);
+const CHROMIUM = process.env.BB_CHROMIUM || '/usr/bin/chromium';
+const JOB = {
+  cache: env('BB_JOB_CACHE'), slow1: env('BB_JOB_SLOW1'), slow2: env('BB_JOB_SLOW2'),
+  html: env('BB_JOB_HTML'), running: env('BB_JOB_RUNNING'),
+};
+
+const require = createRequire(path.join(NODE_DIR, 'package.json'));
+const { chromium } = require('playwright-core');
+
+let passed = 0;
+let failed = 0;
+function ok(cond, what, detail) {
+  if (cond) { passed++; console.log(`ok   - ${what}`); }
+  else { failed++; console.log(`FAIL - ${what}${detail ? ': ' + detail : ''}`); }
+  return cond;
+}
+
+async function api(p) {
+  const r = await fetch(BASE + p);
+  return { status: r.status, body: await r.json() };
+}
+
+fs.mkdirSync(ART, { recursive: true });
+
+let browser;
+try {
+  browser = await chromium.launch({
+    executablePath: CHROMIUM, headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking',
+      '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'],
+  });
+} catch (e) {
+  console.log(`skip: chromium (${CHROMIUM}) cannot be started: ${e.message.split('\n')[0]}`);
+  process.exit(77);
+}
+
+const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
+page.setDefaultTimeout(15000);
+
+// Everything the page logs or requests, with the page it was on.
+let where = 'start';
+const consoleErrors = [];
+const failedRequests = [];
+const foreign = [];
+const requested = [];
+page.on('console', (m) => {
+  if (m.type() === 'error' || m.type() === 'warning')
+    consoleErrors.push({ where, type: m.type(), text: m.text(), url: m.location().url || '' });
+});
+page.on('pageerror', (e) => consoleErrors.push({ where, type: 'pageerror', text: e.message, url: '' }));
+page.on('requestfailed', (r) => failedRequests.push({ where, url: r.url(), why: r.failure() && r.failure().errorText }));
+page.on('request', (r) => {
+  const u = new URL(r.url());
+  requested.push(u.pathname);
+  if (!['http:', 'https:'].includes(u.protocol)) return;   // data: and blob: stay local
+  if (u.hostname !== '127.0.0.1' && u.hostname !== 'localhost' && u.hostname !== '[::1]')
+    foreign.push(r.url());
+});
+page.on('response', (r) => {
+  // the only error statuses the dashboard may meet: a bad job id
+  if (r.status() >= 400) {
+    const u = new URL(r.url());
+    if (!/^\/api\/v1\/jobs\/(999999|abc)$/.test(u.pathname))
+      failedRequests.push({ where, url: r.url(), why: 'HTTP ' + r.status() });
+  }
+});
+
+async function go(hash, label) {
+  where = label;
+  await page.goto(BASE + '/' + hash);
+}
+
+async function shot(name) {
+  const file = path.join(ART, name + '.png');
+  await page.screenshot({ path: file, fullPage: true });
+  console.log(`  screenshot ${file}`);
+}
+
+// Pixels drawn on a canvas (alpha > 0): Chart.js leaves the rest transparent.
+async function drawnPixels(selector) {
+  return page.$eval(selector, (c) => {
+    const ctx = c.getContext('2d');
+    if (!c.width || !c.height) return 0;
+    const d = ctx.getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n++;
+    return n;
+  });
+}
+
+async function chartDrawn(selector, what) {
+  try {
+    await page.waitForSelector(selector, { state: 'visible' });
+    await page.waitForTimeout(300);
+    const n = await drawnPixels(selector);
+    ok(n > 2000, `${what}: canvas has content`, `${n} drawn pixels`);
+  } catch (e) {
+    ok(false, `${what}: canvas has content`, e.message.split('\n')[0]);
+  }
+}
+
+async function check(what, fn) {
+  try {
+    const r = await fn();
+    if (r === undefined) return;
+    ok(r === true, what, typeof r === 'string' ? r : undefined);
+  } catch (e) {
+    ok(false, what, e.message.split('\n')[0]);
+  }
+}
+
+const text = (sel) => page.$eval(sel, (e) => e.textContent.trim());
+
+// ---- jobs list ---------------------------------------------------------
+await go('#/', 'list');
+await check('list: shows every job', async () => {
+  for (const id of Object.values(JOB))
+    await page.waitForSelector(`tr[data-job-id="${id}"]`);
+  return true;
+});
+await check('list: finished jobs show state done and a verdict', async () => {
+  const bad = [];
+  for (const id of [JOB.cache, JOB.slow1, JOB.slow2, JOB.html]) {
+    const st = await text(`tr[data-job-id="${id}"] [data-testid=job-state]`);
+    const v = await text(`tr[data-job-id="${id}"] [data-testid=job-verdict]`);
+    const want = (await api(`/api/v1/jobs/${id}`)).body.verdict;
+    if (st !== 'done' || !want || v !== want.replace('_', ' ')) bad.push(`#${id}: ${st}/${v} (API: ${want})`);
+  }
+  return bad.length ? bad.join(', ') : true;
+});
+await check('list: the injected slowdown reads "slower", coloured', async () => {
+  const cls = await page.$eval(`tr[data-job-id="${JOB.slow1}"] [data-testid=job-verdict] .badge`, (e) => e.className);
+  const color = await page.$eval(`tr[data-job-id="${JOB.slow1}"] [data-testid=job-verdict] .badge`,
+    (e) => getComputedStyle(e).backgroundColor);
+  return (cls.includes('verdict-slower') && color !== 'rgba(0, 0, 0, 0)') || `${cls} ${color}`;
+});
+await check('list: the running job shows state running and a progress bar', async () => {
+  const st = await text(`tr[data-job-id="${JOB.running}"] [data-testid=job-state]`);
+  const bar = await page.$(`tr[data-job-id="${JOB.running}"] [role=progressbar]`);
+  return (st === 'running' && bar !== null) || `state ${st}`;
+});
+await check('list: markup in a job name is shown as text', async () => {
+  const r = await page.$eval(`tr[data-job-id="${JOB.html}"] td.name`, (td) => ({
+    text: td.textContent, imgs: td.querySelectorAll('img, b').length,
+  }));
+  return (r.text === '<img src="/escape-probe.png" alt="x"><b>bold</b>' && r.imgs === 0) || JSON.stringify(r);
+});
+await check('list: the running job\'s progress changes live', async () => {
+  const sel = `tr[data-job-id="${JOB.running}"] [data-testid=job-progress]`;
+  const first = await text(sel);
+  const deadline = Date.now() + 8000;
+  while (Date.now() < deadline) {
+    await page.waitForTimeout(500);
+    const now = await text(sel);
+    if (now !== first) return true;
+  }
+  return `still "${first}" after 8 s`;
+});
+await shot('list');
+
+await check('list: the state filter shows only done jobs', async () => {
+  where = 'list-done';
+  await page.selectOption('[data-testid=state-filter]', 'done');
+  await page.waitForFunction(() => location.hash === '#/?state=done');
+  await page.waitForFunction((id) => !document.querySelector(`tr[data-job-id="${id}"]`), JOB.running);
+  const states = await page.$$eval('[data-testid=job-state]', (tds) => tds.map((t) => t.textContent.trim()));
+  return (states.length >= 4 && states.every((s) => s === 'done')) || states.join(',');
+});
+await shot('list-done');
+
+// ---- a finished job ------------------------------------------------------
+await go(`#/job/${JOB.slow1}`, 'job');
+const cmp = (await api(`/api/v1/jobs/${JOB.slow1}/compare`)).body;
+const jobDoc = (await api(`/api/v1/jobs/${JOB.slow1}`)).body;
+await check('job: the verdict text from the API', async () => {
+  await page.waitForSelector('[data-testid=verdict-text]');
+  const t = await text('[data-testid=verdict-text]');
+  const want = cmp.compare.comparisons[0].text;
+  return (t === want && /slower/.test(t)) || `page "${t}", API "${want}"`;
+});
+await chartDrawn('[data-testid=runs-chart]', 'job: per-run chart');
+await chartDrawn('[data-testid=ci-chart]', 'job: change/CI chart');
+await chartDrawn('[data-testid=latency-chart]', 'job: latency chart');
+await check('job: title, spec, host and device metadata', async () => {
+  const title = await text('[data-testid=job-title]');
+  const spec = await text('[data-testid=job-spec]');
+  const body = await page.textContent('main');
+  const bad = [];
+  if (title !== jobDoc.name) bad.push(`title "${title}"`);
+  if (!spec.includes('"inject_ns": 1500')) bad.push('spec without inject_ns');
+  if (jobDoc.host && !body.includes(jobDoc.host.kernel)) bad.push('no kernel');
+  if (jobDoc.device && !body.includes(jobDoc.device.kind)) bad.push('no device kind');
+  return bad.length ? bad.join(', ') : true;
+});
+await check('job: latency percentiles and counters per variant', async () => {
+  const body = await page.textContent('main');
+  const bad = [];
+  for (const k of ['p50', 'p99.9', 'alloc_hit', 'checks']) if (!body.includes(k)) bad.push(k);
+  return bad.length ? 'missing ' + bad.join(', ') : true;
+});
+await check('job: Chart.js came from the daemon\'s /javascript/', async () =>
+  requested.some((p) => p.startsWith('/javascript/chart.js/')) || 'not requested');
+await shot(`job-${JOB.slow1}`);
+
+await go(`#/job/${JOB.cache}`, 'job-cache');
+await chartDrawn('[data-testid=runs-chart]', 'job (cache off vs all): per-run chart');
+await shot(`job-${JOB.cache}`);
+
+// ---- the running job -----------------------------------------------------
+await go(`#/job/${JOB.running}`, 'job-running');
+await check('running job: progress changes on the page', async () => {
+  await page.waitForSelector('[data-testid=progress-text]');
+  await page.waitForFunction(() => document.querySelector('[data-testid=progress-text]').textContent.length > 0);
+  const bar = '[data-testid=job-progress-card] [role=progressbar]';
+  const first = await page.$eval(bar, (b) => b.getAttribute('aria-valuenow'));
+  const firstText = await text('[data-testid=progress-text]');
+  const deadline = Date.now() + 10000;
+  while (Date.now() < deadline) {
+    await page.waitForTimeout(500);
+    const now = await page.$eval(bar, (b) => b.getAttribute('aria-valuenow'));
+    if (now !== first && Number(now) > Number(first)) {
+      console.log(`  runs done ${first} -> ${now}; "${firstText}" -> "${await text('[data-testid=progress-text]')}"`);
+      return true;
+    }
+  }
+  return `runs done still ${first} after 10 s`;
+});
+await chartDrawn('[data-testid=runs-chart]', 'running job: per-run chart grows');
+await shot('job-running');
+
+// ---- bad job ids -----------------------------------------------------------
+for (const [id, title, msg] of [['999999', 'Job not found', 'no job 999999'], ['abc', 'Bad job id', "'abc'"]]) {
+  await go(`#/job/${id}`, 'bad-' + id);
+  await check(`bad id ${id}: an error page with the API's message`, async () => {
+    await page.waitForSelector('[data-testid=error-page]');
+    const h = await text('[data-testid=error-page] h1');
+    const m = await text('[data-testid=error-message]');
+    return (h === title && m.includes(msg)) || `"${h}" / "${m}"`;
+  });
+  await shot(`job-${id}`);
+}
+
+// ---- history ---------------------------------------------------------------
+await go('#/history', 'history');
+await check('history: the workloads are listed', async () => {
+  await page.waitForSelector('[data-testid=workloads-table]');
+  const t = await text('[data-testid=workloads-table]');
+  return (t.includes('inject 1500ns in B') && t.includes('nop cache off vs all')) || t.slice(0, 200);
+});
+await shot('history');
+await check('history: a workload links to its page', async () => {
+  await page.click('[data-testid=workloads-table] a:text-is("inject 1500ns in B")');
+  await page.waitForSelector('[data-testid=history-table]');
+  return true;
+});
+where = 'history-workload';
+await check('history: both jobs of the workload, with kernel and change', async () => {
+  const rows = await page.$$eval('[data-testid=history-table] tbody tr', (trs) => trs.map((tr) => tr.textContent));
+  const kernel = jobDoc.host ? jobDoc.host.kernel : '';
+  const bad = [];
+  for (const id of [JOB.slow1, JOB.slow2]) {
+    const r = rows.find((t) => t.startsWith('#' + id));
+    if (!r) bad.push(`no row for #${id}`);
+    else if (!r.includes(kernel) || !r.includes('slower') || !/%/.test(r)) bad.push(`row #${id}: ${r}`);
+  }
+  return bad.length ? bad.join('; ') : true;
+});
+await chartDrawn('[data-testid=history-chart]', 'history: change/CI chart');
+await chartDrawn('[data-testid=history-medians]', 'history: medians chart');
+await shot('history-workload');
+
+// ---- what the pages did ----------------------------------------------------
+const expected404 = (e) => e.type === 'error' && /^bad-/.test(e.where) &&
+  /Failed to load resource: the server responded with a status of (404|400)/.test(e.text) &&
+  /\/api\/v1\/jobs\/(999999|abc)$/.test(e.url);
+const unexpected = consoleErrors.filter((e) => !expected404(e));
+ok(unexpected.length === 0, 'no console errors or warnings',
+  unexpected.map((e) => `[${e.where}] ${e.type}: ${e.text} ${e.url}`).join(' | '));
+ok(failedRequests.length === 0, 'no failed requests',
+  failedRequests.map((r) => `[${r.where}] ${r.url} (${r.why})`).join(' | '));
+ok(foreign.length === 0, 'nothing requested from another host', foreign.join(' '));
+ok(!requested.includes('/escape-probe.png'), 'no markup from the API was rendered');
+
+await browser.close();
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);

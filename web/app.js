@@ -1,0 +1,1286 @@
+/* biobench dashboard: a small single-page app over biobenchd's JSON API.
+ *
+ * Routes (in the URL fragment):
+ *   #/                      jobs list (?state=done filters), live
+ *   #/job/ID                one job: runs, comparison, latency, counters,
+ *                           spec, host and device; live while it runs
+ *   #/history               the workloads (job names) with finished jobs
+ *   #/history?name=N        one workload's results over time and kernels
+ *
+ * Every text that comes from the API is put in the page with textContent
+ * (the el() helper), never as HTML.  Charts: Chart.js from Debian's
+ * libjs-chart.js, served by the daemon under /javascript/. */
+'use strict';
+
+(function () {
+  const POLL_MS = 1500;
+  const STATES = ['queued', 'running', 'done', 'failed', 'cancelled', 'interrupted'];
+  const ACTIVE = new Set(['queued', 'running']);
+  const VARIANT_COLORS = ['#2563eb', '#ea580c', '#16a34a', '#9333ea',
+                          '#0891b2', '#db2777', '#65a30d', '#78716c'];
+  const VERDICT_COLORS = {
+    faster: '#15803d', slower: '#b91c1c', no_change: '#475569',
+    inconclusive: '#b45309',
+  };
+  const VERDICT_TEXT = {
+    faster: 'faster', slower: 'slower', no_change: 'no change',
+    inconclusive: 'inconclusive',
+  };
+
+  /* ---- DOM helpers -------------------------------------------------- */
+
+  /* el('a', {href: '#/', class: 'x'}, 'text', child...): children are
+   * nodes or strings (text nodes); null/undefined/false are skipped. */
+  function el(tag, attrs, ...children) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k === 'class') e.className = v;
+      else if (k === 'text') e.textContent = v;
+      else if (k === 'dataset') Object.assign(e.dataset, v);
+      else if (k.startsWith('on') && typeof v === 'function')
+        e.addEventListener(k.slice(2), v);
+      else e.setAttribute(k, v === true ? '' : String(v));
+    }
+    for (const c of children.flat()) {
+      if (c === null || c === undefined || c === false) continue;
+      e.appendChild(c instanceof Node ? c : document.createTextNode(String(c)));
+    }
+    return e;
+  }
+
+  function setText(node, text) {
+    const t = text === null || text === undefined ? '' : String(text);
+    if (node.textContent !== t) node.textContent = t;
+  }
+
+  /* ---- formatting --------------------------------------------------- */
+
+  function num(v) {
+    return typeof v === 'number' && Number.isFinite(v);
+  }
+
+  function fmtSig(v) {
+    const a = Math.abs(v);
+    if (a >= 100) return v.toFixed(0);
+    if (a >= 10) return v.toFixed(1);
+    if (a >= 1) return v.toFixed(2);
+    if (a === 0) return '0';
+    return v.toPrecision(3);
+  }
+
+  /* 7432965 -> "7.43 M" */
+  function si(v) {
+    if (!num(v)) return '—';
+    const a = Math.abs(v);
+    for (const [d, s] of [[1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'k']])
+      if (a >= d) return fmtSig(v / d) + ' ' + s;
+    return fmtSig(v);
+  }
+
+  /* nanoseconds -> "43.3 µs" */
+  function fmtNs(v) {
+    if (!num(v)) return '—';
+    const a = Math.abs(v);
+    if (a >= 1e9) return fmtSig(v / 1e9) + ' s';
+    if (a >= 1e6) return fmtSig(v / 1e6) + ' ms';
+    if (a >= 1e3) return fmtSig(v / 1e3) + ' µs';
+    return fmtSig(v) + ' ns';
+  }
+
+  function fmtBytes(v) {
+    if (!num(v)) return '—';
+    const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+    let i = 0;
+    while (Math.abs(v) >= 1024 && i < units.length - 1) { v /= 1024; i++; }
+    return fmtSig(v) + ' ' + units[i];
+  }
+
+  /* Axis ticks: 9000000 -> "9M", 2500 -> "2.5k" (no padding zeros). */
+  function siTick(v) {
+    if (!num(v)) return '';
+    const a = Math.abs(v);
+    for (const [d, s] of [[1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'k']])
+      if (a >= d) return parseFloat((v / d).toPrecision(3)) + s;
+    return String(parseFloat(v.toPrecision(3)));
+  }
+
+  function tickMetric(v, unit) {
+    if (unit === 'ns' || unit === 'ns/IO') return fmtNs(v);
+    return siTick(v) + (unit === 'B/s' ? 'B/s' : '');
+  }
+
+  /* A value of the job's metric, in its unit. */
+  function fmtMetric(v, unit) {
+    if (!num(v)) return '—';
+    if (unit === 'ns') return fmtNs(v);
+    if (unit === 'ns/IO') return fmtNs(v) + '/IO';
+    if (unit === 'B/s') return si(v) + 'B/s';
+    return si(v) + ' ' + (unit || '');
+  }
+
+  function fmtInt(v) {
+    return num(v) ? Math.round(v).toLocaleString('en-US') : '—';
+  }
+
+  function fmtPct(frac, digits) {
+    if (!num(frac)) return '—';
+    const p = frac * 100;
+    return (p > 0 ? '+' : '') + p.toFixed(digits === undefined ? 1 : digits) + '%';
+  }
+
+  function fmtP(p) {
+    if (!num(p)) return '—';
+    return p < 0.001 ? '< 0.001' : p.toFixed(3);
+  }
+
+  function fmtDuration(s) {
+    if (!num(s)) return '—';
+    if (s < 60) return s.toFixed(s < 10 ? 1 : 0) + ' s';
+    if (s < 3600) return Math.floor(s / 60) + ' min ' + Math.round(s % 60) + ' s';
+    return Math.floor(s / 3600) + ' h ' + Math.round((s % 3600) / 60) + ' min';
+  }
+
+  function parseTime(iso) {
+    const t = iso ? Date.parse(iso) : NaN;
+    return Number.isFinite(t) ? t : null;
+  }
+
+  function fmtAge(iso) {
+    const t = parseTime(iso);
+    if (t === null) return '—';
+    const s = Math.max(0, (Date.now() - t) / 1000);
+    if (s < 5) return 'just now';
+    if (s < 60) return Math.floor(s) + ' s ago';
+    if (s < 3600) return Math.floor(s / 60) + ' min ago';
+    if (s < 86400) return Math.floor(s / 3600) + ' h ago';
+    return Math.floor(s / 86400) + ' d ago';
+  }
+
+  /* "2026-11-30 04:59" in local time */
+  function fmtDate(iso, seconds) {
+    const t = parseTime(iso);
+    if (t === null) return '—';
+    const d = new Date(t);
+    const p = (n) => String(n).padStart(2, '0');
+    return d.getFullYear() + '-' + p(d.getMonth() + 1) + '-' + p(d.getDate()) +
+      ' ' + p(d.getHours()) + ':' + p(d.getMinutes()) +
+      (seconds ? ':' + p(d.getSeconds()) : '');
+  }
+
+  function timeEl(iso, text) {
+    return el('time', { datetime: iso || null, title: iso || null }, text);
+  }
+
+  function verdictBadge(v) {
+    if (!v) return el('span', { class: 'muted' }, '—');
+    return el('span', { class: 'badge verdict verdict-' + v.replace(/[^a-z_]/g, '') },
+      VERDICT_TEXT[v] || v);
+  }
+
+  function stateBadge(s) {
+    return el('span', { class: 'badge state state-' + String(s).replace(/[^a-z_]/g, '') }, s);
+  }
+
+  function variantColor(i) {
+    return VARIANT_COLORS[i % VARIANT_COLORS.length];
+  }
+
+  function alpha(hex, a) {
+    const n = parseInt(hex.slice(1), 16);
+    return 'rgba(' + (n >> 16) + ',' + ((n >> 8) & 255) + ',' + (n & 255) + ',' + a + ')';
+  }
+
+  function median(xs) {
+    const v = xs.filter(num).sort((a, b) => a - b);
+    if (!v.length) return null;
+    const m = v.length >> 1;
+    return v.length % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+  }
+
+  /* ---- API ---------------------------------------------------------- */
+
+  class ApiError extends Error {
+    constructor(status, code, message, field) {
+      super(message);
+      this.status = status;
+      this.code = code;
+      this.field = field;
+    }
+  }
+
+  function token() {
+    try { return localStorage.getItem('biobench.token') || ''; } catch (e) { return ''; }
+  }
+
+  async function api(path) {
+    const headers = { Accept: 'application/json' };
+    const t = token();
+    if (t) headers.Authorization = 'Bearer ' + t;
+    let r;
+    try {
+      r = await fetch(path, { headers, cache: 'no-store' });
+    } catch (e) {
+      throw new ApiError(0, 'unreachable', 'cannot reach biobenchd (' + e.message + ')');
+    }
+    let body = null;
+    try { body = await r.json(); } catch (e) { body = null; }
+    if (!r.ok) {
+      const e = (body && body.error) || {};
+      throw new ApiError(r.status, e.code || 'http_' + r.status,
+        e.message || r.status + ' ' + r.statusText, e.field || null);
+    }
+    if (body === null) throw new ApiError(r.status, 'bad_json', path + ': the answer is not JSON');
+    return body;
+  }
+
+  /* ---- views and their lifetime ------------------------------------ */
+
+  /* A view owns its timers and charts; a route change stops them. */
+  class View {
+    constructor(root) {
+      this.root = root;
+      this.alive = true;
+      this.timer = null;
+      this.charts = [];
+    }
+    /* Run fn now and again POLL_MS after each run ends, while alive and
+     * fn does not return false. */
+    poll(fn) {
+      const tick = async () => {
+        if (!this.alive) return;
+        let again = true;
+        try {
+          again = (await fn()) !== false;
+          banner(null);
+        } catch (e) {
+          if (!this.alive) return;
+          if (e instanceof ApiError && e.status === 401) { tokenForm(this.root, e); return; }
+          banner('Live update failed: ' + e.message + ' (retrying)');
+        }
+        if (this.alive && again) this.timer = setTimeout(tick, POLL_MS);
+      };
+      return tick();
+    }
+    chart(canvas, config) {
+      const c = new window.Chart(canvas, config);
+      this.charts.push(c);
+      return c;
+    }
+    stop() {
+      this.alive = false;
+      clearTimeout(this.timer);
+      for (const c of this.charts) c.destroy();
+      this.charts = [];
+    }
+  }
+
+  let current = null;
+
+  function banner(msg) {
+    const b = document.getElementById('banner');
+    if (!msg) { b.hidden = true; setText(b, ''); return; }
+    setText(b, msg);
+    b.hidden = false;
+  }
+
+  function route() {
+    if (current) current.stop();
+    banner(null);
+    const hash = location.hash.replace(/^#/, '') || '/';
+    const q = hash.indexOf('?');
+    const path = q < 0 ? hash : hash.slice(0, q);
+    const params = new URLSearchParams(q < 0 ? '' : hash.slice(q + 1));
+    const root = document.getElementById('view');
+    root.replaceChildren();
+    const view = current = new View(root);
+    let m;
+    let nav = '';
+    if (path === '/' || path === '/jobs') {
+      nav = 'jobs';
+      jobsView(view, params);
+    } else if ((m = /^\/job\/([^/]*)$/.exec(path))) {
+      nav = 'jobs';
+      jobView(view, decodeURIComponent(m[1]));
+    } else if (path === '/history') {
+      nav = 'history';
+      historyView(view, params);
+    } else {
+      errorPage(view, 'Page not found',
+        'There is no dashboard page "' + path + '".', null);
+    }
+    for (const a of document.querySelectorAll('nav [data-nav]')) {
+      if (a.dataset.nav === nav) a.setAttribute('aria-current', 'page');
+      else a.removeAttribute('aria-current');
+    }
+  }
+
+  function setTitle(t) {
+    document.title = t ? t + ' · biobench' : 'biobench';
+  }
+
+  function errorPage(view, title, message, err) {
+    setTitle(title);
+    const box = el('section', { class: 'error-page', role: 'alert', 'data-testid': 'error-page' },
+      el('h1', null, title),
+      el('p', { class: 'error-message', 'data-testid': 'error-message' }, message),
+      err && err.status ? el('p', { class: 'muted' },
+        'HTTP ' + err.status + (err.code ? ' · ' + err.code : '')) : null,
+      el('p', null, el('a', { href: '#/', class: 'button' }, '← All jobs')));
+    view.root.replaceChildren(box);
+  }
+
+  function tokenForm(root, err) {
+    setTitle('Token needed');
+    const input = el('input', { type: 'password', id: 'token', autocomplete: 'off', size: 40 });
+    const form = el('form', { class: 'card token-form' },
+      el('h1', null, 'This daemon needs a bearer token'),
+      el('p', null, err.message),
+      el('p', { class: 'muted' },
+        'The token is kept in this browser (localStorage) and sent with every API request.'),
+      el('label', { for: 'token' }, 'Token '), input, ' ',
+      el('button', { type: 'submit' }, 'Save'));
+    form.addEventListener('submit', (ev) => {
+      ev.preventDefault();
+      try { localStorage.setItem('biobench.token', input.value.trim()); } catch (e) { /* ignore */ }
+      route();
+    });
+    root.replaceChildren(form);
+  }
+
+  function apiFailure(view, what, e) {
+    if (e instanceof ApiError && e.status === 401) return tokenForm(view.root, e);
+    errorPage(view, 'Cannot load ' + what, e.message, e);
+  }
+
+  /* ---- jobs list ---------------------------------------------------- */
+
+  function progressBar(done, planned, label) {
+    const pct = planned > 0 ? Math.min(100, (100 * done) / planned) : 0;
+    const bar = el('div', {
+      class: 'bar', role: 'progressbar', 'aria-valuemin': 0,
+      'aria-valuemax': planned || 0, 'aria-valuenow': done || 0,
+      'aria-label': label || 'runs done',
+    }, el('div', { class: 'bar-fill', style: 'width:' + pct.toFixed(1) + '%' }));
+    return bar;
+  }
+
+  function updateBar(bar, done, planned) {
+    const pct = planned > 0 ? Math.min(100, (100 * done) / planned) : 0;
+    bar.setAttribute('aria-valuenow', done || 0);
+    bar.setAttribute('aria-valuemax', planned || 0);
+    bar.firstChild.style.width = pct.toFixed(1) + '%';
+  }
+
+  function jobsView(view, params) {
+    const state = STATES.includes(params.get('state')) ? params.get('state') : '';
+    let limit = 100;
+    setTitle('Jobs');
+    const select = el('select', { id: 'state-filter', 'data-testid': 'state-filter' },
+      el('option', { value: '' }, 'all states'),
+      STATES.map((s) => el('option', { value: s, selected: s === state }, s)));
+    select.addEventListener('change', () => {
+      location.hash = select.value ? '#/?state=' + select.value : '#/';
+    });
+    const count = el('span', { class: 'muted', 'aria-live': 'polite' });
+    const tbody = el('tbody', { 'data-testid': 'jobs-body' },
+      el('tr', null, el('td', { colspan: 7, class: 'muted' }, 'Loading…')));
+    const more = el('button', { type: 'button', class: 'secondary', hidden: true }, 'Show more');
+    more.addEventListener('click', () => { limit = Math.min(500, limit + 100); refresh(); });
+    view.root.append(
+      el('div', { class: 'page-head' },
+        el('h1', null, 'Jobs'),
+        el('div', { class: 'tools' },
+          el('label', { for: 'state-filter' }, 'State '), select, count)),
+      el('div', { class: 'card flush' },
+        el('table', { class: 'jobs', 'data-testid': 'jobs-table' },
+          el('caption', { class: 'sr-only' }, 'Jobs, newest first; updated live'),
+          el('thead', null, el('tr', null,
+            el('th', { scope: 'col', class: 'num' }, 'ID'),
+            el('th', { scope: 'col' }, 'Name'),
+            el('th', { scope: 'col' }, 'Target'),
+            el('th', { scope: 'col' }, 'State'),
+            el('th', { scope: 'col', class: 'progress-col' }, 'Progress'),
+            el('th', { scope: 'col' }, 'Verdict'),
+            el('th', { scope: 'col' }, 'Created'))),
+          tbody)),
+      el('p', { class: 'center' }, more));
+
+    const rows = new Map();   /* job id -> {tr, cells} */
+
+    function makeRow(j) {
+      const link = el('a', { href: '#/job/' + j.id });
+      const nameLink = el('a', { href: '#/job/' + j.id });
+      const r = {
+        tr: el('tr', { 'data-job-id': j.id, 'data-testid': 'job-row' }),
+        id: el('td', { class: 'num' }, link),
+        link, nameLink,
+        name: el('td', { class: 'name' }, nameLink),
+        target: el('td', { class: 'mono' }),
+        state: el('td', { 'data-testid': 'job-state' }),
+        progress: el('td', { class: 'progress-col', 'data-testid': 'job-progress' }),
+        verdict: el('td', { 'data-testid': 'job-verdict' }),
+        age: el('td', { class: 'nowrap' }),
+        key: {},
+      };
+      r.bar = progressBar(0, 0, 'runs done of job ' + j.id);
+      r.ptext = el('span', { class: 'ptext' });
+      r.progress.append(r.bar, r.ptext);
+      r.tr.append(r.id, r.name, r.target, r.state, r.progress, r.verdict, r.age);
+      return r;
+    }
+
+    function fillRow(r, j) {
+      setText(r.link, '#' + j.id);
+      setText(r.nameLink, j.name || '(unnamed)');
+      r.nameLink.classList.toggle('muted', !j.name);
+      setText(r.target, j.target);
+      if (r.key.state !== j.state) { r.state.replaceChildren(stateBadge(j.state)); r.key.state = j.state; }
+      const verdictKey = j.verdict || (j.error ? 'error:' + j.error : '');
+      if (r.key.verdict !== verdictKey) {
+        r.verdict.replaceChildren(j.error && !j.verdict
+          ? el('span', { class: 'error-text', title: j.error }, 'error')
+          : verdictBadge(j.verdict));
+        r.key.verdict = verdictKey;
+      }
+      updateBar(r.bar, j.runs_done, j.runs_planned);
+      r.bar.classList.toggle('live', j.state === 'running');
+      let t = j.runs_done + ' / ' + j.runs_planned;
+      if (j.progress && j.state === 'running' && num(j.progress.eta_s))
+        t += ' · ETA ' + fmtDuration(j.progress.eta_s);
+      setText(r.ptext, t);
+      setText(r.age, fmtAge(j.created));
+      r.age.title = j.created || '';
+    }
+
+    async function refresh() {
+      const q = '/api/v1/jobs?limit=' + limit + (state ? '&state=' + state : '');
+      const d = await api(q);
+      if (!view.alive) return false;
+      const seen = new Set();
+      const order = [];
+      for (const j of d.jobs) {
+        let r = rows.get(j.id);
+        if (!r) { r = makeRow(j); rows.set(j.id, r); }
+        fillRow(r, j);
+        seen.add(j.id);
+        order.push(r.tr);
+      }
+      for (const [id, r] of rows) if (!seen.has(id)) { r.tr.remove(); rows.delete(id); }
+      if (!d.jobs.length) {
+        tbody.replaceChildren(el('tr', null, el('td', { colspan: 7, class: 'empty' },
+          state ? 'No ' + state + ' jobs.' :
+            'No jobs yet. Submit one with: biobench submit examples/nop-bio-cache.json')));
+      } else {
+        /* keep the DOM order equal to the answer's (newest first) */
+        const have = Array.from(tbody.children);
+        if (have.length !== order.length || have.some((tr, i) => tr !== order[i]))
+          tbody.replaceChildren(...order);
+      }
+      const running = d.jobs.filter((j) => j.state === 'running').length;
+      setText(count, d.jobs.length + (d.next_cursor !== null ? '+' : '') + ' jobs' +
+        (running ? ' · ' + running + ' running' : ''));
+      more.hidden = d.next_cursor === null || limit >= 500;
+      return true;
+    }
+
+    view.poll(async () => {
+      try {
+        return await refresh();
+      } catch (e) {
+        if (rows.size) throw e;   /* keep the table, show the banner */
+        apiFailure(view, 'the jobs', e);
+        return false;
+      }
+    });
+  }
+
+  /* ---- job page ----------------------------------------------------- */
+
+  function section(title, opts, ...children) {
+    return el('section', Object.assign({ class: 'card' }, opts || {}),
+      title ? el('h2', null, title) : null, ...children);
+  }
+
+  function kvList(obj, keys) {
+    const dl = el('dl', { class: 'kv' });
+    const list = keys || Object.keys(obj || {});
+    for (const k of list) {
+      if (!obj || !(k in obj)) continue;
+      let v = obj[k];
+      if (v === null || v === undefined || v === '') v = '—';
+      else if (k === 'memory_bytes' || k === 'size_bytes') v = fmtBytes(v);
+      else if (typeof v === 'object') v = JSON.stringify(v);
+      dl.append(el('dt', null, k), el('dd', null, String(v)));
+    }
+    if (!dl.children.length) return el('p', { class: 'muted' }, 'Not recorded.');
+    return dl;
+  }
+
+  function noChart(holder) {
+    holder.replaceChildren(el('p', { class: 'muted' },
+      'Charts need Chart.js: install Debian\'s libjs-chart.js on the daemon\'s host.'));
+  }
+
+  /* The variants of a job in spec order. */
+  function variantNames(job, runs) {
+    const names = job.spec && job.spec.variants ? Object.keys(job.spec.variants) : [];
+    for (const r of runs || []) if (!names.includes(r.variant)) names.push(r.variant);
+    return names;
+  }
+
+  function jobView(view, idText) {
+    setTitle('Job ' + idText);
+    view.root.append(el('p', { class: 'muted' }, 'Loading job ' + idText + '…'));
+    let job = null;
+    let parts = null;
+
+    async function load() {
+      let j;
+      try {
+        j = await api('/api/v1/jobs/' + encodeURIComponent(idText));
+      } catch (e) {
+        if (job) throw e;   /* a live update failed: banner, retry */
+        if (e instanceof ApiError && (e.status === 404 || e.status === 400)) {
+          errorPage(view, e.status === 404 ? 'Job not found' : 'Bad job id',
+            e.message, e);
+        } else {
+          apiFailure(view, 'job ' + idText, e);
+        }
+        return false;
+      }
+      const runs = await api('/api/v1/jobs/' + j.id + '/runs');
+      /* the comparison exists once a round is measured (409 before) */
+      const cmp = j.compare ? await api('/api/v1/jobs/' + j.id + '/compare') : null;
+      if (!view.alive) return false;
+      job = j;
+      if (!parts) parts = buildJob(view, j);
+      renderJob(view, parts, j, runs.runs || [], cmp);
+      return ACTIVE.has(j.state);
+    }
+    view.poll(load);
+  }
+
+  function buildJob(view, j) {
+    setTitle('Job ' + j.id + (j.name ? ' · ' + j.name : ''));
+    view.root.replaceChildren();
+    const p = {};
+    p.title = el('h1', { 'data-testid': 'job-title' });
+    p.badges = el('div', { class: 'badges' });
+    p.meta = el('p', { class: 'meta' });
+    p.links = el('p', { class: 'links' });
+    p.progress = section('Progress', { 'data-testid': 'job-progress-card', 'aria-live': 'polite' });
+    p.bar = progressBar(0, 0, 'runs done');
+    p.progressText = el('p', { class: 'ptext-big', 'data-testid': 'progress-text' });
+    p.progress.append(p.bar, p.progressText);
+    p.error = el('div', { class: 'error-box', role: 'alert', hidden: true });
+    p.verdict = section('Verdict', { 'data-testid': 'verdict-card' });
+    p.verdictBody = el('div');
+    p.verdict.append(p.verdictBody);
+    p.runsChartHolder = el('div', { class: 'chart-box tall' });
+    p.runsNote = el('p', { class: 'note' });
+    p.ciChartHolder = el('div', { class: 'chart-box' });
+    p.ciNote = el('p', { class: 'note' });
+    p.latChartHolder = el('div', { class: 'chart-box' });
+    p.latTable = el('div', { class: 'table-wrap' });
+    p.summaryTable = el('div', { class: 'table-wrap' });
+    p.counters = el('div', { class: 'table-wrap' });
+    p.runsTable = el('div', { class: 'table-wrap' });
+    p.spec = el('pre', { class: 'json', 'data-testid': 'job-spec' });
+    p.host = el('div');
+    p.device = el('div');
+    p.knobs = el('div');
+    p.knobsCard = section('Sysfs knobs', { hidden: true }, p.knobs);
+    view.root.append(
+      el('div', { class: 'page-head' },
+        el('div', null, el('p', { class: 'crumbs' }, el('a', { href: '#/' }, 'Jobs'), ' / ', 'job ' + j.id),
+          p.title, p.meta),
+        p.badges),
+      p.links,
+      p.error,
+      p.progress,
+      p.verdict,
+      el('div', { class: 'grid-2' },
+        section('Per-run metric, in run order', { class: 'card span-2' },
+          p.runsChartHolder, p.runsNote),
+        section('Change with its confidence interval', null, p.ciChartHolder, p.ciNote),
+        section('Per variant', null, p.summaryTable),
+        section('Latency percentiles (median over measured runs)', null,
+          p.latChartHolder, p.latTable),
+        section('Cache and split counters', null, p.counters)),
+      el('details', { class: 'card' }, el('summary', null, el('h2', { class: 'inline' }, 'Runs')), p.runsTable),
+      el('div', { class: 'grid-3' },
+        section('Job spec', null, p.spec),
+        section('Host', null, p.host),
+        section('Device', null, p.device)),
+      p.knobsCard);
+    return p;
+  }
+
+  function renderJob(view, p, j, runs, cmpDoc) {
+    const cmp = cmpDoc ? cmpDoc.compare : j.compare;
+    const names = variantNames(j, runs);
+    const unit = (cmp && cmp.unit) || unitOf(j.spec && j.spec.metric);
+    const metric = (cmp && cmp.metric) || (j.spec && j.spec.metric) || 'iops';
+
+    setText(p.title, j.name ? j.name : 'Job ' + j.id);
+    p.badges.replaceChildren(...[stateBadge(j.state), j.verdict ? verdictBadge(j.verdict) : null].filter(Boolean));
+    const dur = parseTime(j.finished) !== null && parseTime(j.started) !== null
+      ? fmtDuration((parseTime(j.finished) - parseTime(j.started)) / 1000) : null;
+    setText(p.meta, ['job ' + j.id, 'target ' + j.target, 'metric ' + metric,
+      j.spec && j.spec.order ? 'order ' + j.spec.order : null,
+      'created ' + fmtDate(j.created, true),
+      j.finished ? 'finished ' + fmtDate(j.finished, true) : null,
+      dur ? 'took ' + dur : null].filter(Boolean).join(' · '));
+    if (!p.links.children.length) {
+      p.links.append(
+        el('a', { href: '#/history?name=' + encodeURIComponent(j.name || '') }, 'History of this workload'),
+        ' · API: ',
+        el('a', { href: '/api/v1/jobs/' + j.id }, 'job'), ' · ',
+        el('a', { href: '/api/v1/jobs/' + j.id + '/runs' }, 'runs'), ' · ',
+        el('a', { href: '/api/v1/jobs/' + j.id + '/compare' }, 'compare'));
+    }
+
+    /* error */
+    p.error.hidden = !j.error;
+    setText(p.error, j.error ? 'The job ' + j.state + ': ' + j.error : '');
+
+    /* progress */
+    const active = ACTIVE.has(j.state);
+    p.progress.hidden = !active;
+    if (active) {
+      updateBar(p.bar, j.runs_done, j.runs_planned);
+      p.bar.classList.toggle('live', j.state === 'running');
+      const g = j.progress || {};
+      const bits = [j.runs_done + ' of ' + j.runs_planned + ' runs done'];
+      if (j.state === 'queued') bits.push('queued: waiting for the device');
+      if (j.state === 'running' && num(g.run)) {
+        bits.push('running run ' + g.run + (g.variant ? ' (variant ' + g.variant + (g.warmup ? ', warm-up' : '') + ')' : ''));
+        if (num(g.elapsed_s)) bits.push('elapsed ' + fmtDuration(g.elapsed_s));
+        if (num(g.eta_s)) bits.push('ETA ' + fmtDuration(g.eta_s));
+        if (num(g.latest_iops)) bits.push('latest ' + si(g.latest_iops) + ' IO/s');
+      }
+      setText(p.progressText, bits.join(' · '));
+    }
+
+    /* verdict */
+    renderVerdict(p, j, cmpDoc, cmp);
+
+    /* charts and tables */
+    renderRunsChart(view, p, runs, names, metric, unit);
+    renderCiChart(view, p, cmp);
+    renderSummary(p, cmp, names, unit, (j.spec && j.spec.variants) || {});
+    renderLatency(view, p, runs, names);
+    renderCounters(p, cmp, names);
+    renderRunsTable(p, runs, unit);
+
+    const spec = JSON.stringify(j.spec, null, 2);
+    setText(p.spec, spec);
+    p.host.replaceChildren(kvList(j.host, ['hostname', 'kernel', 'kernel_version', 'machine',
+      'cpu_model', 'cpus', 'memory_bytes', 'governor']));
+    if (j.host && j.host.cmdline)
+      p.host.append(el('details', { class: 'cmdline' }, el('summary', null, 'kernel command line'),
+        el('code', null, j.host.cmdline)));
+    p.device.replaceChildren(kvList(j.device));
+    if (j.knobs && j.knobs.length) {
+      p.knobsCard.hidden = false;
+      p.knobs.replaceChildren(table(['Target', 'Knob', 'Original', 'Applied', 'State'],
+        j.knobs.map((k) => [k.target, k.knob, k.original, k.applied, k.state])));
+    }
+  }
+
+  /* The nominal confidence of a comparison, e.g. "95". */
+  function confPct(c) {
+    const v = num(c.confidence) ? c.confidence : num(c.ci_level) ? c.ci_level : 0.95;
+    return String(parseFloat((100 * v).toFixed(1)));
+  }
+
+  function unitOf(metric) {
+    return { iops: 'IO/s', bw: 'B/s', cpu_per_io: 'ns/IO' }[metric] || (metric ? 'ns' : 'IO/s');
+  }
+
+  function renderVerdict(p, j, cmpDoc, cmp) {
+    const body = [];
+    const comps = (cmp && cmp.comparisons) || [];
+    if (!comps.length) {
+      body.push(el('p', { class: 'muted' }, ACTIVE.has(j.state)
+        ? 'No comparison yet: it appears once a round of runs is measured.'
+        : 'This job has no comparison.'));
+    }
+    for (const c of comps) {
+      if (c.error) {
+        body.push(el('p', { class: 'verdict-line' }, (c.variant || '?') + ' vs ' + (c.baseline || '?') + ': ' + c.error));
+        continue;
+      }
+      const v = c.verdict || 'inconclusive';
+      body.push(el('div', { class: 'verdict-line verdict-border-' + v.replace(/[^a-z_]/g, '') },
+        el('p', { class: 'verdict-text', 'data-testid': 'verdict-text' }, c.text || ''),
+        el('p', { class: 'verdict-facts' },
+          verdictBadge(v), ' ',
+          el('span', null, 'change ' + fmtPct(c.change)),
+          el('span', null, confPct(c) + '% CI ' + fmtPct(c.ci_lo) + ' .. ' + fmtPct(c.ci_hi)),
+          el('span', null, 'p = ' + fmtP(c.p_value)),
+          el('span', null, 'n = ' + (c.n ?? '—') + (c.method ? ' (' + c.method + ')' : '')),
+          num(c.min_effect) ? el('span', null, 'min effect ±' + (c.min_effect * 100).toFixed(1) + '%') : null,
+          c.more_needed ? el('span', null, c.more_needed + ' more repetitions needed' + (c.more_capped ? ' (capped by max_repeat)' : '')) : null)));
+    }
+    const warnings = (cmpDoc && cmpDoc.warnings) || [];
+    if (warnings.length)
+      body.push(el('ul', { class: 'warnings', 'aria-label': 'Warnings' },
+        warnings.map((w) => el('li', null, w))));
+    p.verdictBody.replaceChildren(...body);
+  }
+
+  function renderRunsChart(view, p, runs, names, metric, unit) {
+    const done = runs.filter((r) => r.state === 'done' && num(r.metric));
+    const failed = runs.filter((r) => r.state !== 'done');
+    const warm = runs.filter((r) => r.warmup).length;
+    setText(p.runsNote, runs.length
+      ? runs.length + ' runs in execution order (x), each a point coloured by variant; ' +
+        (warm ? 'hollow triangles are warm-up runs (not in the comparison); ' : '') +
+        'the grey line joins the runs in the order they ran' +
+        (failed.length ? '; ' + failed.length + ' failed run(s) not drawn' : '') + '.'
+      : 'No run has finished yet.');
+    if (!window.Chart) return noChart(p.runsChartHolder);
+    const datasets = [{
+      type: 'line', label: 'run order', data: done.map((r) => ({ x: r.seq + 1, y: r.metric })),
+      borderColor: '#cbd5e1', borderWidth: 1.5, pointRadius: 0, pointHoverRadius: 0,
+      fill: false, tension: 0, order: 10,
+    }];
+    names.forEach((name, i) => {
+      const color = variantColor(i);
+      const rs = done.filter((r) => r.variant === name);
+      datasets.push({
+        type: 'scatter', label: 'variant ' + name,
+        data: rs.map((r) => ({ x: r.seq + 1, y: r.metric, warmup: r.warmup, round: r.round })),
+        backgroundColor: rs.map((r) => (r.warmup ? '#ffffff' : color)),
+        borderColor: color, borderWidth: 2,
+        pointStyle: rs.map((r) => (r.warmup ? 'triangle' : 'circle')),
+        pointRadius: rs.map((r) => (r.warmup ? 7 : 5)), pointHoverRadius: 8, order: 1,
+      });
+    });
+    const label = metric + (unit ? ' (' + unit + ')' : '');
+    if (!p.runsChart) {
+      const canvas = el('canvas', { role: 'img', 'aria-label': 'Per-run ' + metric + ' by run order, coloured by variant', 'data-testid': 'runs-chart' });
+      p.runsChartHolder.replaceChildren(canvas);
+      p.runsChart = view.chart(canvas, {
+        data: { datasets },
+        options: {
+          maintainAspectRatio: false,
+          scales: {
+            x: { type: 'linear', title: { display: true, text: 'run # (execution order)' },
+              ticks: { stepSize: 1, precision: 0 } },
+            y: { title: { display: true, text: label },
+              ticks: { callback: (v) => tickMetric(v, unit) } },
+          },
+          plugins: {
+            legend: { labels: { usePointStyle: true } },
+            tooltip: {
+              callbacks: {
+                label: (c) => {
+                  if (c.dataset.type === 'line') return null;
+                  const d = c.raw;
+                  return c.dataset.label + ', run ' + d.x + (d.warmup ? ' (warm-up)' : ', round ' + (d.round + 1)) +
+                    ': ' + fmtMetric(d.y, unit);
+                },
+              },
+            },
+          },
+        },
+      });
+    } else {
+      p.runsChart.data.datasets = datasets;
+      p.runsChart.update('none');
+    }
+  }
+
+  function renderCiChart(view, p, cmp) {
+    const comps = ((cmp && cmp.comparisons) || []).filter((c) => num(c.change));
+    if (!comps.length) {
+      setText(p.ciNote, '');
+      if (p.ciChart) { p.ciChart.destroy(); p.ciChart = null; }
+      p.ciChartHolder.replaceChildren(el('p', { class: 'muted' }, 'No comparison yet.'));
+      return;
+    }
+    const c0 = comps[0];
+    setText(p.ciNote, 'Bar: the ' + confPct(c0) +
+      '% confidence interval of the relative change of ' + c0.metric +
+      (num(c0.ci_level) && Math.abs(c0.ci_level - (c0.confidence || 0)) > 0.001
+        ? ' (exact coverage ' + (100 * c0.ci_level).toFixed(1) + '%)' : '') +
+      (c0.higher_is_better ? ' (higher is better)' : ' (lower is better)') +
+      '; diamond: the estimate. Colour: the verdict.');
+    if (!window.Chart) return noChart(p.ciChartHolder);
+    const labels = comps.map((c) => c.variant + ' vs ' + c.baseline);
+    const colors = comps.map((c) => VERDICT_COLORS[c.verdict] || '#475569');
+    const datasets = [
+      {
+        type: 'bar', label: 'confidence interval', indexAxis: 'y',
+        data: comps.map((c) => [100 * (num(c.ci_lo) ? c.ci_lo : c.change), 100 * (num(c.ci_hi) ? c.ci_hi : c.change)]),
+        backgroundColor: colors.map((c) => alpha(c, 0.3)), borderColor: colors, borderWidth: 1.5,
+        borderSkipped: false, barPercentage: 0.5, categoryPercentage: 0.8, order: 2,
+      },
+      {
+        type: 'line', label: 'change', indexAxis: 'y', showLine: false,
+        data: comps.map((c, i) => ({ x: 100 * c.change, y: labels[i] })),
+        pointStyle: 'rectRot', pointRadius: 8, pointHoverRadius: 9,
+        backgroundColor: colors, borderColor: '#0f172a', borderWidth: 1, order: 1,
+      },
+    ];
+    /* a relative change is above -100% */
+    let lo = Math.min(0, ...comps.map((c) => 100 * (num(c.ci_lo) ? c.ci_lo : c.change)));
+    const hi = Math.max(0, ...comps.map((c) => 100 * (num(c.ci_hi) ? c.ci_hi : c.change)));
+    /* round bounds to a tick step: -11.3 .. 28.1 -> -20 .. 30 */
+    const span = Math.max(2, hi - lo);
+    const step = [1, 2, 5, 10, 20, 25, 50, 100].find((s) => span / s <= 8) || 100;
+    const xmin = Math.max(-100, Math.floor((lo - span * 0.05) / step) * step);
+    const xmax = Math.ceil((hi + span * 0.05) / step) * step;
+    const height = Math.max(140, 70 * comps.length + 70);
+    p.ciChartHolder.style.height = height + 'px';
+    if (!p.ciChart) {
+      const canvas = el('canvas', { role: 'img', 'aria-label': 'Change with confidence interval: ' + comps.map((c) => c.text).join('; '), 'data-testid': 'ci-chart' });
+      p.ciChartHolder.replaceChildren(canvas);
+      p.ciChart = view.chart(canvas, {
+        data: { labels, datasets },
+        options: {
+          indexAxis: 'y', maintainAspectRatio: false,
+          scales: {
+            x: {
+              type: 'linear', min: xmin, max: xmax,
+              title: { display: true, text: 'change vs baseline (%)' },
+              ticks: { stepSize: step, callback: (v) => (v > 0 ? '+' : '') + v + '%' },
+              grid: { color: (ctx) => (ctx.tick && ctx.tick.value === 0 ? '#0f172a' : '#e2e8f0'),
+                lineWidth: (ctx) => (ctx.tick && ctx.tick.value === 0 ? 1.5 : 1) },
+            },
+            y: { type: 'category', labels },
+          },
+          plugins: {
+            legend: { display: false },
+            tooltip: {
+              callbacks: {
+                label: (ctx) => {
+                  const c = comps[ctx.dataIndex];
+                  return ctx.dataset.type === 'bar'
+                    ? 'CI ' + fmtPct(c.ci_lo) + ' .. ' + fmtPct(c.ci_hi)
+                    : 'change ' + fmtPct(c.change) + ' (' + (VERDICT_TEXT[c.verdict] || c.verdict) + ')';
+                },
+              },
+            },
+          },
+        },
+      });
+    } else {
+      p.ciChart.data.labels = labels;
+      p.ciChart.data.datasets = datasets;
+      p.ciChart.options.scales.y.labels = labels;
+      p.ciChart.options.scales.x.min = xmin;
+      p.ciChart.options.scales.x.max = xmax;
+      p.ciChart.options.scales.x.ticks.stepSize = step;
+      p.ciChart.update('none');
+    }
+  }
+
+  function table(head, rows, opts) {
+    const o = opts || {};
+    return el('table', { class: 'data' + (o.class ? ' ' + o.class : '') },
+      o.caption ? el('caption', null, o.caption) : null,
+      el('thead', null, el('tr', null, head.map((h, i) =>
+        el('th', { scope: 'col', class: i && o.numeric ? 'num' : null }, h)))),
+      el('tbody', null, rows.map((r) => el('tr', { class: r.className || null },
+        r.map((c, i) => (i === 0
+          ? el('th', { scope: 'row' }, c)
+          : el('td', { class: [o.numeric ? 'num' : '', (o.nowrap || []).includes(i) ? 'nowrap' : '']
+            .join(' ').trim() || null }, c)))))));
+  }
+
+  function stats(values) {
+    const v = values.filter(num);
+    if (!v.length) return null;
+    const mean = v.reduce((a, b) => a + b, 0) / v.length;
+    const sd = v.length > 1 ? Math.sqrt(v.reduce((a, b) => a + (b - mean) * (b - mean), 0) / (v.length - 1)) : 0;
+    return { n: v.length, median: median(v), mean, sd, min: Math.min(...v), max: Math.max(...v) };
+  }
+
+  function renderSummary(p, cmp, names, unit, variants) {
+    const vars = (cmp && cmp.variants) || {};
+    const rows = [];
+    const base = vars[names[0]] && num(vars[names[0]].median) ? vars[names[0]].median : null;
+    names.forEach((name) => {
+      const v = vars[name];
+      const s = v ? stats(v.values || []) : null;
+      if (!s) return;
+      const row = [
+        el('span', { class: 'swatch-label' }, el('span', { class: 'swatch', style: 'background:' + variantColor(names.indexOf(name)) }), name),
+        String(s.n), fmtMetric(num(v.median) ? v.median : s.median, unit),
+        s.mean ? (100 * s.sd / s.mean).toFixed(1) + '%' : '—',
+        fmtMetric(s.min, unit), fmtMetric(s.max, unit),
+        base && name !== names[0] ? fmtPct((v.median - base) / base) : '—',
+      ];
+      rows.push(row);
+    });
+    if (!rows.length) {
+      p.summaryTable.replaceChildren(el('p', { class: 'muted' }, 'No measured run yet.'));
+      return;
+    }
+    p.summaryTable.replaceChildren(table(['Variant', 'n', 'Median', 'CV', 'Min', 'Max', 'vs ' + names[0]],
+      rows, { numeric: true }), overridesList(variants, names));
+  }
+
+  /* What each variant changes, e.g. "B: inject_ns=1500". */
+  function overridesList(variants, names) {
+    const ul = el('ul', { class: 'overrides' });
+    names.forEach((n, i) => {
+      const o = variants[n] || {};
+      const keys = Object.keys(o);
+      ul.append(el('li', null,
+        el('span', { class: 'swatch', style: 'background:' + variantColor(i) }),
+        el('strong', null, n), ': ',
+        keys.length ? keys.map((k) => k + '=' + (typeof o[k] === 'object' ? JSON.stringify(o[k]) : String(o[k]))).join(', ')
+          : 'the workload as is'));
+    });
+    return ul;
+  }
+
+  function renderLatency(view, p, runs, names) {
+    const keys = [['p50', 'p50'], ['p90', 'p90'], ['p99', 'p99'], ['p99_9', 'p99.9']];
+    const per = names.map((name) => {
+      const rs = runs.filter((r) => r.variant === name && !r.warmup && r.state === 'done' &&
+        r.result && r.result.latency_ns);
+      return { name, n: rs.length, q: keys.map(([k]) => median(rs.map((r) => r.result.latency_ns[k]))) };
+    }).filter((v) => v.n);
+    if (!per.length) {
+      if (p.latChart) { p.latChart.destroy(); p.latChart = null; }
+      p.latChartHolder.replaceChildren(el('p', { class: 'muted' }, 'No measured run yet.'));
+      p.latTable.replaceChildren();
+      return;
+    }
+    p.latTable.replaceChildren(table(['Variant', 'runs'].concat(keys.map((k) => k[1])),
+      per.map((v) => [v.name, String(v.n)].concat(v.q.map(fmtNs))), { numeric: true }));
+    if (!window.Chart) return noChart(p.latChartHolder);
+    const all = per.flatMap((v) => v.q).filter((x) => num(x) && x > 0);
+    const log = all.length && Math.max(...all) / Math.min(...all) > 20;
+    const datasets = per.map((v) => {
+      const color = variantColor(names.indexOf(v.name));
+      return { label: 'variant ' + v.name, data: v.q.map((x) => (num(x) ? x / 1000 : null)),
+        backgroundColor: alpha(color, 0.75), borderColor: color, borderWidth: 1 };
+    });
+    const labels = keys.map((k) => k[1]);
+    if (!p.latChart) {
+      const canvas = el('canvas', { role: 'img', 'aria-label': 'Latency percentiles per variant, microseconds', 'data-testid': 'latency-chart' });
+      p.latChartHolder.replaceChildren(canvas);
+      p.latChart = view.chart(canvas, {
+        type: 'bar',
+        data: { labels, datasets },
+        options: {
+          maintainAspectRatio: false,
+          scales: {
+            y: { type: log ? 'logarithmic' : 'linear', beginAtZero: !log,
+              title: { display: true, text: 'latency (µs)' } },
+          },
+          plugins: {
+            legend: { labels: { usePointStyle: true } },
+            tooltip: { callbacks: { label: (c) => c.dataset.label + ': ' + fmtNs(c.raw * 1000) } },
+          },
+        },
+      });
+    } else {
+      p.latChart.data.datasets = datasets;
+      p.latChart.options.scales.y.type = log ? 'logarithmic' : 'linear';
+      p.latChart.update('none');
+    }
+  }
+
+  /* {a: 1, split_bioset: {a: 2}} -> [['a', 1], ['split_bioset.a', 2]] */
+  function flatten(o, prefix, out) {
+    for (const [k, v] of Object.entries(o || {})) {
+      if (v && typeof v === 'object' && !Array.isArray(v)) flatten(v, prefix + k + '.', out);
+      else out.push([prefix + k, v]);
+    }
+    return out;
+  }
+
+  function renderCounters(p, cmp, names) {
+    const vars = (cmp && cmp.variants) || {};
+    const present = names.filter((n) => vars[n]);
+    if (!present.length) {
+      p.counters.replaceChildren(el('p', { class: 'muted' }, 'No counters yet.'));
+      return;
+    }
+    const groups = [['bio_cache', 'bio cache'], ['split', 'split']];
+    const out = [];
+    let hidden = 0;
+    for (const [key, title] of groups) {
+      const rowsByName = new Map();
+      for (const n of present) {
+        for (const [k, v] of flatten(vars[n][key], '', [])) {
+          if (!rowsByName.has(k)) rowsByName.set(k, {});
+          rowsByName.get(k)[n] = v;
+        }
+      }
+      const rows = [];
+      for (const [k, vals] of rowsByName) {
+        if (present.every((n) => !vals[n])) { hidden++; continue; }
+        rows.push([k].concat(present.map((n) => fmtInt(vals[n]))));
+      }
+      if (rows.length)
+        out.push(table([title].concat(present.map((n) => 'variant ' + n)), rows,
+          { numeric: true, class: 'counters' }));
+    }
+    if (!out.length) out.push(el('p', { class: 'muted' }, 'Every counter is zero.'));
+    out.push(el('p', { class: 'note' }, 'Sums over the measured runs of each variant' +
+      (hidden ? '; ' + hidden + ' counters that are zero for every variant are not shown.' : '.')));
+    p.counters.replaceChildren(...out);
+  }
+
+  function renderRunsTable(p, runs, unit) {
+    if (!runs.length) {
+      p.runsTable.replaceChildren(el('p', { class: 'muted' }, 'No run has finished yet.'));
+      return;
+    }
+    p.runsTable.replaceChildren(table(
+      ['Run', 'Round', 'Variant', 'Kind', 'State', 'Metric', 'IOPS', 'p50', 'p99', 'CPU/IO', 'Started'],
+      runs.map((r) => [String(r.seq + 1), String(r.round + 1), r.variant, r.warmup ? 'warm-up' : 'measured',
+        r.state + (r.error ? ': ' + r.error : ''), fmtMetric(r.metric, unit),
+        num(r.iops) ? si(r.iops) : '—', fmtNs(r.lat_p50_ns), fmtNs(r.lat_p99_ns),
+        fmtNs(r.cpu_per_io_ns), fmtDate(r.started, true)]),
+      { numeric: false, class: 'runs' }));
+  }
+
+  /* ---- history ------------------------------------------------------ */
+
+  function historyView(view, params) {
+    if (!params.has('name')) return workloadsView(view);
+    const name = params.get('name');
+    const target = params.get('target') || '';
+    setTitle('History · ' + (name || '(unnamed)'));
+    view.root.append(el('p', { class: 'muted' }, 'Loading…'));
+    (async () => {
+      let d;
+      try {
+        d = await api('/api/v1/history?limit=200&name=' + encodeURIComponent(name) +
+          (target ? '&target=' + encodeURIComponent(target) : ''));
+      } catch (e) {
+        return apiFailure(view, 'the history', e);
+      }
+      if (!view.alive) return;
+      renderHistory(view, d, name, target);
+    })();
+  }
+
+  function renderHistory(view, d, name, target) {
+    const jobs = (d.jobs || []).slice().reverse();   /* oldest first */
+    const head = el('div', { class: 'page-head' },
+      el('div', null,
+        el('p', { class: 'crumbs' }, el('a', { href: '#/history' }, 'History'), ' / ', 'workload'),
+        el('h1', { 'data-testid': 'history-title' }, name || '(unnamed jobs)'),
+        el('p', { class: 'meta' }, jobs.length + ' finished job' + (jobs.length === 1 ? '' : 's') +
+          (target ? ' on target ' + target : '') + ', oldest first')));
+    view.root.replaceChildren(head);
+    if (!jobs.length) {
+      view.root.append(el('div', { class: 'card' }, el('p', { class: 'empty' },
+        'No finished job with this name yet.')));
+      return;
+    }
+    const kernels = new Set(jobs.map((j) => (j.host && j.host.kernel) || '?'));
+    const labels = jobs.map((j) => ['#' + j.id + ' ' + fmtDate(j.finished || j.created),
+      (j.host && j.host.kernel) || 'kernel ?']);
+    /* one series per comparison pair, e.g. "B vs A" */
+    const pairs = [];
+    for (const j of jobs)
+      for (const c of (j.compare && j.compare.comparisons) || []) {
+        const k = c.variant + ' vs ' + c.baseline;
+        if (!pairs.includes(k)) pairs.push(k);
+      }
+    const find = (j, pair) => ((j.compare && j.compare.comparisons) || [])
+      .find((c) => c.variant + ' vs ' + c.baseline === pair) || null;
+    const unit = (jobs.find((j) => j.compare && j.compare.unit) || { compare: {} }).compare.unit || '';
+    const metric = (jobs.find((j) => j.compare && j.compare.metric) || { compare: {} }).compare.metric || '';
+
+    const changeHolder = el('div', { class: 'chart-box tall' });
+    const medianHolder = el('div', { class: 'chart-box' });
+    view.root.append(
+      el('div', { class: 'grid-2' },
+        section('Change with confidence interval, per job', { class: 'card span-2' }, changeHolder,
+          el('p', { class: 'note' }, 'Each column is one finished job (date and kernel below it): the bar is the confidence interval of the change, the diamond the estimate, the colour the verdict; the axis fits the data (the dark line is 0%). ' +
+            kernels.size + ' kernel version' + (kernels.size === 1 ? '' : 's') + ' so far.')),
+        section('Medians per job', { class: 'card span-2' }, medianHolder)));
+
+    if (window.Chart && pairs.length) {
+      const datasets = [];
+      pairs.forEach((pair, pi) => {
+        const cs = jobs.map((j) => find(j, pair));
+        const colors = cs.map((c) => (c ? VERDICT_COLORS[c.verdict] || '#475569' : '#475569'));
+        datasets.push({
+          type: 'bar', label: pair + ' CI',
+          data: cs.map((c) => (c && num(c.change) ? [100 * (num(c.ci_lo) ? c.ci_lo : c.change), 100 * (num(c.ci_hi) ? c.ci_hi : c.change)] : null)),
+          backgroundColor: colors.map((c) => alpha(c, 0.3)), borderColor: colors, borderWidth: 1.5,
+          borderSkipped: false, barPercentage: 0.5, order: 2,
+        });
+        datasets.push({
+          type: 'line', label: pair + ' change', showLine: pairs.length === 1, borderColor: '#94a3b8',
+          borderWidth: 1, borderDash: [4, 4],
+          data: cs.map((c) => (c && num(c.change) ? 100 * c.change : null)),
+          pointStyle: ['rectRot', 'circle', 'triangle', 'rect'][pi % 4], pointRadius: 7,
+          pointBackgroundColor: colors, pointBorderColor: '#0f172a', order: 1,
+        });
+      });
+      const canvas = el('canvas', { role: 'img', 'aria-label': 'Change per job over time', 'data-testid': 'history-chart' });
+      changeHolder.append(canvas);
+      view.chart(canvas, {
+        data: { labels, datasets },
+        options: {
+          maintainAspectRatio: false,
+          scales: {
+            y: { beginAtZero: false, grace: '15%', title: { display: true, text: 'change vs baseline (%)' },
+              ticks: { callback: (v) => (v > 0 ? '+' : '') + v + '%' },
+              grid: { color: (ctx) => (ctx.tick && ctx.tick.value === 0 ? '#0f172a' : '#e2e8f0') } },
+          },
+          plugins: {
+            legend: { labels: { usePointStyle: true } },
+            tooltip: {
+              callbacks: {
+                label: (ctx) => {
+                  const pair = pairs[Math.floor(ctx.datasetIndex / 2)];
+                  const c = find(jobs[ctx.dataIndex], pair);
+                  return c ? c.text || pair + ' ' + fmtPct(c.change) : pair;
+                },
+              },
+            },
+          },
+        },
+      });
+      const md = [];
+      const seen = new Set();
+      pairs.forEach((pair) => {
+        const cs = jobs.map((j) => find(j, pair));
+        const any = cs.find(Boolean);
+        if (!any) return;
+        if (!seen.has(any.baseline)) {
+          seen.add(any.baseline);
+          md.push({ label: 'variant ' + any.baseline, data: cs.map((c) => (c && num(c.baseline_median) ? c.baseline_median : null)) });
+        }
+        if (!seen.has(any.variant)) {
+          seen.add(any.variant);
+          md.push({ label: 'variant ' + any.variant, data: cs.map((c) => (c && num(c.variant_median) ? c.variant_median : null)) });
+        }
+      });
+      md.forEach((ds, i) => Object.assign(ds, {
+        type: 'line', borderColor: variantColor(i), backgroundColor: variantColor(i),
+        pointRadius: 4, borderWidth: 2, spanGaps: true,
+      }));
+      const canvas2 = el('canvas', { role: 'img', 'aria-label': 'Median ' + metric + ' per variant and job', 'data-testid': 'history-medians' });
+      medianHolder.append(canvas2);
+      view.chart(canvas2, {
+        data: { labels, datasets: md },
+        options: {
+          maintainAspectRatio: false,
+          scales: { x: { offset: true }, y: { title: { display: true, text: 'median ' + metric + (unit ? ' (' + unit + ')' : '') },
+            ticks: { callback: (v) => tickMetric(v, unit) } } },
+          plugins: { legend: { labels: { usePointStyle: true } },
+            tooltip: { callbacks: { label: (c) => c.dataset.label + ': ' + fmtMetric(c.raw, unit) } } },
+        },
+      });
+    } else if (!window.Chart) {
+      noChart(changeHolder);
+      noChart(medianHolder);
+    } else {
+      changeHolder.replaceChildren(el('p', { class: 'muted' }, 'These jobs have no comparison.'));
+      medianHolder.replaceChildren();
+    }
+
+    const rows = [];
+    for (const j of jobs.slice().reverse()) {
+      const cs = (j.compare && j.compare.comparisons) || [{}];
+      for (const c of cs) {
+        rows.push([
+          el('a', { href: '#/job/' + j.id }, '#' + j.id),
+          timeEl(j.finished, fmtDate(j.finished)),
+          (j.host && j.host.hostname) || '—',
+          (j.host && j.host.kernel) || '—',
+          j.target,
+          (j.device && (j.device.model || j.device.name || j.device.kind)) || '—',
+          verdictBadge(c.verdict || j.verdict),
+          num(c.change) ? fmtPct(c.change) : '—',
+          num(c.ci_lo) ? fmtPct(c.ci_lo) + ' .. ' + fmtPct(c.ci_hi) : '—',
+          fmtP(c.p_value),
+          c.text || '',
+        ]);
+      }
+    }
+    const t = table(['Job', 'Finished', 'Host', 'Kernel', 'Target', 'Device', 'Verdict', 'Change', 'CI', 'p', 'Summary'],
+      rows, { class: 'history', nowrap: [1, 3, 7, 8] });
+    t.setAttribute('data-testid', 'history-table');
+    view.root.append(section('Jobs, newest first', { class: 'card flush' }, el('div', { class: 'table-wrap' }, t)));
+  }
+
+  function workloadsView(view) {
+    setTitle('History');
+    view.root.append(el('p', { class: 'muted' }, 'Loading…'));
+    (async () => {
+      let d;
+      try {
+        d = await api('/api/v1/jobs?state=done&limit=500');
+      } catch (e) {
+        return apiFailure(view, 'the workloads', e);
+      }
+      if (!view.alive) return;
+      const groups = new Map();
+      for (const j of d.jobs) {
+        const g = groups.get(j.name) || { name: j.name, jobs: [], targets: new Set() };
+        g.jobs.push(j);
+        g.targets.add(j.target);
+        groups.set(j.name, g);
+      }
+      const list = Array.from(groups.values());
+      view.root.replaceChildren(
+        el('div', { class: 'page-head' }, el('div', null,
+          el('h1', null, 'History'),
+          el('p', { class: 'meta' }, 'A workload is a job name: the same job run again (another day, another kernel) is compared side by side.'))));
+      if (!list.length) {
+        view.root.append(el('div', { class: 'card' }, el('p', { class: 'empty' }, 'No finished job yet.')));
+        return;
+      }
+      const t = table(['Workload', 'Finished jobs', 'Targets', 'Latest', 'Latest verdict'],
+        list.map((g) => [
+          el('a', { href: '#/history?name=' + encodeURIComponent(g.name) }, g.name || '(unnamed)'),
+          String(g.jobs.length),
+          Array.from(g.targets).join(', '),
+          timeEl(g.jobs[0].finished, fmtDate(g.jobs[0].finished) + ' (' + fmtAge(g.jobs[0].finished) + ')'),
+          verdictBadge(g.jobs[0].verdict),
+        ]), { class: 'workloads', nowrap: [3] });
+      t.setAttribute('data-testid', 'workloads-table');
+      view.root.append(el('div', { class: 'card flush' }, t));
+      if (d.next_cursor !== null)
+        view.root.append(el('p', { class: 'note' }, 'From the newest 500 finished jobs.'));
+    })();
+  }
+
+  /* ---- header: the daemon's host ----------------------------------- */
+
+  async function hostInfo() {
+    try {
+      const h = await api('/api/v1/host');
+      const box = document.getElementById('hostinfo');
+      box.replaceChildren(
+        el('span', { title: 'host' }, h.hostname || '?'),
+        el('span', { title: 'kernel' }, h.kernel || '?'),
+        el('span', { title: 'daemon version' }, 'biobenchd ' + ((h.daemon && h.daemon.version) || '?')));
+    } catch (e) {
+      /* the views show API errors; the header stays empty */
+    }
+  }
+
+  function start() {
+    if (window.Chart) {
+      window.Chart.defaults.animation = false;
+      window.Chart.defaults.font.family = getComputedStyle(document.body).fontFamily;
+      window.Chart.defaults.color = '#334155';
+    }
+    window.addEventListener('hashchange', route);
+    route();
+    hostInfo();
+  }
+
+  /* Chart.js may still be loading (the chart.umd.js fallback). */
+  if (window.Chart || document.readyState === 'complete') start();
+  else window.addEventListener('load', start, { once: true });
+})();
