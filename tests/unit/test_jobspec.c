@@ -987,6 +987,13 @@ static const struct {
 	{ "good_ab.json", true, { NULL } },
 	{ "good_minimal.json", true, { NULL } },
 	{ "good_random_lat.json", true, { NULL } },
+	/* the shipped examples and study jobs (paths from tests/data/jobs) */
+	{ "../../../examples/nop-bio-cache.json", true, { NULL } },
+	{ "../../../examples/study-cache-off-vs-all-qd32.json", true, { NULL } },
+	{ "../../../examples/study-cache-off-vs-all-qd128.json", true, { NULL } },
+	{ "../../../examples/study-cache-irq-variants-qd32.json", true, { NULL } },
+	{ "../../../examples/study-cache-irq-variants-qd128.json", true, { NULL } },
+	{ "../../../examples/study-split-check-layout.json", true, { NULL } },
 	{ "bad_fields.json", false,
 	  { "name", "workload.bogus", "variants.B.bio_cache",
 	    "variants.B.sysfs.NoMerges", "repeat", "order", "confidence", NULL } },
