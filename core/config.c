@@ -9,6 +9,9 @@ static const char *const rw_names[BB_RW__COUNT] = {
 static const char *const mode_names[BB_MODE__COUNT] = {
 	"irq", "poll", "sqpoll",
 };
+static const char *const engine_names[BB_ENGINE__COUNT] = {
+	"io_uring", "uring_cmd",
+};
 static const char *const completion_names[BB_COMPLETION__COUNT] = {
 	"inline", "thread",
 };
@@ -37,6 +40,7 @@ void bb_config_default(struct bb_config *cfg)
 	cfg->seed = 0x5eed;
 	cfg->verify = false;
 
+	cfg->engine = BB_ENGINE_IO_URING;
 	cfg->mode = BB_MODE_IRQ;
 	cfg->fixedbufs = true;
 	cfg->registerfiles = true;
@@ -66,6 +70,11 @@ const char *bb_rw_name(enum bb_rw v)
 const char *bb_mode_name(enum bb_mode v)
 {
 	return (unsigned)v < BB_MODE__COUNT ? mode_names[v] : "?";
+}
+
+const char *bb_engine_name(enum bb_engine v)
+{
+	return (unsigned)v < BB_ENGINE__COUNT ? engine_names[v] : "?";
 }
 
 const char *bb_completion_name(enum bb_completion v)

@@ -27,6 +27,15 @@ enum bb_mode {
 	BB_MODE__COUNT
 };
 
+/* How I/O reaches the device. */
+enum bb_engine {
+	BB_ENGINE_IO_URING = 0, /* IORING_OP_READ/WRITE(_FIXED) on nop, a file
+				   or a block device */
+	BB_ENGINE_URING_CMD,    /* NVMe passthrough: IORING_OP_URING_CMD with
+				   SQE128|CQE32 on /dev/ngXnY */
+	BB_ENGINE__COUNT
+};
+
 enum bb_completion {
 	BB_COMPLETION_INLINE = 0, /* the submitter reaps: task context */
 	BB_COMPLETION_THREAD,     /* a completion thread reaps and puts:
@@ -77,6 +86,7 @@ struct bb_config {
 	bool verify;          /* stamp written blocks, read back and check */
 
 	/* engine */
+	enum bb_engine engine;
 	enum bb_mode mode;
 	bool fixedbufs;
 	bool registerfiles;
@@ -101,7 +111,7 @@ struct bb_config {
 };
 
 /* The defaults: nop target, randread, bs 4k, iodepth 128, runtime 5s,
- * 1 thread, irq mode, fixedbufs and registerfiles on, batches 32/32,
+ * 1 thread, io_uring engine, irq mode, fixedbufs and registerfiles on, batches 32/32,
  * bio_cache all, split_check iter, bio_layout vec_early, inline
  * completions, latency per batch. */
 void bb_config_default(struct bb_config *cfg);
@@ -121,6 +131,7 @@ static inline bool bb_rw_random(enum bb_rw rw)
 
 const char *bb_rw_name(enum bb_rw v);
 const char *bb_mode_name(enum bb_mode v);
+const char *bb_engine_name(enum bb_engine v);
 const char *bb_completion_name(enum bb_completion v);
 const char *bb_lat_mode_name(enum bb_lat_mode v);
 

@@ -89,6 +89,28 @@ static void wait_or_done(struct bb_worker_args *a, unsigned n, uint64_t ns,
 	}
 }
 
+/* Interrupts of an NVMe target's I/O queues so far; false when none of
+ * its lines is in /proc/interrupts. */
+static bool irq_snapshot(const struct bb_target *t, struct bb_irq_check *c,
+			 uint64_t *sum)
+{
+	int n;
+
+	if (!t->is_nvme)
+		return false;
+	n = bb_nvme_queue_irqs("/proc/interrupts",
+			       (const char (*)[BB_NVME_NAME_LEN])t->nvme.ctrls,
+			       t->nvme.nctrls, sum);
+	if (n <= 0)
+		return false;
+	c->lines = (unsigned)n;
+	snprintf(c->source, sizeof(c->source),
+		 "%sq* (%u I/O queue lines%s) in /proc/interrupts",
+		 t->nvme.ctrls[0], (unsigned)n,
+		 t->nvme.nctrls > 1 ? ", all its controllers" : "");
+	return true;
+}
+
 static int completion_cpu_for(const struct bb_config *cfg, int cpu)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -120,6 +142,8 @@ int bb_run_cancellable(const struct bb_config *cfg, struct bb_result *r,
 					   bb_worker_main_late;
 	unsigned n = cfg->threads, started = 0, cap = 0;
 	uint64_t t_measure, t_prev, tmin = UINT64_MAX, tmax = 0;
+	uint64_t irq0 = 0, irq1 = 0;
+	bool irq_ok;
 	struct bb_sample prev = { 0 }, cur;
 	struct timeval tv;
 	int ret;
@@ -142,6 +166,7 @@ int bb_run_cancellable(const struct bb_config *cfg, struct bb_result *r,
 			 "%u sqpoll thread(s) (iou-sqp-*), CPU time not "
 			 "included", n);
 
+	irq_ok = irq_snapshot(&t, &r->irq, &irq0);
 	args = calloc(n, sizeof(*args));
 	tids = calloc(n, sizeof(*tids));
 	if (!args || !tids) {
@@ -262,6 +287,10 @@ join:
 			tmax = tr->t_end_ns;
 	}
 	r->duration_ns = tmax > tmin ? tmax - tmin : 0;
+	if (irq_ok && irq_snapshot(&t, &r->irq, &irq1)) {
+		r->irq.checked = true;
+		r->irq.count = irq1 >= irq0 ? irq1 - irq0 : 0;
+	}
 	if (!ret && cancelled(cancel)) {
 		ret = -ECANCELED;
 		snprintf(err, errlen, "cancelled");

@@ -5,6 +5,7 @@
  * them in bb_device_info() without changing the sysfs part. */
 #include "hostinfo.h"
 
+#include "nvme.h"
 #include "target.h"
 
 #include <ctype.h>
@@ -282,8 +283,14 @@ struct json_object *bb_device_info(const char *name)
 	bf = text_or_null(path);
 	if (bf)
 		json_object_object_add(o, "backing_file", bf);
-	/* NVMe enrichment (libnvme: namespace, controller, poll queues) is
-	 * added here, over the sysfs fields, when the device is nvme*. */
+	/* NVMe namespaces: controller, identify fields, char device, poll
+	 * queues (nvme.h) */
+	if (!strncmp(name, "nvme", 4)) {
+		struct json_object *nv = bb_nvme_ns_info(name);
+
+		if (nv)
+			json_object_object_add(o, "nvme", nv);
+	}
 	return o;
 }
 

@@ -17,7 +17,9 @@ struct json_object *bb_host_info(void);
  *  "limits": {logical_block_size, physical_block_size, max_sectors_kb,
  *             max_hw_sectors_kb, max_segments, max_segment_size,
  *             virt_boundary_mask, chunk_sectors, nr_requests}
- *  ,"backing_file" (loop devices, else absent)}.  NULL if not found. */
+ *  ,"backing_file" (loop devices, else absent)
+ *  ,"nvme" (NVMe namespaces, else absent: bb_nvme_ns_info of nvme.h)}.
+ * NULL if not found. */
 struct json_object *bb_device_info(const char *name);
 
 /* Every block device of /sys/block (loop devices without a backing file

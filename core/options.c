@@ -55,6 +55,10 @@ struct bb_option {
 
 static const char *rw_nm(unsigned v) { return bb_rw_name((enum bb_rw)v); }
 static const char *mode_nm(unsigned v) { return bb_mode_name((enum bb_mode)v); }
+static const char *engine_nm(unsigned v)
+{
+	return bb_engine_name((enum bb_engine)v);
+}
 static const char *compl_nm(unsigned v)
 {
 	return bb_completion_name((enum bb_completion)v);
@@ -133,6 +137,10 @@ static const struct bb_option opt_table[] = {
 	  .help = "stamp written blocks, read them back and check" },
 
 	/* engine */
+	{ .name = "engine", .json = "engine", .type = OT_ENUM,
+	  .group = "engine", FIELD(engine),
+	  ENUM_OF(engine_nm, BB_ENGINE__COUNT),
+	  .help = "io_uring: reads/writes on nop, a file or a block device; uring_cmd: NVMe passthrough (IORING_OP_URING_CMD, SQE128|CQE32) on /dev/ngXnY" },
 	{ .name = "mode", .json = "mode", .type = OT_ENUM, .group = "engine",
 	  FIELD(mode), ENUM_OF(mode_nm, BB_MODE__COUNT),
 	  .help = "irq: plain ring; poll: IORING_SETUP_IOPOLL (needs poll queues); sqpoll: IORING_SETUP_SQPOLL" },
@@ -786,8 +794,10 @@ static bool json_integer(struct json_object *j, bool *neg, uint64_t *mag)
 	if (t == json_type_double) {
 		double d = json_object_get_double(j);
 
-		if (d != d || d != (double)(int64_t)d || d >= 9.2e18 ||
-		    d <= -9.2e18)
+		/* range first: converting an out-of-range double (1e101)
+		 * to an integer is undefined (found by fuzz_http) */
+		if (d != d || d >= 9.2e18 || d <= -9.2e18 ||
+		    d != (double)(int64_t)d)
 			return false;
 		*neg = d < 0;
 		*mag = (uint64_t)(d < 0 ? -d : d);
@@ -1127,6 +1137,7 @@ int bb_config_check(struct bb_config *cfg, char *err, size_t errlen)
 		return fail(err, errlen, "--rwmixread: %u is out of range 0..100",
 			    cfg->rwmixread);
 	if (cfg->rw >= BB_RW__COUNT || cfg->mode >= BB_MODE__COUNT ||
+	    cfg->engine >= BB_ENGINE__COUNT ||
 	    cfg->completion >= BB_COMPLETION__COUNT ||
 	    cfg->lat >= BB_LAT__COUNT || cfg->bio_cache >= BB_CACHE__COUNT ||
 	    cfg->split_check >= BB_SPLIT_CHECK__COUNT ||
@@ -1151,6 +1162,9 @@ int bb_config_check(struct bb_config *cfg, char *err, size_t errlen)
 	if (cfg->verify && !strcmp(cfg->target, "nop"))
 		return fail(err, errlen,
 			    "--verify needs a file or a block device: nop moves no data");
+	if (cfg->engine == BB_ENGINE_URING_CMD && !strcmp(cfg->target, "nop"))
+		return fail(err, errlen,
+			    "--engine uring_cmd needs an NVMe generic char device (/dev/ngXnY), not nop");
 	if (cfg->mode == BB_MODE_POLL &&
 	    cfg->completion == BB_COMPLETION_THREAD)
 		return fail(err, errlen,

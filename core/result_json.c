@@ -240,6 +240,20 @@ static struct json_object *samples_json(const struct bb_result *r)
 	return arr;
 }
 
+static struct json_object *irq_json(const struct bb_result *r)
+{
+	struct json_object *o;
+
+	if (!r->irq.checked)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "source",
+			       json_object_new_string(r->irq.source));
+	json_object_object_add(o, "lines", ju64(r->irq.lines));
+	json_object_object_add(o, "count", ju64(r->irq.count));
+	return o;
+}
+
 struct json_object *bb_result_to_json(const struct bb_config *cfg,
 				      const struct bb_result *r)
 {
@@ -247,6 +261,7 @@ struct json_object *bb_result_to_json(const struct bb_config *cfg,
 	struct json_object *target = json_object_new_object();
 	double secs = (double)r->duration_ns / 1e9;
 	uint64_t bytes = r->io.bytes_read + r->io.bytes_written;
+	int pv;
 
 	json_object_object_add(doc, "version", json_object_new_int(1));
 	json_object_object_add(doc, "start_unix_ms", ju64(r->start_unix_ms));
@@ -276,6 +291,10 @@ struct json_object *bb_result_to_json(const struct bb_config *cfg,
 							 &r->split_cache));
 	json_object_object_add(doc, "split",
 			       bb_split_counters_to_json(&r->split));
+	json_object_object_add(doc, "interrupts", irq_json(r));
+	pv = bb_poll_verified(cfg, &r->irq, r->io.dev_reads + r->io.dev_writes);
+	json_object_object_add(doc, "poll_verified",
+			       pv < 0 ? NULL : json_object_new_boolean(pv));
 	json_object_object_add(doc, "samples", samples_json(r));
 	json_object_object_add(doc, "error",
 		r->error[0] ? json_object_new_string(r->error) : NULL);

@@ -296,6 +296,17 @@ void bb_result_fprint(FILE *f, const struct bb_config *cfg,
 	fprintf(f, "\n");
 	if (r->error[0])
 		fprintf(f, "  error: %s\n", r->error);
+	if (r->irq.checked) {
+		int pv = bb_poll_verified(cfg, &r->irq,
+					  r->io.dev_reads + r->io.dev_writes);
+
+		fprintf(f, "  interrupts: %" PRIu64 " on %s%s\n", r->irq.count,
+			r->irq.source,
+			pv == 1 ? " (polled completions verified)" :
+			pv == 0 ? " -- WARNING: the polled run completed by "
+				  "interrupts (poll_verified false: the "
+				  "driver has no working poll queues?)" : "");
+	}
 
 	fmt_iops(iops, sizeof(iops), bb_result_iops(r));
 	fprintf(f, "  IOPS=%s", iops);

@@ -100,6 +100,31 @@ struct bb_cpu_usage {
 	uint64_t sys_ns;
 };
 
+/* Interrupts of the device's I/O queues during a run (/proc/interrupts;
+ * NVMe: lines "nvme<C>q<N>", N >= 1).  In polled mode they prove, or
+ * disprove, that completions were polled: poll queues have no interrupt
+ * vector, so a polled run whose queues took interrupts completed by
+ * interrupts (e.g. nvme.poll_queues larger than the CPU count). */
+struct bb_irq_check {
+	bool checked;           /* the device's interrupt lines were found */
+	unsigned lines;         /* interrupt lines (queues) counted */
+	uint64_t count;         /* interrupts taken during the run */
+	char source[96];        /* "nvme0q* in /proc/interrupts" */
+};
+
+/* Whether a polled run was verified polled: null-like -1 when not a
+ * polled run or nothing was counted, else 1 when its queues took fewer
+ * interrupts than 1 per 20 device requests (other I/O on the controller
+ * may take a few), 0 when they took more. */
+static inline int bb_poll_verified(const struct bb_config *cfg,
+				   const struct bb_irq_check *c,
+				   uint64_t dev_requests)
+{
+	if (cfg->mode != BB_MODE_POLL || !c->checked)
+		return -1;
+	return c->count == 0 || c->count * 20 < dev_requests;
+}
+
 /* The result of one run. */
 struct bb_result {
 	uint64_t start_unix_ms;
@@ -119,6 +144,7 @@ struct bb_result {
 	char target_kind[16];      /* "nop", "file", "block" */
 	char kernel_helpers[128];  /* e.g. "sqpoll thread (iou-sqp)" */
 	unsigned ring_flags;       /* IORING_SETUP_* actually used */
+	struct bb_irq_check irq;   /* interrupts of the device's queues */
 	struct bb_sample *samples; /* per second, malloc'd */
 	unsigned nsamples;
 	char error[256];           /* non-empty if the run failed */

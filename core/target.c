@@ -14,7 +14,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-static const char *const kind_names[] = { "nop", "file", "block" };
+static const char *const kind_names[] = { "nop", "file", "block",
+					  "nvme_char" };
 
 const char *bb_target_kind_name(enum bb_target_kind k)
 {
@@ -100,6 +101,8 @@ bool bb_dev_can_poll(dev_t dev, char *why, size_t len)
 		snprintf(why, len, "cannot read %s: %s", path, strerror(-ret));
 		return false;
 	}
+	if (strcmp(val, "1") != 0 && !strncmp(disk, "nvme", 4))
+		return bb_nvme_can_poll(disk, why, len);
 	if (strcmp(val, "1") != 0) {
 		snprintf(why, len,
 			 "%s is %s: the device has no poll queues (for NVMe, "
@@ -289,6 +292,122 @@ static int layout_file(int fd, uint64_t from, uint64_t to, char *err,
 	return ret;
 }
 
+/* The block device of an NVMe namespace, from sysfs (/sys/block/X/dev). */
+static int nvme_blk_dev(const char *blk, dev_t *dev)
+{
+	char path[PATH_MAX], val[32];
+	unsigned ma, mi;
+	int ret;
+
+	snprintf(path, sizeof(path), "/sys/block/%s/dev", blk);
+	ret = read_sysfs_str(path, val, sizeof(val));
+	if (ret)
+		return ret;
+	if (sscanf(val, "%u:%u", &ma, &mi) != 2)
+		return -EINVAL;
+	*dev = makedev(ma, mi);
+	return 0;
+}
+
+/* --engine uring_cmd: the namespace's generic char device.  Fills the
+ * target up to the region checks, which the caller shares. */
+static int open_nvme_char(struct bb_target *t, const struct bb_config *cfg,
+			  uint64_t *devsize, char *err, size_t errlen)
+{
+	bool writes = bb_rw_writes(cfg->rw);
+	struct bb_nvme_ns ns;
+	struct stat st;
+	int ret;
+
+	if (stat(cfg->target, &st))
+		return fail(err, errlen, -errno, "%s: %s", cfg->target,
+			    strerror(errno));
+	if (!S_ISCHR(st.st_mode)) {
+		if (S_ISBLK(st.st_mode) &&
+		    bb_nvme_ns_resolve(cfg->target, -1, &ns) == 0 && ns.chr[0])
+			return fail(err, errlen, -EINVAL,
+				    "--engine uring_cmd: %s is a block device; "
+				    "passthrough goes through the namespace's "
+				    "generic char device /dev/%s",
+				    cfg->target, ns.chr);
+		return fail(err, errlen, -EINVAL,
+			    "--engine uring_cmd: %s is not a char device: give "
+			    "an NVMe generic char device /dev/ngXnY (or use "
+			    "--engine io_uring)",
+			    cfg->target);
+	}
+	ret = bb_nvme_ns_resolve(cfg->target, -1, &ns);
+	if (ret || strncmp(ns.chr, "ng", 2))
+		return fail(err, errlen, -EINVAL,
+			    "--engine uring_cmd: %s is not an NVMe generic char "
+			    "device (/dev/ngXnY with a /sys/class/nvme-generic "
+			    "entry)",
+			    cfg->target);
+	t->kind = BB_TARGET_NVME_CHAR;
+	ret = nvme_blk_dev(ns.blk, &t->dev);
+	if (ret)
+		return fail(err, errlen, ret,
+			    "%s: cannot find the block device %s of the "
+			    "namespace in sysfs: %s",
+			    cfg->target, ns.blk, strerror(-ret));
+	snprintf(t->disk, sizeof(t->disk), "%s", ns.blk);
+	snprintf(t->part, sizeof(t->part), "%s", ns.blk);
+	if (cfg->mode == BB_MODE_POLL &&
+	    !bb_dev_can_poll(t->dev, t->poll_why, sizeof(t->poll_why)))
+		return fail(err, errlen, -EOPNOTSUPP,
+			    "--mode poll: %s cannot poll: %s", cfg->target,
+			    t->poll_why);
+	if (writes) {
+		char blkpath[80];
+
+		if (!cfg->allow_write)
+			return fail(err, errlen, -EPERM,
+				    "refusing to write to NVMe namespace %s "
+				    "without --allow-write (its data will be "
+				    "overwritten)",
+				    cfg->target);
+		snprintf(blkpath, sizeof(blkpath), "%s (/dev/%s)", cfg->target,
+			 ns.blk);
+		ret = check_block_unused(blkpath, t->dev, err, errlen);
+		if (ret)
+			return ret;
+	}
+	t->fd = open(cfg->target, (writes ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+	if (t->fd < 0)
+		return fail(err, errlen, -errno, "%s: %s", cfg->target,
+			    strerror(errno));
+	ret = bb_nvme_ns_resolve(cfg->target, t->fd, &t->nvme);
+	if (ret)
+		return fail(err, errlen, ret, "%s: cannot identify the "
+			    "namespace: %s", cfg->target, strerror(-ret));
+	t->is_nvme = true;
+	if (t->nvme.lba_size < 512 || (t->nvme.lba_size & (t->nvme.lba_size - 1)))
+		return fail(err, errlen, -EINVAL, "%s: unusable LBA size %u",
+			    cfg->target, t->nvme.lba_size);
+	t->lba_shift = (unsigned)__builtin_ctz(t->nvme.lba_size);
+	*devsize = t->nvme.lba_count << t->lba_shift;
+	ret = bb_limits_read_sysfs_dev("/sys", major(t->dev), minor(t->dev),
+				       &t->lim);
+	if (ret)
+		return fail(err, errlen, ret,
+			    "%s: cannot read the queue limits of %s from "
+			    "sysfs: %s",
+			    cfg->target, ns.blk, strerror(-ret));
+	/* passthrough is bounded by the controller (MDTS -> max_hw_sectors),
+	 * not by the block layer's max_sectors_kb */
+	t->lim.max_user_sectors = t->lim.max_hw_sectors;
+	ret = apply_limits(&t->lim, cfg, true, err, errlen);
+	if (ret)
+		return ret;
+	if (t->lim.logical_block_size != t->nvme.lba_size)
+		return fail(err, errlen, -EINVAL,
+			    "%s: the LBA size %u differs from the logical "
+			    "block size %u of %s",
+			    cfg->target, t->nvme.lba_size,
+			    t->lim.logical_block_size, ns.blk);
+	return 0;
+}
+
 int bb_target_open(struct bb_target *t, const struct bb_config *cfg,
 		   char *err, size_t errlen)
 {
@@ -296,6 +415,7 @@ int bb_target_open(struct bb_target *t, const struct bb_config *cfg,
 	bool direct = cfg->direct || cfg->mode == BB_MODE_POLL;
 	struct stat st;
 	uint64_t devsize = 0;
+	bool have_st;
 	int flags, ret;
 
 	memset(t, 0, sizeof(*t));
@@ -318,6 +438,15 @@ int bb_target_open(struct bb_target *t, const struct bb_config *cfg,
 		return apply_limits(&t->lim, cfg, false, err, errlen);
 	}
 
+	if (cfg->engine == BB_ENGINE_URING_CMD) {
+		ret = open_nvme_char(t, cfg, &devsize, err, errlen);
+		if (ret) {
+			bb_target_close(t);
+			return ret;
+		}
+		goto region;
+	}
+
 	/* polled mode: refuse before opening or creating anything */
 	if (cfg->mode == BB_MODE_POLL) {
 		struct stat ps;
@@ -325,6 +454,12 @@ int bb_target_open(struct bb_target *t, const struct bb_config *cfg,
 		dev_t pdev;
 
 		if (stat(cfg->target, &ps) == 0) {
+			if (S_ISCHR(ps.st_mode))
+				return fail(err, errlen, -EINVAL,
+					    "%s is a char device: for an NVMe "
+					    "generic char device (/dev/ngXnY) "
+					    "use --engine uring_cmd",
+					    cfg->target);
 			pdev = S_ISBLK(ps.st_mode) ? ps.st_rdev : ps.st_dev;
 		} else {
 			snprintf(dir, sizeof(dir), "%s", cfg->target);
@@ -344,7 +479,8 @@ int bb_target_open(struct bb_target *t, const struct bb_config *cfg,
 				    cfg->target, t->poll_why);
 	}
 
-	if (stat(cfg->target, &st) == 0 && S_ISBLK(st.st_mode)) {
+	have_st = stat(cfg->target, &st) == 0;
+	if (have_st && S_ISBLK(st.st_mode)) {
 		t->kind = BB_TARGET_BLOCK;
 		t->dev = st.st_rdev;
 		bb_dev_names(t->dev, t->disk, sizeof(t->disk), t->part,
@@ -402,6 +538,13 @@ int bb_target_open(struct bb_target *t, const struct bb_config *cfg,
 			bb_target_close(t);
 			return ret;
 		}
+	} else if (have_st && S_ISCHR(st.st_mode)) {
+		return fail(err, errlen, -EINVAL,
+			    "%s is a char device: for an NVMe generic char "
+			    "device (/dev/ngXnY) use --engine uring_cmd; "
+			    "--engine io_uring takes nop, a file or a block "
+			    "device",
+			    cfg->target);
 	} else {
 		bool create = cfg->size != 0;
 
@@ -453,6 +596,7 @@ int bb_target_open(struct bb_target *t, const struct bb_config *cfg,
 		}
 	}
 
+region:
 	if (cfg->offset >= devsize) {
 		bb_target_close(t);
 		return fail(err, errlen, -EINVAL,
@@ -484,6 +628,8 @@ int bb_target_open(struct bb_target *t, const struct bb_config *cfg,
 			    t->lim.logical_block_size, cfg->target);
 	}
 
+	if (t->kind == BB_TARGET_BLOCK && !strncmp(t->disk, "nvme", 4))
+		t->is_nvme = bb_nvme_ns_resolve(t->disk, -1, &t->nvme) == 0;
 	t->can_poll = bb_dev_can_poll(t->dev, t->poll_why,
 				      sizeof(t->poll_why));
 	if (cfg->mode == BB_MODE_POLL && !t->can_poll) {

@@ -4,6 +4,7 @@
 #define BB_TARGET_H
 
 #include "config.h"
+#include "nvme.h"
 #include "queue_limits.h"
 
 #include <sys/types.h>
@@ -12,6 +13,7 @@ enum bb_target_kind {
 	BB_TARGET_NOP = 0,
 	BB_TARGET_FILE,
 	BB_TARGET_BLOCK,
+	BB_TARGET_NVME_CHAR,    /* NVMe generic char device, passthrough */
 };
 
 struct bb_target {
@@ -26,11 +28,20 @@ struct bb_target {
 	dev_t dev;              /* the block device (of the file's fs) */
 	char disk[64];          /* sysfs name of the disk ("loop0", "vda") */
 	char part[64];          /* sysfs name of the partition / device */
+	/* NVMe namespaces (block or char): for passthrough commands and for
+	 * counting the interrupts of the controllers' I/O queues */
+	bool is_nvme;
+	struct bb_nvme_ns nvme;
+	unsigned lba_shift;     /* log2 of the LBA size (passthrough) */
 };
 
 const char *bb_target_kind_name(enum bb_target_kind k);
 
-/* Open the target the config names: "nop"; a regular file (created and
+/* Open the target the config names: "nop"; with --engine uring_cmd an
+ * NVMe generic char device /dev/ngXnY (its namespace identified, its
+ * limits those of the namespace's block device with max_sectors at the
+ * MDTS-derived max_hw_sectors; writes refused as for its block device);
+ * a regular file (created and
  * extended to cfg->size if asked; O_DIRECT if cfg->direct); a block device
  * (O_DIRECT if cfg->direct; for writes: refused without allow_write, when
  * mounted, when it has holders or a partition in use, or when O_EXCL fails,

@@ -19,6 +19,7 @@
 #include "verify.h"
 
 #include <errno.h>
+#include <linux/nvme_ioctl.h>
 #include <liburing.h>
 #include <pthread.h>
 #include <sched.h>
@@ -30,6 +31,28 @@
 #include <unistd.h>
 
 #define REAP_BATCH 64u
+
+/* ThreadSanitizer does not see the ordering io_uring gives between the
+ * submitter's writes to a bio and the completion thread's reads of it
+ * (submit -> kernel -> CQE): mark it on the ring, release before every
+ * submission, acquire after every reap of the completion thread.  Empty
+ * in other builds. */
+#if defined(__SANITIZE_THREAD__)
+#define BB_WORKER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define BB_WORKER_TSAN 1
+#endif
+#endif
+#ifdef BB_WORKER_TSAN
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+#define ring_release(w) __tsan_release(&(w)->ring)
+#define ring_acquire(w) __tsan_acquire(&(w)->ring)
+#else
+#define ring_release(w) ((void)0)
+#define ring_acquire(w) ((void)0)
+#endif
 #define SENTINEL_UD 1ull /* user_data of the NOP that stops the completion
 			    thread (bio pointers are 64-byte aligned) */
 
@@ -92,6 +115,11 @@ struct worker {
 	size_t slot_stride;
 	struct bb_bvec *vecs;
 	int fd;                /* fd or fixed-file index 0 */
+	uint32_t nsid;         /* NVMe passthrough: namespace */
+	unsigned lba_shift;    /* NVMe passthrough: log2 LBA size */
+	uint32_t res_mask;     /* success: cqe->res == bytes & res_mask
+				  (read/write return bytes; NOP and NVMe
+				  passthrough return 0) */
 	uint8_t sqe_flags;
 	bool nop;
 	bool fixed;
@@ -257,6 +285,68 @@ static void prep_write_fixed(struct worker *w, struct io_uring_sqe *sqe,
 	sqe->flags |= w->sqe_flags;
 }
 
+/* NVMe passthrough (IORING_OP_URING_CMD on /dev/ngXnY, SQE128): one
+ * Read (0x02) or Write (0x01) command per bio, as t/io_uring -u1.  The
+ * whole command is stored each time (an SQE slot holds the previous
+ * one). */
+static inline void prep_nvme(struct worker *w, struct io_uring_sqe *sqe,
+			     const struct bb_bio *bio, uint8_t opcode,
+			     bool fixed)
+{
+	struct nvme_uring_cmd *cmd = (struct nvme_uring_cmd *)sqe->cmd;
+	void *addr;
+	uint32_t len;
+	uint64_t off, slba;
+
+	piece_addr(bio, &addr, &len, &off);
+	slba = off >> w->lba_shift;
+	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, w->fd, NULL, 0, 0);
+	sqe->cmd_op = NVME_URING_CMD_IO;
+	sqe->flags |= w->sqe_flags;
+	if (fixed) {
+		/* one registered buffer per slot (setup_buffers) */
+		sqe->uring_cmd_flags = IORING_URING_CMD_FIXED;
+		sqe->buf_index = (uint16_t)(((char *)addr - w->bufs) /
+					    w->slot_stride);
+	}
+	*cmd = (struct nvme_uring_cmd){
+		.opcode = opcode,
+		.nsid = w->nsid,
+		.addr = (uint64_t)(uintptr_t)addr,
+		.data_len = len,
+		.cdw10 = (uint32_t)slba,
+		.cdw11 = (uint32_t)(slba >> 32),
+		.cdw12 = (len >> w->lba_shift) - 1, /* NLB, 0's based */
+	};
+}
+
+#define NVME_CMD_WRITE 0x01
+#define NVME_CMD_READ 0x02
+
+static void prep_nvme_read(struct worker *w, struct io_uring_sqe *sqe,
+			   const struct bb_bio *bio)
+{
+	prep_nvme(w, sqe, bio, NVME_CMD_READ, false);
+}
+
+static void prep_nvme_write(struct worker *w, struct io_uring_sqe *sqe,
+			    const struct bb_bio *bio)
+{
+	prep_nvme(w, sqe, bio, NVME_CMD_WRITE, false);
+}
+
+static void prep_nvme_read_fixed(struct worker *w, struct io_uring_sqe *sqe,
+				 const struct bb_bio *bio)
+{
+	prep_nvme(w, sqe, bio, NVME_CMD_READ, true);
+}
+
+static void prep_nvme_write_fixed(struct worker *w, struct io_uring_sqe *sqe,
+				  const struct bb_bio *bio)
+{
+	prep_nvme(w, sqe, bio, NVME_CMD_WRITE, true);
+}
+
 /* --- completion --------------------------------------------------------- */
 
 static inline void slot_release_task(struct worker *w, struct wslot *s)
@@ -326,7 +416,7 @@ static inline void complete_one(struct worker *w, struct side *sd,
 {
 	struct bb_bio *bio = (struct bb_bio *)(uintptr_t)cqe->user_data;
 	uint32_t size = bio->bi_iter.bi_size;
-	int want = w->nop ? 0 : (int)size;
+	int want = (int)(size & w->res_mask);
 	/* a split clone's bi_private is its parent bio (bio_chain) */
 	const struct bb_bio *parent = bio->bi_end_io == bb_bio_chain_endio ?
 					      bio->bi_private : bio;
@@ -340,6 +430,13 @@ static inline void complete_one(struct worker *w, struct side *sd,
 				  "NVMe load the driver with "
 				  "nvme.poll_queues=N); stopping",
 				  w->t->path);
+		else if (cqe->res > 0 && w->t->kind == BB_TARGET_NVME_CHAR)
+			set_fatal(w, -EIO,
+				  "%s: NVMe command failed with status 0x%x "
+				  "(sector %llu, %u bytes)",
+				  w->t->path, (unsigned)cqe->res,
+				  (unsigned long long)bio->bi_iter.bi_sector,
+				  size);
 		bio->bi_status = cqe->res < 0 ? (uint8_t)-cqe->res : EIO;
 	} else if (s->measured) {
 		/* every request of a measured I/O counts, also those reaped
@@ -386,8 +483,10 @@ static inline struct io_uring_sqe *get_sqe(struct worker *w)
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&w->ring);
 
 	for (int tries = 0; bb_unlikely(!sqe) && tries < 1000000; tries++) {
-		int ret = io_uring_submit(&w->ring);
+		int ret;
 
+		ring_release(w);
+		ret = io_uring_submit(&w->ring);
 		if (ret > 0)
 			w->sub.io.submitted += (unsigned)ret;
 		w->sub.io.enters++;
@@ -557,6 +656,8 @@ static int setup_ring(struct worker *w, unsigned pieces)
 		}
 		memset(&p, 0, sizeof(p));
 		p.flags = IORING_SETUP_CQSIZE | extra;
+		if (cfg->engine == BB_ENGINE_URING_CMD)
+			p.flags |= IORING_SETUP_SQE128 | IORING_SETUP_CQE32;
 		p.cq_entries = cq;
 		if (cfg->mode == BB_MODE_POLL)
 			p.flags |= IORING_SETUP_IOPOLL;
@@ -573,8 +674,11 @@ static int setup_ring(struct worker *w, unsigned pieces)
 			break;
 	}
 	if (ret) {
-		set_fatal(w, ret, "io_uring_queue_init (%s mode): %s",
-			  bb_mode_name(cfg->mode), strerror(-ret));
+		set_fatal(w, ret, "io_uring_queue_init (%s mode%s): %s",
+			  bb_mode_name(cfg->mode),
+			  cfg->engine == BB_ENGINE_URING_CMD
+				  ? ", SQE128|CQE32 for uring_cmd" : "",
+			  strerror(-ret));
 		return ret;
 	}
 	w->a->res.ring_flags = p.flags;
@@ -626,7 +730,43 @@ static int setup_buffers(struct worker *w)
 		w->free_stack[i] = w->depth - 1 - i;
 	}
 	w->nfree = w->depth;
-	if (cfg->fixedbufs && !w->nop) {
+	if (cfg->fixedbufs && !w->nop && w->t->kind == BB_TARGET_NVME_CHAR) {
+		/* passthrough: one registered buffer per slot (buf_index =
+		 * slot), as fio's io_uring_cmd engine.  A single large one
+		 * fails on kernels whose blk_rq_map_user_bvec() counts the
+		 * segments up to the end of the registered buffer against
+		 * max_segments (6.1: EINVAL for any I/O more than
+		 * max_segments pages before the end). */
+		struct iovec *iov;
+		int ret;
+
+		if (w->depth > 16384) {
+			set_fatal(w, -EINVAL,
+				  "--engine uring_cmd --fixedbufs registers one "
+				  "buffer per I/O slot: --iodepth %u is above "
+				  "the kernel's 16384 buffers (use --fixedbufs=0)",
+				  w->depth);
+			return -EINVAL;
+		}
+		iov = calloc(w->depth, sizeof(*iov));
+		if (!iov) {
+			set_fatal(w, -ENOMEM, "out of memory");
+			return -ENOMEM;
+		}
+		for (unsigned i = 0; i < w->depth; i++) {
+			iov[i].iov_base = w->slots[i].buf;
+			iov[i].iov_len = cfg->bs;
+		}
+		ret = io_uring_register_buffers(&w->ring, iov, w->depth);
+		free(iov);
+		if (ret) {
+			set_fatal(w, ret,
+				  "registering %u fixed buffers of %u bytes: %s "
+				  "(raise RLIMIT_MEMLOCK or use --fixedbufs=0)",
+				  w->depth, cfg->bs, strerror(-ret));
+			return ret;
+		}
+	} else if (cfg->fixedbufs && !w->nop) {
 		struct iovec iov = { .iov_base = w->bufs,
 				     .iov_len = w->bufs_len };
 		int ret = io_uring_register_buffers(&w->ring, &iov, 1);
@@ -675,6 +815,9 @@ static int setup(struct worker *w)
 	w->depth = cfg->iodepth;
 	w->lim = t->lim;
 	w->nop = t->kind == BB_TARGET_NOP;
+	w->res_mask = w->nop || t->kind == BB_TARGET_NVME_CHAR ? 0 : ~0u;
+	w->nsid = t->nvme.nsid;
+	w->lba_shift = t->lba_shift;
 	w->fixed = cfg->fixedbufs; /* the bio model; nop registers nothing */
 	w->may_split = cfg->split_check == BB_SPLIT_CHECK_VCNT ?
 			       bb_bio_may_need_split_vcnt :
@@ -734,8 +877,15 @@ static int setup(struct worker *w)
 			w->fd = 0;
 			w->sqe_flags = IOSQE_FIXED_FILE;
 		}
-		w->prep[0] = w->fixed ? prep_read_fixed : prep_read;
-		w->prep[1] = w->fixed ? prep_write_fixed : prep_write;
+		if (t->kind == BB_TARGET_NVME_CHAR) {
+			w->prep[0] = w->fixed ? prep_nvme_read_fixed
+					      : prep_nvme_read;
+			w->prep[1] = w->fixed ? prep_nvme_write_fixed
+					      : prep_nvme_write;
+		} else {
+			w->prep[0] = w->fixed ? prep_read_fixed : prep_read;
+			w->prep[1] = w->fixed ? prep_write_fixed : prep_write;
+		}
 	}
 	ret = setup_buffers(w);
 	if (ret)
@@ -931,6 +1081,7 @@ static void loop_inline(struct worker *w, bool until_exhausted)
 			 * empty; wait for one completion */
 			to_wait = inflight ? 1 : 0;
 		}
+		ring_release(w);
 		ret = io_uring_submit_and_wait(&w->ring, to_wait);
 		w->sub.io.enters++;
 		if (ret > 0)
@@ -947,8 +1098,10 @@ static void loop_inline(struct worker *w, bool until_exhausted)
 	finish_measure(w);
 	/* drain */
 	while (w->nfree < w->depth) {
-		int ret = io_uring_submit_and_wait(&w->ring, 1);
+		int ret;
 
+		ring_release(w);
+		ret = io_uring_submit_and_wait(&w->ring, 1);
 		if (ret < 0 && ret != -EAGAIN && ret != -EINTR &&
 		    ret != -ETIME) {
 			set_fatal(w, ret, "io_uring_enter while draining: %s",
@@ -989,6 +1142,7 @@ static void *completion_main(void *arg)
 		if (io_uring_wait_cqe(&w->ring, &cqe))
 			continue;
 		n = io_uring_peek_batch_cqe(&w->ring, cqes, REAP_BATCH);
+		ring_acquire(w);
 		if (sd->lat)
 			sd->now = bb_now_ns();
 		for (unsigned i = 0; i < n; i++) {
@@ -1027,8 +1181,10 @@ static void recycle(struct worker *w)
 
 static int submit_pending(struct worker *w)
 {
-	int ret = io_uring_submit(&w->ring);
+	int ret;
 
+	ring_release(w);
+	ret = io_uring_submit(&w->ring);
 	w->sub.io.enters++;
 	if (ret > 0)
 		w->sub.io.submitted += (unsigned)ret;

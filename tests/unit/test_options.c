@@ -645,6 +645,11 @@ static const struct json_bad json_bads[] = {
 	{ "{\"help\":true}", "workload", "workload.help: unknown option" },
 	{ "{\"max-sectors-kb\":8}", "workload", "workload.max-sectors-kb: unknown option" },
 	{ "[1,2]", "workload", "workload: expected an object" },
+	/* doubles far outside int64: undefined conversion before the range
+	 * check (UBSan; found by tests/fuzz/fuzz_http) */
+	{ "{\"number_ios\":1e101}", "workload", "workload.number_ios: " },
+	{ "{\"iodepth\":-1e300}", "workload", "workload.iodepth: " },
+	{ "{\"inject_ns\":9.3e18}", "workload", "workload.inject_ns: " },
 };
 
 static void test_json_bad(void **state)
@@ -718,7 +723,7 @@ static void test_json_round_trip(void **state)
 static const char *const cli_names[] = {
 	"rw", "rwmixread", "bs", "iodepth", "runtime", "number-ios",
 	"ramp-time", "threads", "cpus", "size", "offset", "direct",
-	"allow-write", "seed", "verify", "mode", "fixedbufs",
+	"allow-write", "seed", "verify", "engine", "mode", "fixedbufs",
 	"registerfiles", "submit-batch", "complete-batch", "sqpoll-cpu",
 	"completion", "completion-cpu", "lat", "inject-ns", "bio-cache",
 	"split-check", "bio-layout", "max-sectors-kb", "max-segments",
@@ -760,6 +765,7 @@ static void test_help_lists_everything(void **state)
 	assert_non_null(strstr(text, "--bio-cache=off|task|irq|irq_fast|all"));
 	assert_non_null(strstr(text, "--rw=read|write|randread|randwrite|randrw"));
 	assert_non_null(strstr(text, "--mode=irq|poll|sqpoll"));
+	assert_non_null(strstr(text, "--engine=io_uring|uring_cmd"));
 	assert_non_null(strstr(text, "--lat=off|io|batch"));
 	assert_non_null(strstr(text, "default: 128; range 1..65536"));
 	assert_non_null(strstr(text, "default: 4k; range 512..64m"));
@@ -777,7 +783,7 @@ static void test_help_lists_everything(void **state)
 static const char *const json_names[] = {
 	"target", "rw", "rwmixread", "bs", "iodepth", "runtime",
 	"number_ios", "ramp_time", "threads", "cpus", "size", "offset",
-	"direct", "allow_write", "seed", "verify", "mode", "fixedbufs",
+	"direct", "allow_write", "seed", "verify", "engine", "mode", "fixedbufs",
 	"registerfiles", "submit_batch", "complete_batch", "sqpoll_cpu",
 	"completion", "completion_cpu", "lat", "inject_ns", "bio_cache",
 	"split_check", "bio_layout", "max_sectors_kb", "max_segments",
