@@ -1,9 +1,90 @@
-/* cli.h - the biobench subcommands.  Each returns the process exit code:
- * 0 ok, 1 the run failed, 2 usage error. */
+/* cli.h - the biobench subcommands and what they share.  Each command
+ * returns the process exit code:
+ *   0 ok, 1 the run or job failed or the server answered an error,
+ *   2 usage error, 3 the daemon cannot be reached. */
 #ifndef BB_CLI_H
 #define BB_CLI_H
 
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+enum {
+	BB_EXIT_OK = 0,
+	BB_EXIT_FAIL = 1,
+	BB_EXIT_USAGE = 2,
+	BB_EXIT_UNREACHABLE = 3,
+};
+
+#define BB_DEFAULT_SERVER "http://127.0.0.1:8420"
+
+/* Options given before the command (`biobench --server URL jobs`); a
+ * command's own --server / --token-file win over them, they win over
+ * BIOBENCH_SERVER / BIOBENCH_TOKEN_FILE. */
+struct bb_cli_globals {
+	const char *server;
+	const char *token_file;
+};
+
+/* Local runs. */
 int bb_cmd_run(int argc, char **argv);
 int bb_cmd_ab(int argc, char **argv);
+
+/* Daemon client commands (cmd_client.c); argv[0] is the command name. */
+int bb_cmd_submit(const struct bb_cli_globals *g, int argc, char **argv);
+int bb_cmd_jobs(const struct bb_cli_globals *g, int argc, char **argv);
+int bb_cmd_show(const struct bb_cli_globals *g, int argc, char **argv);
+int bb_cmd_compare(const struct bb_cli_globals *g, int argc, char **argv);
+int bb_cmd_watch(const struct bb_cli_globals *g, int argc, char **argv);
+int bb_cmd_cancel(const struct bb_cli_globals *g, int argc, char **argv);
+int bb_cmd_devices(const struct bb_cli_globals *g, int argc, char **argv);
+int bb_cmd_host(const struct bb_cli_globals *g, int argc, char **argv);
+
+/* ---- compare_fmt.c: the comparison printer --------------------------- */
+
+/* Print a comparison: cmp is bb_jobrun_to_json()'s document (what the
+ * daemon stores as a job's "compare", and what local `ab` computes);
+ * spec, when not NULL, is the job document (its "variants" give the
+ * overrides row); warnings, when not NULL, a JSON array of strings.
+ * A table with one column per variant (runs, median, change, CI,
+ * p-value, verdict, the measured values when few, cache and split
+ * counters), then each comparison's one-line text, the warnings, and
+ * "verdict: <job verdict>". */
+void bb_cli_compare_print(FILE *f, struct json_object *cmp,
+			  struct json_object *spec,
+			  struct json_object *warnings);
+
+/* Value of a metric in its unit ("IO/s", "B/s", "ns", "ns/IO"), short:
+ * "10.78M", "1.23 GiB/s", "12.3us", "123.4ns". */
+void bb_cli_fmt_metric(char *buf, size_t len, double v, const char *unit);
+
+/* 1234567 -> "1.23M", 612948 -> "612.9K", 999 -> "999". */
+void bb_cli_fmt_si(char *buf, size_t len, double v);
+
+/* Seconds as "850ms", "42s", "3m05s", "2h10m", "3d4h". */
+void bb_cli_fmt_duration(char *buf, size_t len, double s);
+
+/* The overrides of a variant of a job document ("bio_cache=off
+ * sysfs.nomerges=2"), "(workload)" when it has none. */
+void bb_cli_variant_label(char *buf, size_t len, struct json_object *spec,
+			  const char *variant);
+
+/* ---- util.c ----------------------------------------------------------- */
+
+/* Read a whole file ("-": stdin) into a NUL-terminated buffer (at most
+ * max bytes).  0, or -errno with a message naming the file. */
+int bb_cli_read_file(const char *path, size_t max, char **buf, size_t *len,
+		     char *err, size_t errlen);
+
+/* Member of an object by a dotted path ("progress.run"); NULL when absent
+ * or null. */
+struct json_object *bb_cli_jget(struct json_object *o, const char *path);
+const char *bb_cli_jstr(struct json_object *o, const char *path,
+			const char *dflt);
+double bb_cli_jnum(struct json_object *o, const char *path, double dflt);
+
+/* Print a JSON document (pretty, no slash escaping) and a newline. */
+void bb_cli_print_json(FILE *f, struct json_object *doc);
 
 #endif

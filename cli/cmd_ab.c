@@ -1,339 +1,751 @@
-/* cmd_ab.c - `biobench ab`: A and B run interleaved (ABAB...) on this
- * machine, printed side by side with the statistical verdict. */
-#include "abstats.h"
+/* cmd_ab.c - `biobench ab`: an A/B job run on this machine, through the
+ * job runner the daemon uses (core/jobrun.c: plan, runs, statistics,
+ * adaptive rounds), printed with the comparison printer of `biobench
+ * compare`.
+ *
+ *   biobench ab [--json] [--quiet] JOBFILE|-     a job document
+ *   biobench ab [RUN OPTIONS] --a K=V... --b K=V... [--repeat N]
+ *               [--warmup N] [--min-effect PCT] TARGET
+ *
+ * The short form becomes a job document (workload = the run options,
+ * variants = the overrides) and takes the same path.  What differs from
+ * the daemon comes in through the runner's hooks: sysfs knobs applied and
+ * restored in-process (after every run, and on SIGINT/SIGTERM/SIGHUP,
+ * which only set the runner's cancel flag), progress lines instead of a
+ * store. */
 #include "cli.h"
-#include "engine.h"
+
+#include "jobrun.h"
 #include "options.h"
+#include "sysknob.h"
 
 #include <errno.h>
-#include <stdio.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define AB_MAX_OVERRIDES 16
 #define AB_MAX_REPEAT 1000
+#define AB_JOB_FILE_MAX (16u << 20)
 
-struct ab_side {
-	const char *kv[AB_MAX_OVERRIDES];
-	unsigned nkv;
-	struct bb_config cfg;
-	double iops[AB_MAX_REPEAT];
-	double p99[AB_MAX_REPEAT];
-	double cpu_ns[AB_MAX_REPEAT];
-	struct bb_cache_counters cache;
-	struct bb_split_counters split;
-	char label[256];
+struct ab_knob {
+	char knob[64];
+	char path[512];
+	char original[128];
+};
+
+/* The hooks' state: one local job. */
+struct ab_local {
+	const struct bb_job *job;
+	FILE *out;               /* progress lines; NULL: none */
+	char queue_dir[512];
+	unsigned napplied;
+	struct ab_knob applied[BB_JOB_MAX_SYSFS];
+	unsigned runs_planned;   /* last seen, to tell adaptive rounds */
+};
+
+/* SIGINT/SIGTERM/SIGHUP are blocked in every thread and taken by one
+ * thread with sigwait(): it sets the cancel flag, the runner stops within
+ * ~100 ms and the hooks restore the knobs.  No handler, no global. */
+struct ab_sigwatch {
+	pthread_t tid;
+	sigset_t set, old;
+	_Atomic bool *cancel;
+	bool started;
 };
 
 static void ab_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: biobench ab [RUN OPTIONS] --a KEY=VAL [--a KEY=VAL...] "
-		"--b KEY=VAL [--b ...] [--repeat N] [--warmup N] "
-		"[--min-effect PCT] TARGET\n\n"
-		"Runs the workload given by the run options as variant A and "
-		"variant B, each with its\nKEY=VAL overrides (any run option by "
-		"its JSON name, e.g. bio_cache=off, iodepth=32),\ninterleaved "
-		"A B A B ... after the warm-up pairs, and prints both side by "
-		"side with the\nchange of B against A, its confidence interval "
-		"and a verdict.\n\n"
+		"usage: biobench ab [--json] [--quiet] JOBFILE|-\n"
+		"       biobench ab [RUN OPTIONS] --a KEY=VAL [--a KEY=VAL...] "
+		"--b KEY=VAL [--b ...]\n"
+		"                   [--repeat N] [--warmup N] [--min-effect "
+		"PCT] TARGET\n\n"
+		"Runs an A/B job on this machine, without a daemon, through the "
+		"same job runner\nand statistics as biobenchd, and prints the "
+		"comparison as `biobench compare` does:\nper variant the median "
+		"of the metric, the change against the baseline (A) with\nits "
+		"confidence interval, the p-value and the verdict (faster, "
+		"slower, no change,\nor inconclusive with the rounds still "
+		"needed).\n\n"
+		"JOBFILE is a job document (schema/job.schema.json, e.g. "
+		"examples/nop-bio-cache.json;\n`-` reads standard input); every "
+		"error is printed with its field path.  Variants\nmay set sysfs "
+		"knobs (\"sysfs.nomerges\": 2): written before each run and "
+		"restored\nafter it, also when interrupted (SIGINT, SIGTERM).\n\n"
+		"The short form runs the workload given by the run options as "
+		"variant A and B,\neach with its KEY=VAL overrides (any run "
+		"option by its JSON name, e.g.\nbio_cache=off, iodepth=32, "
+		"inject_ns=1500, or sysfs.KNOB=VALUE), interleaved\nA B A B ... "
+		"after the warm-up rounds, metric IOPS.\n\n"
+		"  --json            print the comparison document "
+		"(bb_jobrun_to_json; the\n"
+		"                    daemon's job \"compare\"); progress goes to "
+		"stderr\n"
+		"  --quiet           no progress lines\n"
 		"  --a KEY=VAL       an override for variant A (repeatable)\n"
 		"  --b KEY=VAL       an override for variant B (repeatable)\n"
-		"  --repeat N        measured pairs (default 5, 2..%d)\n"
-		"  --warmup N        discarded pairs first (default 1)\n"
+		"  --repeat N        measured rounds (default 5, 2..%d)\n"
+		"  --warmup N        discarded rounds first (default 1)\n"
 		"  --min-effect PCT  smallest change that matters, percent "
 		"(default 1)\n\n"
-		"Run options (see `biobench run --help` for all):\n",
+		"Exit status: 0 the job ran (whatever the verdict), 1 a run "
+		"failed or was\ninterrupted, 2 usage error or invalid job.\n\n"
+		"Run options of the short form (see `biobench run --help`):\n",
 		AB_MAX_REPEAT);
 	bb_options_help(f);
 }
 
-static int apply_overrides(struct ab_side *s, const char *name, char *err,
-			   size_t len)
+/* ---- sysfs knobs -------------------------------------------------------- */
+
+/* Write back every applied knob, newest first.  The first error (every
+ * knob is still tried), each printed. */
+static int restore_knobs(struct ab_local *l, char *err, size_t errlen)
 {
-	size_t off = 0;
+	int ret = 0;
 
-	s->label[0] = '\0';
-	for (unsigned i = 0; i < s->nkv; i++) {
-		char key[128];
-		const char *eq = strchr(s->kv[i], '=');
-		int ret;
+	while (l->napplied) {
+		struct ab_knob *k = &l->applied[--l->napplied];
+		char msg[512];
+		int r = bb_sysknob_write(k->path, k->original, msg, sizeof(msg));
 
-		if (!eq || eq == s->kv[i] || (size_t)(eq - s->kv[i]) >= sizeof(key)) {
-			snprintf(err, len,
-				 "--%s: '%s' is not KEY=VAL (e.g. bio_cache=off)",
-				 name, s->kv[i]);
-			return -EINVAL;
+		if (!r)
+			continue;
+		fprintf(stderr, "biobench ab: cannot restore %s to '%s': %s\n",
+			k->path, k->original, msg);
+		if (!ret) {
+			ret = r;
+			snprintf(err, errlen, "cannot restore sysfs %s: %s",
+				 k->knob, msg);
 		}
-		memcpy(key, s->kv[i], (size_t)(eq - s->kv[i]));
-		key[eq - s->kv[i]] = '\0';
-		ret = bb_options_set(&s->cfg, key, eq + 1, err, len);
-		if (ret == -ENOENT) {
-			snprintf(err, len,
-				 "--%s: unknown option '%s' (see biobench run "
-				 "--help)",
-				 name, key);
-			return -EINVAL;
-		}
-		if (ret)
-			return ret;
-		off += (size_t)snprintf(s->label + off,
-					off < sizeof(s->label) ?
-						sizeof(s->label) - off : 0,
-					"%s%s", i ? " " : "", s->kv[i]);
 	}
-	return bb_config_check(&s->cfg, err, len);
-}
-
-static int run_one(struct ab_side *s, unsigned i, bool keep, char *err,
-		   size_t len)
-{
-	struct bb_result r;
-	int ret = bb_run(&s->cfg, &r, NULL, NULL, err, len);
-
-	if (!ret && keep) {
-		double ios = (double)r.io.ios;
-
-		s->iops[i] = bb_result_iops(&r);
-		s->p99[i] = (double)bb_hist_percentile(&r.lat, 99.0);
-		s->cpu_ns[i] = ios > 0 ?
-			(double)(r.cpu_submit.usr_ns + r.cpu_submit.sys_ns +
-				 r.cpu_completion.usr_ns +
-				 r.cpu_completion.sys_ns) / ios : 0;
-		bb_cache_counters_add(&s->cache, &r.cache);
-		bb_cache_counters_add(&s->cache, &r.split_cache);
-		bb_split_counters_add(&s->split, &r.split);
-	}
-	bb_result_free(&r);
 	return ret;
 }
 
-static double median(const double *v, unsigned n)
+static int hook_before_run(void *arg, struct bb_jobrun *jr,
+			   const struct bb_job_step *st, char *err,
+			   size_t errlen)
 {
-	struct bb_ab_summary sum;
+	struct ab_local *l = arg;
+	const struct bb_job_variant *v = &l->job->v[st->variant];
+	int ret;
 
-	return bb_ab_summarize(v, n, &sum) ? 0.0 : sum.median;
-}
-
-static void fmt_iops(char *b, size_t n, double v)
-{
-	if (v >= 1e6)
-		snprintf(b, n, "%.3fM", v / 1e6);
-	else if (v >= 1e3)
-		snprintf(b, n, "%.1fK", v / 1e3);
-	else
-		snprintf(b, n, "%.0f", v);
-}
-
-static void print_table(struct ab_side *a, struct ab_side *b, unsigned n)
-{
-	char x[32], y[32];
-
-	printf("\n%-22s %22s %22s\n", "", "A", "B");
-	printf("%-22s %22.22s %22.22s\n", "overrides", a->label, b->label);
-	for (unsigned i = 0; i < n; i++) {
-		char name[32];
-
-		fmt_iops(x, sizeof(x), a->iops[i]);
-		fmt_iops(y, sizeof(y), b->iops[i]);
-		snprintf(name, sizeof(name), "pair %u IOPS", i + 1);
-		printf("%-22s %22s %22s\n", name, x, y);
+	if (l->out && jr->runs_planned > l->runs_planned && l->runs_planned) {
+		fprintf(l->out,
+			"  verdict still open: round %u added (at most %u)\n",
+			jr->rounds_planned, l->job->max_repeat);
+		fflush(l->out);
 	}
-	fmt_iops(x, sizeof(x), median(a->iops, n));
-	fmt_iops(y, sizeof(y), median(b->iops, n));
-	printf("%-22s %22s %22s\n", "median IOPS", x, y);
-	printf("%-22s %20.1fus %20.1fus\n", "median p99 latency",
-	       median(a->p99, n) / 1e3, median(b->p99, n) / 1e3);
-	printf("%-22s %22.1f %22.1f\n", "median CPU ns / I/O",
-	       median(a->cpu_ns, n), median(b->cpu_ns, n));
-#define ROW(label, field)                                                   \
-	printf("%-22s %22llu %22llu\n", label,                              \
-	       (unsigned long long)a->cache.field,                          \
-	       (unsigned long long)b->cache.field)
-	ROW("bio cache hits", alloc_hit);
-	ROW("bio cache misses", alloc_miss);
-	ROW("slab allocations", alloc_slab);
-	ROW("irq list splices", splice);
-	ROW("puts to task list", put_task);
-	ROW("puts to irq list", put_irq);
-	ROW("frees", free);
-#undef ROW
-	printf("%-22s %22llu %22llu\n", "split pieces",
-	       (unsigned long long)a->split.pieces,
-	       (unsigned long long)b->split.pieces);
+	l->runs_planned = jr->runs_planned;
+	for (unsigned i = 0; i < v->nsysfs; i++) {
+		struct ab_knob *k = &l->applied[l->napplied];
+		const struct bb_sysfs_knob *kn = &v->sysfs[i];
+
+		snprintf(k->knob, sizeof(k->knob), "%s", kn->name);
+		ret = bb_sysknob_path(l->queue_dir, kn->name, k->path,
+				      sizeof(k->path), err, errlen);
+		if (ret)
+			return ret;
+		ret = bb_sysknob_read(k->path, k->original,
+				      sizeof(k->original), err, errlen);
+		if (ret)
+			return ret;
+		/* from here on the knob counts as applied: a failed or
+		 * partial write is restored too */
+		l->napplied++;
+		ret = bb_sysknob_write(k->path, kn->value, err, errlen);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int hook_after_run(void *arg, struct bb_jobrun *jr,
+			  const struct bb_job_step *st, int rc,
+			  const struct bb_result *r, char *err, size_t errlen)
+{
+	struct ab_local *l = arg;
+	const struct bb_job *job = l->job;
+	int ret = restore_knobs(l, err, errlen);
+	char step[48], run[24], iops[32], val[48] = "", eta[32] = "";
+
+	if (!l->out || rc)
+		return ret;
+	if (st->warmup)
+		snprintf(step, sizeof(step), "%s warm-up %u",
+			 job->v[st->variant].name, st->round + 1);
+	else
+		snprintf(step, sizeof(step), "%s round %u",
+			 job->v[st->variant].name,
+			 st->round - job->warmup + 1);
+	bb_cli_fmt_si(iops, sizeof(iops), bb_result_iops(r));
+	if (job->metric != BB_METRIC_IOPS) {
+		char m[32];
+
+		bb_cli_fmt_metric(m, sizeof(m),
+				  bb_metric_value(job->metric, r),
+				  bb_metric_unit(job->metric));
+		snprintf(val, sizeof(val), "  %s %s",
+			 bb_metric_name(job->metric), m);
+	}
+	if (jr->seq + 1 < jr->runs_planned) {
+		double left = bb_jobrun_eta_s(jr);
+
+		if (left >= 0) {
+			char d[24];
+
+			bb_cli_fmt_duration(d, sizeof(d), left);
+			snprintf(eta, sizeof(eta), "  ETA %s", d);
+		}
+	}
+	snprintf(run, sizeof(run), "%u/%u", jr->seq + 1, jr->runs_planned);
+	fprintf(l->out, "  run %-7s %-16s %9s IOPS%s%s\n", run, step, iops,
+		val, eta);
+	fflush(l->out);
+	return ret;
+}
+
+/* ---- signals ------------------------------------------------------------ */
+
+static void *sigwatch_main(void *arg)
+{
+	struct ab_sigwatch *w = arg;
+
+	for (;;) {
+		int sig;
+
+		if (sigwait(&w->set, &sig))
+			continue;
+		if (sig == SIGUSR1)
+			break;
+		atomic_store(w->cancel, true);
+		fprintf(stderr, "\nbiobench ab: %s: stopping the job, restoring "
+				"sysfs knobs\n",
+			strsignal(sig));
+	}
+	return NULL;
+}
+
+static int sigwatch_start(struct ab_sigwatch *w, _Atomic bool *cancel)
+{
+	int ret;
+
+	memset(w, 0, sizeof(*w));
+	w->cancel = cancel;
+	sigemptyset(&w->set);
+	sigaddset(&w->set, SIGINT);
+	sigaddset(&w->set, SIGTERM);
+	sigaddset(&w->set, SIGHUP);
+	sigaddset(&w->set, SIGUSR1); /* our own: stop watching */
+	ret = -pthread_sigmask(SIG_BLOCK, &w->set, &w->old);
+	if (ret)
+		return ret;
+	ret = -pthread_create(&w->tid, NULL, sigwatch_main, w);
+	if (ret) {
+		pthread_sigmask(SIG_SETMASK, &w->old, NULL);
+		return ret;
+	}
+	w->started = true;
+	return 0;
+}
+
+static void sigwatch_stop(struct ab_sigwatch *w)
+{
+	if (!w->started)
+		return;
+	pthread_kill(w->tid, SIGUSR1);
+	pthread_join(w->tid, NULL);
+	pthread_sigmask(SIG_SETMASK, &w->old, NULL);
+	w->started = false;
+}
+
+/* ---- running a job ------------------------------------------------------ */
+
+static bool job_has_knobs(const struct bb_job *job)
+{
+	for (unsigned i = 0; i < job->nvariants; i++)
+		if (job->v[i].nsysfs)
+			return true;
+	return false;
+}
+
+static void print_plan(FILE *f, const struct bb_job *job)
+{
+	char label[256];
+
+	fprintf(f, "biobench ab: %s\n  target %s; %u warm-up + %u measured "
+		   "round(s)",
+		job->name, job->target, job->warmup, job->repeat);
+	if (job->max_repeat > job->repeat && job->order != BB_ORDER_BLOCKED)
+		fprintf(f, " (up to %u while the verdict is open)",
+			job->max_repeat);
+	fprintf(f, ", order %s, metric %s\n", bb_job_order_name(job->order),
+		bb_metric_name(job->metric));
+	for (unsigned i = 0; i < job->nvariants; i++) {
+		bb_cli_variant_label(label, sizeof(label), job->spec,
+				     job->v[i].name);
+		fprintf(f, "  %s: %s\n", job->v[i].name, label);
+	}
+	fflush(f);
+}
+
+/* Run a parsed job here and print it; the exit code. */
+static int ab_exec(const struct bb_job *job, bool json, bool quiet)
+{
+	static const struct bb_jobrun_ops ops = {
+		.before_run = hook_before_run,
+		.after_run = hook_after_run,
+	};
+	struct ab_local l = { .job = job };
+	struct ab_sigwatch sw = { 0 };
+	struct json_object *doc = NULL;
+	struct bb_jobrun jr;
+	_Atomic bool cancel = false;
+	bool jr_ok = false;
+	char err[1024] = "", rerr[512] = "";
+	int ret, rret;
+
+	l.out = quiet ? NULL : json ? stderr : stdout;
+	if (l.out)
+		print_plan(l.out, job);
+	if (job_has_knobs(job) &&
+	    bb_sysknob_queue_dir(job->target, l.queue_dir, sizeof(l.queue_dir),
+				 err, sizeof(err))) {
+		fprintf(stderr, "biobench ab: sysfs knobs: %s\n", err);
+		return BB_EXIT_FAIL;
+	}
+	ret = bb_jobrun_init(&jr, job, &cancel);
+	if (ret) {
+		fprintf(stderr, "biobench ab: cannot set up the job: %s\n",
+			strerror(-ret));
+		return BB_EXIT_FAIL;
+	}
+	jr_ok = true;
+	ret = sigwatch_start(&sw, &cancel);
+	if (ret) {
+		fprintf(stderr, "biobench ab: cannot watch signals: %s\n",
+			strerror(-ret));
+		ret = BB_EXIT_FAIL;
+		goto out;
+	}
+	ret = bb_jobrun_exec(&jr, &ops, &l, err, sizeof(err));
+	/* a hook may have failed half way through applying knobs */
+	rret = restore_knobs(&l, rerr, sizeof(rerr));
+	sigwatch_stop(&sw);
+
+	doc = bb_jobrun_to_json(&jr);
+	if (json)
+		bb_cli_print_json(stdout, doc);
+	else if (!ret)
+		bb_cli_compare_print(stdout, doc, job->spec, NULL);
+	fflush(stdout);
+	if (ret == -ECANCELED)
+		fprintf(stderr, "biobench ab: cancelled after %u of %u runs\n",
+			jr.runs_done, jr.runs_planned);
+	else if (ret)
+		fprintf(stderr, "biobench ab: %s\n", err);
+	if (rret)
+		fprintf(stderr, "biobench ab: %s\n", rerr);
+	ret = ret || rret ? BB_EXIT_FAIL : BB_EXIT_OK;
+out:
+	json_object_put(doc);
+	if (jr_ok)
+		bb_jobrun_free(&jr);
+	return ret;
+}
+
+/* Print every error of a job parse; BB_EXIT_USAGE. */
+static int print_job_errors(const char *what, const struct bb_job_errors *e,
+			    int ret)
+{
+	unsigned n = e->n < BB_JOB_MAX_ERRORS ? e->n : BB_JOB_MAX_ERRORS;
+
+	if (!e->n) {
+		fprintf(stderr, "biobench ab: %s: %s\n", what, strerror(-ret));
+		return BB_EXIT_USAGE;
+	}
+	fprintf(stderr, "biobench ab: %s: %u error%s:\n", what, e->n,
+		e->n == 1 ? "" : "s");
+	for (unsigned i = 0; i < n; i++)
+		fprintf(stderr, "  %s\n", e->msg[i]);
+	if (e->n > n)
+		fprintf(stderr, "  (%u more)\n", e->n - n);
+	return BB_EXIT_USAGE;
+}
+
+/* `biobench ab [--json] [--quiet] JOBFILE|-` */
+static int ab_jobfile(int argc, char **argv)
+{
+	struct bb_job_errors *errs = calloc(1, sizeof(*errs));
+	struct bb_job *job = calloc(1, sizeof(*job));
+	const char *file = NULL;
+	bool json = false, quiet = false, parsed = false;
+	char *text = NULL, err[512];
+	size_t len;
+	int ret;
+
+	if (!errs || !job) {
+		fprintf(stderr, "biobench ab: out of memory\n");
+		ret = BB_EXIT_FAIL;
+		goto out;
+	}
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--json")) {
+			json = true;
+		} else if (!strcmp(a, "--quiet")) {
+			quiet = true;
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr,
+				"biobench ab: unknown option '%s' (with a job "
+				"file: --json, --quiet; the short form needs "
+				"--a KEY=VAL and --b KEY=VAL; see biobench ab "
+				"--help)\n",
+				a);
+			ret = BB_EXIT_USAGE;
+			goto out;
+		} else if (file) {
+			fprintf(stderr, "biobench ab: one job file, got '%s' "
+					"and '%s' (see biobench ab --help)\n",
+				file, a);
+			ret = BB_EXIT_USAGE;
+			goto out;
+		} else {
+			file = a;
+		}
+	}
+	if (!file) {
+		fprintf(stderr,
+			"biobench ab: give a job file (or - for stdin), or the "
+			"variants with --a KEY=VAL and --b KEY=VAL and a "
+			"target (e.g. --a bio_cache=off --b bio_cache=all "
+			"nop)\n");
+		ret = BB_EXIT_USAGE;
+		goto out;
+	}
+	if (bb_cli_read_file(file, AB_JOB_FILE_MAX, &text, &len, err,
+			     sizeof(err))) {
+		fprintf(stderr, "biobench ab: %s\n", err);
+		ret = BB_EXIT_USAGE;
+		goto out;
+	}
+	ret = bb_job_parse_string(job, text, len, errs);
+	if (ret) {
+		ret = print_job_errors(strcmp(file, "-") ? file : "stdin", errs,
+				       ret);
+		goto out;
+	}
+	parsed = true;
+	ret = ab_exec(job, json, quiet);
+out:
+	if (parsed)
+		bb_job_free(job);
+	free(job);
+	free(errs);
+	free(text);
+	return ret;
+}
+
+/* ---- the short form ----------------------------------------------------- */
+
+struct ab_short {
+	const char *kv[2][AB_MAX_OVERRIDES]; /* [0] A, [1] B */
+	unsigned nkv[2];
+	unsigned repeat, warmup;
+	double min_effect_pct;
+};
+
+/* The JSON value of one KEY=VAL override: sysfs.* as text; run options
+ * applied to a copy of base and read back typed from bb_config_to_json,
+ * so that the job parser sees what `biobench run` would.  0 or -EINVAL
+ * with a message. */
+static int override_json(const struct bb_config *base,
+			 struct json_object *basej, const char *side,
+			 const char *kv, struct json_object *variant,
+			 char *err, size_t errlen)
+{
+	const char *eq = strchr(kv, '=');
+	struct json_object *cj = NULL, *v;
+	struct bb_config *cfg = NULL;
+	char key[128];
+	bool found = false;
+	int ret = 0;
+
+	if (!eq || eq == kv || (size_t)(eq - kv) >= sizeof(key)) {
+		snprintf(err, errlen,
+			 "--%s: '%s' is not KEY=VAL (e.g. bio_cache=off)", side,
+			 kv);
+		return -EINVAL;
+	}
+	memcpy(key, kv, (size_t)(eq - kv));
+	key[eq - kv] = '\0';
+	if (!strncmp(key, "sysfs.", 6)) {
+		json_object_object_add(variant, key,
+				       json_object_new_string(eq + 1));
+		return 0;
+	}
+	cfg = malloc(sizeof(*cfg));
+	if (!cfg) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	*cfg = *base;
+	ret = bb_options_set(cfg, key, eq + 1, err, errlen);
+	if (ret == -ENOENT) {
+		snprintf(err, errlen,
+			 "--%s: unknown option '%s' (see biobench run --help)",
+			 side, key);
+		ret = -EINVAL;
+		goto out;
+	}
+	if (ret) {
+		char msg[512];
+
+		snprintf(msg, sizeof(msg), "%s", err);
+		snprintf(err, errlen, "--%s: %s", side, msg);
+		goto out;
+	}
+	if (!strcmp(key, "target")) {
+		snprintf(err, errlen,
+			 "--%s: the target is the same for A and B (the last "
+			 "argument)",
+			 side);
+		ret = -EINVAL;
+		goto out;
+	}
+	cj = bb_config_to_json(cfg);
+	/* the field by its JSON name (long names use '-') */
+	for (char *p = key; *p; p++)
+		if (*p == '-')
+			*p = '_';
+	if (json_object_object_get_ex(cj, key, &v)) {
+		json_object_object_add(variant, key, json_object_get(v));
+		found = true;
+	}
+	/* otherwise every field it changed */
+	json_object_object_foreach(cj, k, val)
+	{
+		struct json_object *b;
+
+		if (found)
+			break;
+		if (!json_object_object_get_ex(basej, k, &b) ||
+		    !json_object_equal(b, val))
+			json_object_object_add(variant, k, json_object_get(val));
+	}
+out:
+	json_object_put(cj);
+	free(cfg);
+	return ret;
+}
+
+/* Build the job document of the short form. */
+static int short_form_doc(const struct bb_config *base,
+			  const struct ab_short *s, struct json_object **out,
+			  char *err, size_t errlen)
+{
+	static const char *const vname[2] = { "A", "B" };
+	struct json_object *doc = json_object_new_object();
+	struct json_object *work = bb_config_to_json(base);
+	struct json_object *vars = json_object_new_object();
+	char name[128], labels[2][64];
+	int ret = 0;
+
+	*out = NULL;
+	if (!doc || !work || !vars) {
+		json_object_put(doc);
+		json_object_put(work);
+		json_object_put(vars);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	json_object_object_del(work, "target");
+	json_object_object_add(doc, "name", NULL); /* set below, kept first */
+	json_object_object_add(doc, "target",
+			       json_object_new_string(base->target));
+	json_object_object_add(doc, "workload", work);
+	json_object_object_add(doc, "variants", vars);
+	for (int side = 0; side < 2; side++) {
+		struct json_object *v = json_object_new_object();
+		size_t off = 0;
+
+		json_object_object_add(vars, vname[side], v);
+		labels[side][0] = '\0';
+		for (unsigned i = 0; i < s->nkv[side]; i++) {
+			ret = override_json(base, work, side ? "b" : "a",
+					    s->kv[side][i], v, err, errlen);
+			if (ret)
+				goto out;
+			if (off < sizeof(labels[side]))
+				off += (size_t)snprintf(
+					labels[side] + off,
+					sizeof(labels[side]) - off, "%s%s",
+					i ? " " : "", s->kv[side][i]);
+		}
+		if (!s->nkv[side])
+			snprintf(labels[side], sizeof(labels[side]),
+				 "(workload)");
+	}
+	snprintf(name, sizeof(name), "%.40s vs %.40s on %.36s", labels[0],
+		 labels[1], base->target);
+	json_object_object_add(doc, "name", json_object_new_string(name));
+	json_object_object_add(doc, "repeat", json_object_new_int(s->repeat));
+	json_object_object_add(doc, "warmup", json_object_new_int(s->warmup));
+	json_object_object_add(doc, "order",
+			       json_object_new_string("interleaved"));
+	json_object_object_add(doc, "metric", json_object_new_string("iops"));
+	json_object_object_add(doc, "min_effect",
+			       json_object_new_double(s->min_effect_pct));
+	*out = doc;
+	doc = NULL;
+out:
+	json_object_put(doc);
+	return ret;
+}
+
+/* `biobench ab [RUN OPTIONS] --a K=V --b K=V ... TARGET` */
+static int ab_short_form(int argc, char **argv)
+{
+	struct ab_short s = { .repeat = 5, .warmup = 1, .min_effect_pct = 1 };
+	struct bb_job_errors *errs = calloc(1, sizeof(*errs));
+	struct bb_job *job = calloc(1, sizeof(*job));
+	struct bb_config *base = calloc(1, sizeof(*base));
+	struct json_object *doc = NULL;
+	char **rest = calloc((size_t)argc + 1, sizeof(*rest));
+	char err[512];
+	unsigned nrest = 0;
+	bool parsed = false;
+	int ret;
+
+	if (!errs || !job || !base || !rest) {
+		fprintf(stderr, "biobench ab: out of memory\n");
+		ret = BB_EXIT_FAIL;
+		goto out;
+	}
+	rest[nrest++] = argv[0];
+	for (int i = 1; i < argc; i++) {
+		static const char *const ours[] = { "--a", "--b", "--repeat",
+						    "--warmup", "--min-effect" };
+		const char *arg = argv[i], *eq = strchr(arg, '='), *val;
+		size_t nlen = eq ? (size_t)(eq - arg) : strlen(arg);
+		size_t k;
+		char *end;
+
+		for (k = 0; k < bb_array_size(ours); k++)
+			if (strlen(ours[k]) == nlen &&
+			    !strncmp(arg, ours[k], nlen))
+				break;
+		if (k == bb_array_size(ours)) {
+			rest[nrest++] = argv[i];
+			continue;
+		}
+		if (eq)
+			val = eq + 1;
+		else if (i + 1 < argc)
+			val = argv[++i];
+		else {
+			fprintf(stderr, "biobench ab: %s needs a value\n",
+				ours[k]);
+			ret = BB_EXIT_USAGE;
+			goto out;
+		}
+		if (k < 2) {
+			if (s.nkv[k] == AB_MAX_OVERRIDES) {
+				fprintf(stderr,
+					"biobench ab: %s: at most %d overrides\n",
+					ours[k], AB_MAX_OVERRIDES);
+				ret = BB_EXIT_USAGE;
+				goto out;
+			}
+			s.kv[k][s.nkv[k]++] = val;
+		} else if (k == 4) {
+			errno = 0;
+			s.min_effect_pct = strtod(val, &end);
+			if (errno || *end || !*val || !(s.min_effect_pct > 0) ||
+			    s.min_effect_pct >= 100) {
+				fprintf(stderr,
+					"biobench ab: --min-effect: '%s' is not "
+					"a percentage in (0, 100)\n",
+					val);
+				ret = BB_EXIT_USAGE;
+				goto out;
+			}
+		} else {
+			unsigned long v;
+			unsigned lo = k == 2 ? 2 : 0;
+
+			errno = 0;
+			v = strtoul(val, &end, 10);
+			if (errno || *end || !*val || val[0] == '-' || v < lo ||
+			    v > AB_MAX_REPEAT) {
+				fprintf(stderr,
+					"biobench ab: %s: '%s' is out of range "
+					"%u..%d\n",
+					ours[k], val, lo, AB_MAX_REPEAT);
+				ret = BB_EXIT_USAGE;
+				goto out;
+			}
+			if (k == 2)
+				s.repeat = (unsigned)v;
+			else
+				s.warmup = (unsigned)v;
+		}
+	}
+	bb_config_default(base);
+	ret = bb_options_parse((int)nrest, rest, base, err, sizeof(err));
+	if (ret == 1) {
+		ab_usage(stdout);
+		ret = BB_EXIT_OK;
+		goto out;
+	}
+	if (ret) {
+		fprintf(stderr, "biobench ab: %s\n", err);
+		ret = BB_EXIT_USAGE;
+		goto out;
+	}
+	ret = short_form_doc(base, &s, &doc, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "biobench ab: %s\n", err);
+		ret = ret == -ENOMEM ? BB_EXIT_FAIL : BB_EXIT_USAGE;
+		goto out;
+	}
+	ret = bb_job_parse(job, doc, errs);
+	if (ret) {
+		ret = print_job_errors("the A/B job", errs, ret);
+		goto out;
+	}
+	parsed = true;
+	ret = ab_exec(job, base->json, base->quiet);
+out:
+	if (parsed)
+		bb_job_free(job);
+	json_object_put(doc);
+	free(rest);
+	free(base);
+	free(job);
+	free(errs);
+	return ret;
 }
 
 int bb_cmd_ab(int argc, char **argv)
 {
-	static struct ab_side A, B; /* large; one run per process */
-	struct bb_config base;
-	struct bb_ab_params params;
-	struct bb_ab_result res;
-	char **rest, err[512], line[512];
-	unsigned nrest = 0, repeat = 5, warmup = 1;
-	double min_effect = 0.01;
-	int ret;
+	bool short_form = false;
 
-	rest = calloc((size_t)argc + 1, sizeof(*rest));
-	if (!rest)
-		return 1;
-	rest[nrest++] = argv[0];
 	for (int i = 1; i < argc; i++) {
-		const char *arg = argv[i];
-		const char *val = NULL;
-		char *end;
+		const char *a = argv[i];
 
-		if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			ab_usage(stdout);
-			free(rest);
-			return 0;
+			return BB_EXIT_OK;
 		}
-		if (!strncmp(arg, "--a", 3) || !strncmp(arg, "--b", 3) ||
-		    !strncmp(arg, "--repeat", 8) ||
-		    !strncmp(arg, "--warmup", 8) ||
-		    !strncmp(arg, "--min-effect", 12)) {
-			const char *eq = strchr(arg, '=');
-			size_t nlen = eq ? (size_t)(eq - arg) : strlen(arg);
-			char name[32];
-
-			if (nlen >= sizeof(name))
-				goto pass;
-			memcpy(name, arg, nlen);
-			name[nlen] = '\0';
-			if (strcmp(name, "--a") && strcmp(name, "--b") &&
-			    strcmp(name, "--repeat") &&
-			    strcmp(name, "--warmup") &&
-			    strcmp(name, "--min-effect"))
-				goto pass;
-			if (eq)
-				val = eq + 1;
-			else if (i + 1 < argc)
-				val = argv[++i];
-			else {
-				fprintf(stderr,
-					"biobench ab: %s needs a value\n",
-					name);
-				free(rest);
-				return 2;
-			}
-			if (!strcmp(name, "--a") || !strcmp(name, "--b")) {
-				struct ab_side *s = name[2] == 'a' ? &A : &B;
-
-				if (s->nkv == AB_MAX_OVERRIDES) {
-					fprintf(stderr,
-						"biobench ab: %s: at most %d "
-						"overrides\n",
-						name, AB_MAX_OVERRIDES);
-					free(rest);
-					return 2;
-				}
-				s->kv[s->nkv++] = val;
-				continue;
-			}
-			if (!strcmp(name, "--min-effect")) {
-				errno = 0;
-				min_effect = strtod(val, &end) / 100.0;
-				if (errno || *end || min_effect <= 0 ||
-				    min_effect >= 1) {
-					fprintf(stderr,
-						"biobench ab: --min-effect: "
-						"'%s' is not a percentage in "
-						"(0, 100)\n",
-						val);
-					free(rest);
-					return 2;
-				}
-				continue;
-			}
-			{
-				unsigned long v;
-				unsigned lo = !strcmp(name, "--repeat") ? 2 : 0;
-
-				errno = 0;
-				v = strtoul(val, &end, 10);
-				if (errno || *end || !*val || v < lo ||
-				    v > AB_MAX_REPEAT) {
-					fprintf(stderr,
-						"biobench ab: %s: '%s' is out "
-						"of range %u..%d\n",
-						name, val, lo, AB_MAX_REPEAT);
-					free(rest);
-					return 2;
-				}
-				if (!strcmp(name, "--repeat"))
-					repeat = (unsigned)v;
-				else
-					warmup = (unsigned)v;
-			}
-			continue;
-		}
-pass:
-		rest[nrest++] = argv[i];
+		if (!strcmp(a, "--a") || !strcmp(a, "--b") ||
+		    !strncmp(a, "--a=", 4) || !strncmp(a, "--b=", 4))
+			short_form = true;
 	}
-	bb_config_default(&base);
-	ret = bb_options_parse((int)nrest, rest, &base, err, sizeof(err));
-	free(rest);
-	if (ret == 1) {
-		ab_usage(stdout);
-		return 0;
-	}
-	if (ret) {
-		fprintf(stderr, "biobench ab: %s\n", err);
-		return 2;
-	}
-	if (!A.nkv && !B.nkv) {
-		fprintf(stderr, "biobench ab: give the variants with --a "
-				"KEY=VAL and --b KEY=VAL (e.g. --a "
-				"bio_cache=off --b bio_cache=all)\n");
-		return 2;
-	}
-	A.cfg = base;
-	B.cfg = base;
-	if (apply_overrides(&A, "a", err, sizeof(err)) ||
-	    apply_overrides(&B, "b", err, sizeof(err))) {
-		fprintf(stderr, "biobench ab: %s\n", err);
-		return 2;
-	}
-	if (!A.nkv)
-		snprintf(A.label, sizeof(A.label), "(base)");
-	if (!B.nkv)
-		snprintf(B.label, sizeof(B.label), "(base)");
-
-	printf("biobench ab: %s, %u warm-up pair(s), %u measured pairs, "
-	       "order A B A B ...\n", base.target, warmup, repeat);
-	for (unsigned i = 0; i < warmup + repeat; i++) {
-		bool keep = i >= warmup;
-		unsigned k = keep ? i - warmup : 0;
-		char x[32], y[32];
-
-		if (run_one(&A, k, keep, err, sizeof(err)) ||
-		    run_one(&B, k, keep, err, sizeof(err))) {
-			fprintf(stderr, "biobench ab: %s\n", err);
-			return 1;
-		}
-		if (keep) {
-			fmt_iops(x, sizeof(x), A.iops[k]);
-			fmt_iops(y, sizeof(y), B.iops[k]);
-			printf("  pair %u/%u: A %s IOPS, B %s IOPS\n", k + 1,
-			       repeat, x, y);
-		} else {
-			printf("  warm-up pair %u/%u done\n", i + 1, warmup);
-		}
-		fflush(stdout);
-	}
-	print_table(&A, &B, repeat);
-
-	bb_ab_params_init(&params);
-	params.higher_is_better = true;
-	params.paired = true;
-	params.min_effect = min_effect;
-	ret = bb_ab_compare(A.iops, repeat, B.iops, repeat, &params, &res);
-	if (ret) {
-		fprintf(stderr, "biobench ab: statistics: %s\n",
-			strerror(-ret));
-		return 1;
-	}
-	bb_ab_format(&res, line, sizeof(line));
-	printf("\nverdict (IOPS): %s\n", line);
-	return 0;
+	return short_form ? ab_short_form(argc, argv) :
+			    ab_jobfile(argc, argv);
 }

@@ -1,40 +1,210 @@
-/* biobench - command-line front end.  `biobench run` runs one benchmark;
- * `biobench ab` runs an A/B pair locally. */
+/* biobench - command-line front end: local runs (`run`, `ab`) and the
+ * client of biobenchd (`submit`, `jobs`, `show`, `compare`, `watch`,
+ * `cancel`, `devices`, `host`). */
 #include "cli.h"
+#include "devices_local.h"
 
+#include <curl/curl.h>
 #include <stdio.h>
 #include <string.h>
+
+struct bb_cli_cmd {
+	const char *name;
+	int (*local)(int argc, char **argv);
+	int (*client)(const struct bb_cli_globals *g, int argc, char **argv);
+};
+
+static const struct bb_cli_cmd commands[] = {
+	{ "run", bb_cmd_run, NULL },
+	{ "ab", bb_cmd_ab, NULL },
+	{ "submit", NULL, bb_cmd_submit },
+	{ "jobs", NULL, bb_cmd_jobs },
+	{ "show", NULL, bb_cmd_show },
+	{ "compare", NULL, bb_cmd_compare },
+	{ "watch", NULL, bb_cmd_watch },
+	{ "cancel", NULL, bb_cmd_cancel },
+	{ "devices", NULL, bb_cmd_devices },
+	{ "host", NULL, bb_cmd_host },
+};
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: biobench COMMAND [OPTIONS]\n"
+		"usage: biobench [--server URL] [--token-file FILE] COMMAND "
+		"[OPTIONS]\n"
 		"\n"
-		"commands:\n"
-		"  run [OPTIONS] TARGET   run one benchmark on TARGET (nop, a file or a block device)\n"
-		"  ab  [OPTIONS] --a KEY=VAL... --b KEY=VAL... TARGET\n"
-		"                         run A and B interleaved (ABAB...) and print them side by side\n"
-		"  help                   this text\n"
+		"Local runs (no daemon):\n"
+		"  run [OPTIONS] TARGET      run one benchmark on TARGET (nop, a "
+		"file or a block device)\n"
+		"  ab JOBFILE|-              run an A/B job here and print the "
+		"comparison\n"
+		"  ab [OPTIONS] --a KEY=VAL... --b KEY=VAL... TARGET\n"
+		"                            the same for a workload given as "
+		"run options\n"
 		"\n"
-		"`biobench COMMAND --help` lists a command's options.\n");
+		"Client of biobenchd (--server URL, default $BIOBENCH_SERVER, "
+		"else %s):\n"
+		"  submit FILE|- [--wait]    submit a job, print its id "
+		"(--wait: follow it)\n"
+		"  jobs [--state S] [--limit N]\n"
+		"                            list jobs: id, name, state, "
+		"progress, verdict, age\n"
+		"  show ID                   one job: state, plan, variants, "
+		"host, device, comparison\n"
+		"  compare ID                a job's A vs B table: medians, "
+		"change, CI, p-value, verdict\n"
+		"  watch ID                  follow a job until it ends, then "
+		"print its verdict\n"
+		"  cancel ID                 cancel a queued or running job\n"
+		"  devices                   block devices and what the "
+		"allow-list permits\n"
+		"  devices --local           this host's NVMe controllers and "
+		"block devices (no daemon)\n"
+		"  host                      the daemon's host and version\n"
+		"\n"
+		"  help [COMMAND]            this text, or a command's\n"
+		"\n"
+		"Every client command takes --json (the API's document as is), "
+		"--server URL and\n"
+		"--token-file FILE (a bearer token; default "
+		"$BIOBENCH_TOKEN_FILE).\n"
+		"`biobench COMMAND --help` lists a command's options.\n"
+		"\n"
+		"Exit status: 0 ok, 1 a run or job failed or the server "
+		"answered an error,\n"
+		"2 usage error, 3 biobenchd cannot be reached.\n",
+		BB_DEFAULT_SERVER);
+}
+
+static const struct bb_cli_cmd *find_cmd(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+/* `biobench devices --local ...`: the local listing, without --local. */
+static int devices_local(int argc, char **argv)
+{
+	char *args[64];
+	int n = 0;
+
+	for (int i = 0; i < argc && n < 63; i++)
+		if (strcmp(argv[i], "--local"))
+			args[n++] = argv[i];
+	args[n] = NULL;
+	return bb_cmd_devices_local(n, args);
+}
+
+static bool has_arg(int argc, char **argv, const char *arg)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], arg))
+			return true;
+	return false;
+}
+
+static int run_cmd(const struct bb_cli_cmd *cmd,
+		   const struct bb_cli_globals *g, int argc, char **argv)
+{
+	int ret;
+
+	if (cmd->local)
+		return cmd->local(argc, argv);
+	if (!strcmp(cmd->name, "devices") && has_arg(argc, argv, "--local")) {
+		if (argc > 63) {
+			fprintf(stderr, "biobench devices: too many "
+					"arguments\n");
+			return BB_EXIT_USAGE;
+		}
+		return devices_local(argc, argv);
+	}
+	if (curl_global_init(CURL_GLOBAL_DEFAULT)) {
+		fprintf(stderr, "biobench: cannot initialise libcurl\n");
+		return BB_EXIT_FAIL;
+	}
+	ret = cmd->client(g, argc, argv);
+	curl_global_cleanup();
+	return ret;
 }
 
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
+	struct bb_cli_globals g = { 0 };
+	const struct bb_cli_cmd *cmd;
+	int i;
+
+	/* global options before the command */
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		const char *a = argv[i];
+		const char **dst = NULL;
+		size_t n = 0;
+
+		if (!strcmp(a, "help") || !strcmp(a, "--help") ||
+		    !strcmp(a, "-h")) {
+			usage(stdout);
+			return BB_EXIT_OK;
+		}
+		if (!strncmp(a, "--server", 8) && (!a[8] || a[8] == '=')) {
+			dst = &g.server;
+			n = 8;
+		} else if (!strncmp(a, "--token-file", 12) &&
+			   (!a[12] || a[12] == '=')) {
+			dst = &g.token_file;
+			n = 12;
+		}
+		if (!dst) {
+			fprintf(stderr,
+				"biobench: unknown option '%s' (see biobench "
+				"--help)\n",
+				a);
+			return BB_EXIT_USAGE;
+		}
+		if (a[n] == '=') {
+			*dst = a + n + 1;
+		} else if (i + 1 < argc) {
+			*dst = argv[++i];
+		} else {
+			fprintf(stderr, "biobench: %.*s needs a value\n",
+				(int)n, a);
+			return BB_EXIT_USAGE;
+		}
+	}
+	if (i >= argc) {
 		usage(stderr);
-		return 2;
+		return BB_EXIT_USAGE;
 	}
-	if (!strcmp(argv[1], "run"))
-		return bb_cmd_run(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "ab"))
-		return bb_cmd_ab(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") ||
-	    !strcmp(argv[1], "-h")) {
-		usage(stdout);
-		return 0;
+	if (!strcmp(argv[i], "help")) {
+		char help[] = "--help";
+		char *hargv[] = { argv[i + 1], help, NULL };
+
+		if (i + 1 >= argc) {
+			usage(stdout);
+			return BB_EXIT_OK;
+		}
+		cmd = find_cmd(argv[i + 1]);
+		if (!cmd) {
+			fprintf(stderr,
+				"biobench: unknown command '%s' (see biobench "
+				"help)\n",
+				argv[i + 1]);
+			return BB_EXIT_USAGE;
+		}
+		return run_cmd(cmd, &g, 2, hargv);
 	}
-	fprintf(stderr, "biobench: unknown command '%s' (see biobench help)\n",
-		argv[1]);
-	return 2;
+	cmd = find_cmd(argv[i]);
+	if (!cmd) {
+		fprintf(stderr, "biobench: unknown command '%s' (see biobench "
+				"help)\n",
+			argv[i]);
+		return BB_EXIT_USAGE;
+	}
+	if (cmd->local && (g.server || g.token_file)) {
+		fprintf(stderr, "biobench %s: runs locally; --server and "
+				"--token-file are for the client commands\n",
+			cmd->name);
+		return BB_EXIT_USAGE;
+	}
+	return run_cmd(cmd, &g, argc - i, argv + i);
 }

@@ -13,7 +13,11 @@ pkgs=(
   libsqlite3-dev sqlite3        # biobenchd store (sqlite3: tests inspect the database)
   libmicrohttpd-dev libinih-dev # biobenchd HTTP server and config file
   curl wrk python3-yaml         # daemon tests (API checked against openapi.yaml), bench/
+  clang libclang-rt-14-dev dmsetup # tests/fuzz (libFuzzer, sanitizer runtimes); reliability: dm-linear holder where the kernel has device-mapper
+  libnvme-dev qemu-system-x86 busybox-static cpio # NVMe discovery (libnvme); tests/vm: NVMe guest under QEMU
+  libcurl4-openssl-dev          # biobench: the client of biobenchd's HTTP API
   chromium libjs-chart.js nodejs npm # dashboard charts (Chart.js served locally); browser tests (playwright-core)
+  debhelper dpkg-dev lintian rpm fakeroot systemd libjs-chart.js # packaging/ci.sh: .deb, lintian, .rpm, systemd-analyze, Chart.js for the RPM
 )
 
 missing=()

@@ -1,0 +1,1062 @@
+/* cmd_client.c - the daemon client commands: submit, jobs, show, compare,
+ * watch, cancel, devices, host.  Each talks to biobenchd's API
+ * (schema/openapi.yaml) through client.c; `--json` prints the API's
+ * document as is. */
+#include "cli.h"
+#include "client.h"
+
+#include "bb_common.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define JOB_FILE_MAX (16u << 20)
+#define WATCH_INTERVAL_S 0.5
+#define BAR_WIDTH 24
+
+enum {
+	O_JSON = 1u << 0,
+	O_WAIT = 1u << 1,
+	O_STATE = 1u << 2,
+	O_LIMIT = 1u << 3,
+	O_INTERVAL = 1u << 4,
+};
+
+struct ccmd {
+	const char *name;
+	const char *args;    /* positional arguments, for the usage line */
+	unsigned npos;       /* exactly this many */
+	unsigned opts;       /* O_* accepted besides --server/--token-file */
+	const char *summary; /* what it does, for --help */
+};
+
+struct copts {
+	const char *server;
+	const char *token_file;
+	bool json, wait;
+	const char *state;
+	unsigned limit;
+	double interval;
+	const char *pos[2];
+	unsigned npos;
+};
+
+static const char *const job_states[] = { "queued", "running", "done",
+					  "failed", "cancelled",
+					  "interrupted" };
+
+static const struct ccmd cmd_submit = {
+	"submit", "FILE|-", 1, O_JSON | O_WAIT | O_INTERVAL,
+	"Submit the job in FILE (a job JSON document, schema/job.schema.json;\n"
+	"`-` reads standard input) and print its id.  With --wait, follow it\n"
+	"like `watch` and exit 0 when it is done, 1 when it failed, was\n"
+	"cancelled or interrupted.  --json prints the API's answer (with\n"
+	"--wait: the job's documents as `watch --json` does).",
+};
+static const struct ccmd cmd_jobs = {
+	"jobs", "", 0, O_JSON | O_STATE | O_LIMIT,
+	"List jobs, newest first: id, name, state, progress, verdict, age.",
+};
+static const struct ccmd cmd_show = {
+	"show", "ID", 1, O_JSON,
+	"Show one job: state, plan, variants, host, device, progress, and its\n"
+	"comparison once there is one.",
+};
+static const struct ccmd cmd_compare = {
+	"compare", "ID", 1, O_JSON,
+	"Print a job's comparison: per variant the runs, the median of the\n"
+	"metric, the change against the baseline with its confidence interval,\n"
+	"the p-value and the verdict; then warnings (e.g. variants run on\n"
+	"different devices, runs that did not finish).",
+};
+static const struct ccmd cmd_watch = {
+	"watch", "ID", 1, O_JSON | O_INTERVAL,
+	"Follow a job until it ends: a progress bar (run i/n, ETA, latest\n"
+	"IOPS) on a terminal, a line per run otherwise; then the verdict and\n"
+	"the comparison.  Exit 0 when the job is done, 1 when it failed, was\n"
+	"cancelled or interrupted.  --json prints the job document (one line)\n"
+	"each time it changes.",
+};
+static const struct ccmd cmd_cancel = {
+	"cancel", "ID", 1, O_JSON,
+	"Cancel a job: a queued one at once, a running one within a second\n"
+	"(its sysfs knobs restored).",
+};
+static const struct ccmd cmd_devices = {
+	"devices", "", 0, O_JSON,
+	"List the daemon host's block devices and what the daemon's\n"
+	"allow-list permits on each.  `biobench devices --local [--json]`\n"
+	"lists this host's NVMe controllers and block devices instead,\n"
+	"without a daemon.",
+};
+static const struct ccmd cmd_host = {
+	"host", "", 0, O_JSON,
+	"Show the daemon's host (kernel, CPUs, memory, governor) and the\n"
+	"daemon's version, uptime and pid.",
+};
+
+/* ---- options ------------------------------------------------------------ */
+
+static void cmd_usage(FILE *f, const struct ccmd *cmd)
+{
+	fprintf(f, "usage: biobench %s [OPTIONS]%s%s\n\n%s\n\noptions:\n",
+		cmd->name, cmd->args[0] ? " " : "", cmd->args, cmd->summary);
+	if (cmd->opts & O_WAIT)
+		fprintf(f, "  --wait             follow the job until it ends "
+			   "(exit 0 done, 1 not)\n");
+	if (cmd->opts & O_STATE)
+		fprintf(f, "  --state STATE      only jobs in STATE: queued, "
+			   "running, done, failed,\n"
+			   "                     cancelled, interrupted\n");
+	if (cmd->opts & O_LIMIT)
+		fprintf(f, "  --limit N          at most N jobs (1..500, "
+			   "default 50)\n");
+	if (cmd->opts & O_INTERVAL)
+		fprintf(f, "  --interval SEC     poll every SEC seconds "
+			   "(default %.1f)\n",
+			WATCH_INTERVAL_S);
+	if (cmd->opts & O_JSON)
+		fprintf(f, "  --json             print the API's JSON "
+			   "document as is\n");
+	fprintf(f,
+		"  --server URL       biobenchd's URL (default "
+		"$BIOBENCH_SERVER, else %s)\n"
+		"  --token-file FILE  send the bearer token in FILE (default "
+		"$BIOBENCH_TOKEN_FILE)\n"
+		"  -h, --help         this text\n\n"
+		"Exit status: 0 ok, 1 %s or the server answered an error, "
+		"2 usage error,\n3 biobenchd cannot be reached.\n",
+		BB_DEFAULT_SERVER,
+		cmd->opts & O_WAIT || !strcmp(cmd->name, "watch") ?
+			"the job did not finish" :
+			"failed");
+}
+
+static int usage_err(const struct ccmd *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int usage_err(const struct ccmd *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "biobench %s: ", cmd->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (see biobench %s --help)\n", cmd->name);
+	return BB_EXIT_USAGE;
+}
+
+/* 0: parsed; -1: --help printed; BB_EXIT_USAGE: message printed. */
+static int parse_opts(const struct ccmd *cmd, int argc, char **argv,
+		      struct copts *o)
+{
+	static const struct {
+		const char *name;
+		unsigned bit; /* 0: always accepted */
+		bool value;
+	} table[] = {
+		{ "--server", 0, true },	{ "--token-file", 0, true },
+		{ "--json", O_JSON, false },	{ "--wait", O_WAIT, false },
+		{ "--state", O_STATE, true },	{ "--limit", O_LIMIT, true },
+		{ "--interval", O_INTERVAL, true },
+	};
+	bool opts_done = false;
+
+	memset(o, 0, sizeof(*o));
+	o->limit = 50;
+	o->interval = WATCH_INTERVAL_S;
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i], *val = NULL, *eq;
+		size_t nlen;
+		size_t k;
+
+		if (opts_done || arg[0] != '-' || !strcmp(arg, "-")) {
+			if (o->npos == cmd->npos)
+				return usage_err(cmd, "unexpected argument '%s'",
+						 arg);
+			o->pos[o->npos++] = arg;
+			continue;
+		}
+		if (!strcmp(arg, "--")) {
+			opts_done = true;
+			continue;
+		}
+		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+			cmd_usage(stdout, cmd);
+			return -1;
+		}
+		eq = strchr(arg, '=');
+		nlen = eq ? (size_t)(eq - arg) : strlen(arg);
+		for (k = 0; k < bb_array_size(table); k++)
+			if (strlen(table[k].name) == nlen &&
+			    !strncmp(arg, table[k].name, nlen) &&
+			    (!table[k].bit || (cmd->opts & table[k].bit)))
+				break;
+		if (k == bb_array_size(table))
+			return usage_err(cmd, "unknown option '%.*s'",
+					 (int)nlen, arg);
+		if (table[k].value) {
+			if (eq)
+				val = eq + 1;
+			else if (i + 1 < argc)
+				val = argv[++i];
+			else
+				return usage_err(cmd, "%s needs a value",
+						 table[k].name);
+		} else if (eq) {
+			return usage_err(cmd, "%s takes no value",
+					 table[k].name);
+		}
+		switch (table[k].bit) {
+		case 0:
+			if (!strcmp(table[k].name, "--server"))
+				o->server = val;
+			else
+				o->token_file = val;
+			break;
+		case O_JSON:
+			o->json = true;
+			break;
+		case O_WAIT:
+			o->wait = true;
+			break;
+		case O_STATE: {
+			size_t s;
+
+			for (s = 0; s < bb_array_size(job_states); s++)
+				if (!strcmp(val, job_states[s]))
+					break;
+			if (s == bb_array_size(job_states))
+				return usage_err(cmd,
+						 "--state: '%s' is not one of "
+						 "queued, running, done, failed, "
+						 "cancelled, interrupted",
+						 val);
+			o->state = val;
+			break;
+		}
+		case O_LIMIT: {
+			char *end;
+			unsigned long v;
+
+			errno = 0;
+			v = strtoul(val, &end, 10);
+			if (errno || *end || !*val || val[0] == '-' || v < 1 ||
+			    v > 500)
+				return usage_err(cmd,
+						 "--limit: '%s' is not an "
+						 "integer in 1..500",
+						 val);
+			o->limit = (unsigned)v;
+			break;
+		}
+		case O_INTERVAL: {
+			char *end;
+			double v;
+
+			errno = 0;
+			v = strtod(val, &end);
+			if (errno || *end || !*val || !(v >= 0.05) || v > 60)
+				return usage_err(cmd,
+						 "--interval: '%s' is not a "
+						 "number of seconds in "
+						 "0.05..60",
+						 val);
+			o->interval = v;
+			break;
+		}
+		}
+	}
+	if (o->npos < cmd->npos)
+		return usage_err(cmd, "missing %s", cmd->args);
+	return 0;
+}
+
+/* A job id: decimal 1..INT64_MAX. */
+static int parse_id(const struct ccmd *cmd, const char *s, int64_t *id)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || *end || !*s || s[0] == '+' || s[0] == '-' || v < 1)
+		return usage_err(cmd, "'%s' is not a job id (a positive "
+				      "integer)",
+				 s);
+	*id = v;
+	return 0;
+}
+
+/* ---- requests ----------------------------------------------------------- */
+
+static int client_open(const struct bb_cli_globals *g, const struct ccmd *cmd,
+		       const struct copts *o, struct bb_client *c)
+{
+	char err[1024];
+
+	if (bb_client_init(c, o->server ? o->server : g->server,
+			   o->token_file ? o->token_file : g->token_file, err,
+			   sizeof(err))) {
+		fprintf(stderr, "biobench %s: %s\n", cmd->name, err);
+		bb_client_free(c);
+		return BB_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* Print the API's error document: its message and field, and every
+ * further error of an invalid job. */
+static void print_api_error(const struct ccmd *cmd, long status,
+			    struct json_object *doc)
+{
+	const char *msg = bb_cli_jstr(doc, "error.message", NULL);
+	const char *field = bb_cli_jstr(doc, "error.field", NULL);
+	struct json_object *errs = bb_cli_jget(doc, "errors");
+	size_t n = errs && json_object_is_type(errs, json_type_array) ?
+			   json_object_array_length(errs) : 0;
+
+	if (!msg) {
+		fprintf(stderr, "biobench %s: the server answered HTTP %ld\n",
+			cmd->name, status);
+		return;
+	}
+	if (n > 1) {
+		fprintf(stderr, "biobench %s: %zu errors (HTTP %ld):\n",
+			cmd->name, n, status);
+		for (size_t i = 0; i < n; i++) {
+			struct json_object *e = json_object_array_get_idx(errs, i);
+
+			fprintf(stderr, "  %s\n",
+				bb_cli_jstr(e, "message", "?"));
+		}
+		if (bb_cli_jget(doc, "errors_total"))
+			fprintf(stderr, "  (%.0f errors in all)\n",
+				bb_cli_jnum(doc, "errors_total", 0));
+		return;
+	}
+	/* a message that starts with its field names it already */
+	if (field && *field && strncmp(msg, field, strlen(field)))
+		fprintf(stderr, "biobench %s: %s (field: %s)\n", cmd->name, msg,
+			field);
+	else
+		fprintf(stderr, "biobench %s: %s\n", cmd->name, msg);
+}
+
+/* One call: 0 with *doc on a 2xx answer; else the exit code with the
+ * reason printed (*doc NULL).  *status may be NULL. */
+static int api(struct bb_client *c, const struct ccmd *cmd,
+	       const char *method, const char *path, const char *body,
+	       size_t bodylen, struct json_object **doc, long *status)
+{
+	char err[1024];
+	long st = 0;
+	int ret;
+
+	ret = bb_client_call(c, method, path, body, bodylen, &st, doc, err,
+			     sizeof(err));
+	if (status)
+		*status = st;
+	if (ret == -EHOSTUNREACH) {
+		fprintf(stderr, "biobench %s: %s\n", cmd->name, err);
+		return BB_EXIT_UNREACHABLE;
+	}
+	if (ret) {
+		fprintf(stderr, "biobench %s: %s\n", cmd->name, err);
+		return BB_EXIT_FAIL;
+	}
+	if (st < 200 || st > 299) {
+		print_api_error(cmd, st, *doc);
+		json_object_put(*doc);
+		*doc = NULL;
+		return BB_EXIT_FAIL;
+	}
+	if (!*doc) {
+		fprintf(stderr, "biobench %s: %s %s: empty answer (HTTP %ld)\n",
+			cmd->name, method, path, st);
+		return BB_EXIT_FAIL;
+	}
+	return 0;
+}
+
+/* ---- formatting --------------------------------------------------------- */
+
+/* Seconds since an ISO 8601 UTC time of the API; NAN if unreadable. */
+static double age_s(const char *iso)
+{
+	struct tm tm;
+	const char *rest;
+	double frac = 0;
+	time_t t;
+
+	if (!iso)
+		return NAN;
+	memset(&tm, 0, sizeof(tm));
+	rest = strptime(iso, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (!rest)
+		return NAN;
+	if (*rest == '.')
+		frac = strtod(rest, NULL);
+	t = timegm(&tm);
+	return difftime(time(NULL), t) - frac;
+}
+
+static void fmt_bytes(char *buf, size_t len, double v)
+{
+	static const char *const u[] = { "B", "K", "M", "G", "T", "P" };
+	unsigned i = 0;
+
+	while (v >= 1024 && i + 1 < bb_array_size(u)) {
+		v /= 1024;
+		i++;
+	}
+	snprintf(buf, len, i ? "%.3g%s" : "%.0f%s", v, u[i]);
+}
+
+static bool state_final(const char *s)
+{
+	return s && (!strcmp(s, "done") || !strcmp(s, "failed") ||
+		     !strcmp(s, "cancelled") || !strcmp(s, "interrupted"));
+}
+
+/* "run 4/8 (B, warm-up), ETA 3s, latest 10.8M IOPS" of a job document
+ * with a progress object; "" without. */
+static void fmt_progress(char *buf, size_t len, struct json_object *job)
+{
+	struct json_object *p = bb_cli_jget(job, "progress");
+	const char *var = bb_cli_jstr(p, "variant", NULL);
+	double eta = bb_cli_jnum(p, "eta_s", NAN);
+	double iops = bb_cli_jnum(p, "latest_iops", 0);
+	char e[32] = "", io[32] = "";
+	size_t off;
+
+	buf[0] = '\0';
+	if (!p)
+		return;
+	off = (size_t)snprintf(buf, len, "run %.0f/%.0f",
+			       bb_cli_jnum(p, "run", 0),
+			       bb_cli_jnum(p, "runs_planned", 0));
+	if (var && off < len)
+		off += (size_t)snprintf(buf + off, len - off, " (%s%s)", var,
+					json_object_get_boolean(
+						bb_cli_jget(p, "warmup")) ?
+						", warm-up" :
+						"");
+	if (isfinite(eta)) {
+		bb_cli_fmt_duration(e, sizeof(e), eta);
+		if (off < len)
+			off += (size_t)snprintf(buf + off, len - off,
+						", ETA %s", e);
+	}
+	if (iops > 0 && off < len) {
+		bb_cli_fmt_si(io, sizeof(io), iops);
+		snprintf(buf + off, len - off, ", latest %s IOPS", io);
+	}
+}
+
+/* ---- submit / watch ----------------------------------------------------- */
+
+/* The comparison of a job with the API's warnings, and its end state.
+ * job is the final job document. */
+static int print_end(struct bb_client *c, const struct ccmd *cmd, int64_t id,
+		     struct json_object *job)
+{
+	const char *state = bb_cli_jstr(job, "state", "?");
+	const char *error = bb_cli_jstr(job, "error", NULL);
+	struct json_object *cmp = NULL;
+	char path[64];
+	int ret;
+
+	if (bb_cli_jget(job, "compare")) {
+		snprintf(path, sizeof(path), "/api/v1/jobs/%" PRId64 "/compare",
+			 id);
+		ret = api(c, cmd, "GET", path, NULL, 0, &cmp, NULL);
+		if (ret == BB_EXIT_UNREACHABLE)
+			return ret;
+		bb_cli_compare_print(stdout, cmp ? bb_cli_jget(cmp, "compare") :
+						   bb_cli_jget(job, "compare"),
+				     bb_cli_jget(job, "spec"),
+				     bb_cli_jget(cmp, "warnings"));
+		json_object_put(cmp);
+	}
+	printf("job %" PRId64 " %s%s%s\n", id, state, error ? ": " : "",
+	       error ? error : "");
+	fflush(stdout);
+	return !strcmp(state, "done") ? BB_EXIT_OK : BB_EXIT_FAIL;
+}
+
+static void sleep_s(double s)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)s,
+		.tv_nsec = (long)((s - (double)(time_t)s) * 1e9),
+	};
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* Follow job id until it ends; the exit code. */
+static int watch_job(struct bb_client *c, const struct ccmd *cmd, int64_t id,
+		     bool json, double interval)
+{
+	bool tty = !json && isatty(STDOUT_FILENO), drawn = false;
+	struct json_object *job = NULL;
+	char path[64], key[256] = "", last[256] = "";
+	const char *state;
+	int ret;
+
+	snprintf(path, sizeof(path), "/api/v1/jobs/%" PRId64, id);
+	for (;;) {
+		struct json_object *p;
+		char prog[192];
+
+		json_object_put(job);
+		job = NULL;
+		ret = api(c, cmd, "GET", path, NULL, 0, &job, NULL);
+		if (ret) {
+			if (drawn)
+				fputc('\n', stdout);
+			goto out;
+		}
+		state = bb_cli_jstr(job, "state", "?");
+		p = bb_cli_jget(job, "progress");
+		snprintf(key, sizeof(key), "%s/%.0f/%.0f/%.0f/%s", state,
+			 bb_cli_jnum(job, "runs_done", 0),
+			 bb_cli_jnum(p, "run", 0),
+			 bb_cli_jnum(p, "runs_planned", 0),
+			 bb_cli_jstr(p, "variant", ""));
+		fmt_progress(prog, sizeof(prog), job);
+		if (json) {
+			if (strcmp(key, last))
+				printf("%s\n", json_object_to_json_string_ext(
+						       job,
+						       JSON_C_TO_STRING_PLAIN |
+						       JSON_C_TO_STRING_NOSLASHESCAPE));
+		} else if (tty && !state_final(state)) {
+			double planned = bb_cli_jnum(job, "runs_planned", 0);
+			double done = bb_cli_jnum(job, "runs_done", 0);
+			double frac = planned > 0 ? done / planned : 0;
+			char bar[BAR_WIDTH + 1];
+			unsigned fill = (unsigned)(frac * BAR_WIDTH + 0.5);
+
+			if (fill > BAR_WIDTH)
+				fill = BAR_WIDTH;
+			memset(bar, '#', fill);
+			memset(bar + fill, '.', BAR_WIDTH - fill);
+			bar[BAR_WIDTH] = '\0';
+			printf("\r\033[Kjob %" PRId64 " %s [%s] %3.0f%%  %s", id,
+			       state, bar, frac * 100, prog);
+			drawn = true;
+		} else if (!tty && strcmp(key, last) && !state_final(state)) {
+			printf("job %" PRId64 ": %s\n", id,
+			       prog[0] ? prog : state);
+		}
+		fflush(stdout);
+		snprintf(last, sizeof(last), "%s", key);
+		if (state_final(state))
+			break;
+		sleep_s(interval);
+	}
+	if (drawn)
+		printf("\r\033[K");
+	if (json) {
+		ret = !strcmp(state, "done") ? BB_EXIT_OK : BB_EXIT_FAIL;
+		goto out;
+	}
+	ret = print_end(c, cmd, id, job);
+out:
+	json_object_put(job);
+	return ret;
+}
+
+int bb_cmd_submit(const struct bb_cli_globals *g, int argc, char **argv)
+{
+	const struct ccmd *cmd = &cmd_submit;
+	struct json_object *doc = NULL;
+	struct bb_client c = { 0 };
+	struct copts o;
+	char *body = NULL, err[512];
+	size_t len = 0;
+	int64_t id;
+	int ret;
+
+	ret = parse_opts(cmd, argc, argv, &o);
+	if (ret)
+		return ret < 0 ? BB_EXIT_OK : ret;
+	if (bb_cli_read_file(o.pos[0], JOB_FILE_MAX, &body, &len, err,
+			     sizeof(err))) {
+		fprintf(stderr, "biobench submit: %s\n", err);
+		return BB_EXIT_USAGE;
+	}
+	ret = client_open(g, cmd, &o, &c);
+	if (ret)
+		goto out;
+	ret = api(&c, cmd, "POST", "/api/v1/jobs", body, len, &doc, NULL);
+	if (ret)
+		goto out;
+	id = (int64_t)bb_cli_jnum(doc, "id", 0);
+	if (id < 1) {
+		fprintf(stderr, "biobench submit: the answer has no job id\n");
+		ret = BB_EXIT_FAIL;
+		goto out;
+	}
+	if (o.json)
+		puts(json_object_to_json_string_ext(doc,
+						    o.wait ? JSON_C_TO_STRING_PLAIN :
+							     JSON_C_TO_STRING_PRETTY));
+	else if (o.wait)
+		printf("job %" PRId64 " submitted\n", id);
+	else
+		printf("%" PRId64 "\n", id);
+	fflush(stdout);
+	if (o.wait)
+		ret = watch_job(&c, cmd, id, o.json, o.interval);
+out:
+	json_object_put(doc);
+	bb_client_free(&c);
+	free(body);
+	return ret;
+}
+
+int bb_cmd_watch(const struct bb_cli_globals *g, int argc, char **argv)
+{
+	const struct ccmd *cmd = &cmd_watch;
+	struct bb_client c = { 0 };
+	struct copts o;
+	int64_t id;
+	int ret;
+
+	ret = parse_opts(cmd, argc, argv, &o);
+	if (ret)
+		return ret < 0 ? BB_EXIT_OK : ret;
+	ret = parse_id(cmd, o.pos[0], &id);
+	if (ret)
+		return ret;
+	ret = client_open(g, cmd, &o, &c);
+	if (!ret)
+		ret = watch_job(&c, cmd, id, o.json, o.interval);
+	bb_client_free(&c);
+	return ret;
+}
+
+/* ---- jobs --------------------------------------------------------------- */
+
+int bb_cmd_jobs(const struct bb_cli_globals *g, int argc, char **argv)
+{
+	const struct ccmd *cmd = &cmd_jobs;
+	struct json_object *doc = NULL, *jobs;
+	struct bb_client c = { 0 };
+	struct copts o;
+	char path[128];
+	size_t n;
+	int ret;
+
+	ret = parse_opts(cmd, argc, argv, &o);
+	if (ret)
+		return ret < 0 ? BB_EXIT_OK : ret;
+	ret = client_open(g, cmd, &o, &c);
+	if (ret)
+		goto out;
+	snprintf(path, sizeof(path), "/api/v1/jobs?limit=%u%s%s", o.limit,
+		 o.state ? "&state=" : "", o.state ? o.state : "");
+	ret = api(&c, cmd, "GET", path, NULL, 0, &doc, NULL);
+	if (ret)
+		goto out;
+	if (o.json) {
+		bb_cli_print_json(stdout, doc);
+		goto out;
+	}
+	jobs = bb_cli_jget(doc, "jobs");
+	n = jobs && json_object_is_type(jobs, json_type_array) ?
+		    json_object_array_length(jobs) : 0;
+	if (!n) {
+		printf("no jobs%s%s\n", o.state ? " in state " : "",
+		       o.state ? o.state : "");
+		goto out;
+	}
+	printf("%6s  %-36s  %-11s  %-12s  %-12s  %s\n", "ID", "NAME", "STATE",
+	       "PROGRESS", "VERDICT", "AGE");
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *j = json_object_array_get_idx(jobs, i);
+		const char *state = bb_cli_jstr(j, "state", "?");
+		const char *verdict = bb_cli_jstr(j, "verdict", NULL);
+		double planned = bb_cli_jnum(j, "runs_planned", 0);
+		double done = bb_cli_jnum(j, "runs_done", 0);
+		char prog[32], age[32];
+		double a = age_s(bb_cli_jstr(j, "created", NULL));
+
+		if (planned > 0)
+			snprintf(prog, sizeof(prog), "%.0f/%.0f %3.0f%%", done,
+				 planned, 100 * done / planned);
+		else
+			snprintf(prog, sizeof(prog), "-");
+		bb_cli_fmt_duration(age, sizeof(age), a < 0 ? 0 : a);
+		printf("%6.0f  %-36.36s  %-11s  %-12s  %-12s  %s\n",
+		       bb_cli_jnum(j, "id", 0), bb_cli_jstr(j, "name", ""),
+		       state, prog,
+		       verdict ? (!strcmp(verdict, "no_change") ? "no change" :
+								 verdict) :
+				 "-",
+		       age);
+	}
+	if (bb_cli_jget(doc, "next_cursor"))
+		printf("(more jobs: raise --limit, at most 500)\n");
+out:
+	json_object_put(doc);
+	bb_client_free(&c);
+	return ret;
+}
+
+/* ---- show --------------------------------------------------------------- */
+
+/* "k=v k=v" of an object's members. */
+static void fmt_members(char *buf, size_t len, struct json_object *o)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	if (!o || !json_object_is_type(o, json_type_object))
+		return;
+	json_object_object_foreach(o, k, v)
+	{
+		const char *s = !v ? "null" :
+				json_object_is_type(v, json_type_string) ?
+				     json_object_get_string(v) :
+				     json_object_to_json_string_ext(
+					     v, JSON_C_TO_STRING_PLAIN);
+
+		if (off < len)
+			off += (size_t)snprintf(buf + off, len - off, "%s%s=%s",
+						off ? " " : "", k, s);
+	}
+}
+
+static void show_job(struct json_object *job)
+{
+	struct json_object *spec = bb_cli_jget(job, "spec");
+	struct json_object *vars = bb_cli_jget(spec, "variants");
+	struct json_object *host = bb_cli_jget(job, "host");
+	struct json_object *dev = bb_cli_jget(job, "device");
+	struct json_object *knobs = bb_cli_jget(job, "knobs");
+	const char *verdict = bb_cli_jstr(job, "verdict", NULL);
+	const char *times[] = { "created", "started", "finished" };
+	char buf[1024], prog[192];
+	bool first = true;
+
+	printf("job %.0f: %s\n", bb_cli_jnum(job, "id", 0),
+	       bb_cli_jstr(job, "name", ""));
+	printf("  %-10s %s%s%s\n", "state", bb_cli_jstr(job, "state", "?"),
+	       verdict ? ", verdict " : "",
+	       verdict ? (!strcmp(verdict, "no_change") ? "no change" :
+							  verdict) :
+			 "");
+	if (bb_cli_jget(job, "error"))
+		printf("  %-10s %s\n", "error", bb_cli_jstr(job, "error", ""));
+	printf("  %-10s %s\n", "target", bb_cli_jstr(job, "target", "?"));
+	for (size_t i = 0; i < bb_array_size(times); i++) {
+		const char *t = bb_cli_jstr(job, times[i], NULL);
+		char age[32];
+
+		if (!t)
+			continue;
+		bb_cli_fmt_duration(age, sizeof(age), age_s(t));
+		printf("  %-10s %s (%s ago)\n", times[i], t, age);
+	}
+	printf("  %-10s %.0f of %.0f done\n", "runs",
+	       bb_cli_jnum(job, "runs_done", 0),
+	       bb_cli_jnum(job, "runs_planned", 0));
+	fmt_progress(prog, sizeof(prog), job);
+	if (prog[0])
+		printf("  %-10s %s\n", "progress", prog);
+	if (spec) {
+		printf("  %-10s %.0f round(s) + %.0f warm-up (max %.0f), order "
+		       "%s, metric %s, min effect %g%%, confidence %g%%\n",
+		       "plan", bb_cli_jnum(spec, "repeat", 0),
+		       bb_cli_jnum(spec, "warmup", 0),
+		       bb_cli_jnum(spec, "max_repeat", 0),
+		       bb_cli_jstr(spec, "order", "?"),
+		       bb_cli_jstr(spec, "metric", "?"),
+		       bb_cli_jnum(spec, "min_effect", 0),
+		       bb_cli_jnum(spec, "confidence", 0) * 100);
+		fmt_members(buf, sizeof(buf), bb_cli_jget(spec, "workload"));
+		printf("  %-10s %s\n", "workload", buf[0] ? buf : "(defaults)");
+	}
+	if (vars && json_object_is_type(vars, json_type_object)) {
+		json_object_object_foreach(vars, name, v)
+		{
+			(void)v;
+			bb_cli_variant_label(buf, sizeof(buf), spec, name);
+			printf("  %-10s %s: %s\n", first ? "variants" : "",
+			       name, buf);
+			first = false;
+		}
+	}
+	if (host) {
+		char mem[32];
+
+		fmt_bytes(mem, sizeof(mem), bb_cli_jnum(host, "memory_bytes", 0));
+		printf("  %-10s %s, Linux %s %s, %.0f CPUs (%s), %s memory, "
+		       "governor %s\n",
+		       "host", bb_cli_jstr(host, "hostname", "?"),
+		       bb_cli_jstr(host, "kernel", "?"),
+		       bb_cli_jstr(host, "machine", ""),
+		       bb_cli_jnum(host, "cpus", 0),
+		       bb_cli_jstr(host, "cpu_model", "?"), mem,
+		       bb_cli_jstr(host, "governor", "unknown"));
+	}
+	if (dev) {
+		struct json_object *d = json_object_get(dev);
+
+		/* everything but the store's id */
+		json_object_object_del(d, "id");
+		fmt_members(buf, sizeof(buf), d);
+		json_object_put(d);
+		printf("  %-10s %s\n", "device", buf);
+	}
+	if (knobs && json_object_is_type(knobs, json_type_array)) {
+		size_t n = json_object_array_length(knobs);
+
+		for (size_t i = 0; i < n; i++) {
+			fmt_members(buf, sizeof(buf),
+				    json_object_array_get_idx(knobs, i));
+			printf("  %-10s %s\n", i ? "" : "knobs", buf);
+		}
+	}
+}
+
+int bb_cmd_show(const struct bb_cli_globals *g, int argc, char **argv)
+{
+	const struct ccmd *cmd = &cmd_show;
+	struct json_object *doc = NULL;
+	struct bb_client c = { 0 };
+	struct copts o;
+	char path[64];
+	int64_t id;
+	int ret;
+
+	ret = parse_opts(cmd, argc, argv, &o);
+	if (ret)
+		return ret < 0 ? BB_EXIT_OK : ret;
+	ret = parse_id(cmd, o.pos[0], &id);
+	if (ret)
+		return ret;
+	ret = client_open(g, cmd, &o, &c);
+	if (ret)
+		goto out;
+	snprintf(path, sizeof(path), "/api/v1/jobs/%" PRId64, id);
+	ret = api(&c, cmd, "GET", path, NULL, 0, &doc, NULL);
+	if (ret)
+		goto out;
+	if (o.json) {
+		bb_cli_print_json(stdout, doc);
+		goto out;
+	}
+	show_job(doc);
+	if (bb_cli_jget(doc, "compare"))
+		bb_cli_compare_print(stdout, bb_cli_jget(doc, "compare"),
+				     bb_cli_jget(doc, "spec"), NULL);
+out:
+	json_object_put(doc);
+	bb_client_free(&c);
+	return ret;
+}
+
+/* ---- compare ------------------------------------------------------------ */
+
+int bb_cmd_compare(const struct bb_cli_globals *g, int argc, char **argv)
+{
+	const struct ccmd *cmd = &cmd_compare;
+	struct json_object *doc = NULL, *job = NULL;
+	struct bb_client c = { 0 };
+	struct copts o;
+	char path[64];
+	int64_t id;
+	int ret;
+
+	ret = parse_opts(cmd, argc, argv, &o);
+	if (ret)
+		return ret < 0 ? BB_EXIT_OK : ret;
+	ret = parse_id(cmd, o.pos[0], &id);
+	if (ret)
+		return ret;
+	ret = client_open(g, cmd, &o, &c);
+	if (ret)
+		goto out;
+	snprintf(path, sizeof(path), "/api/v1/jobs/%" PRId64 "/compare", id);
+	ret = api(&c, cmd, "GET", path, NULL, 0, &doc, NULL);
+	if (ret)
+		goto out;
+	if (o.json) {
+		bb_cli_print_json(stdout, doc);
+		goto out;
+	}
+	/* the job's spec names each variant's overrides */
+	snprintf(path, sizeof(path), "/api/v1/jobs/%" PRId64, id);
+	ret = api(&c, cmd, "GET", path, NULL, 0, &job, NULL);
+	if (ret)
+		goto out;
+	printf("job %" PRId64 ": %s (%s on %s)\n", id,
+	       bb_cli_jstr(job, "name", ""), bb_cli_jstr(doc, "state", "?"),
+	       bb_cli_jstr(job, "target", "?"));
+	bb_cli_compare_print(stdout, bb_cli_jget(doc, "compare"),
+			     bb_cli_jget(job, "spec"),
+			     bb_cli_jget(doc, "warnings"));
+out:
+	json_object_put(job);
+	json_object_put(doc);
+	bb_client_free(&c);
+	return ret;
+}
+
+/* ---- cancel ------------------------------------------------------------- */
+
+int bb_cmd_cancel(const struct bb_cli_globals *g, int argc, char **argv)
+{
+	const struct ccmd *cmd = &cmd_cancel;
+	struct json_object *doc = NULL;
+	struct bb_client c = { 0 };
+	struct copts o;
+	char path[64];
+	const char *state;
+	int64_t id;
+	int ret;
+
+	ret = parse_opts(cmd, argc, argv, &o);
+	if (ret)
+		return ret < 0 ? BB_EXIT_OK : ret;
+	ret = parse_id(cmd, o.pos[0], &id);
+	if (ret)
+		return ret;
+	ret = client_open(g, cmd, &o, &c);
+	if (ret)
+		goto out;
+	snprintf(path, sizeof(path), "/api/v1/jobs/%" PRId64 "/cancel", id);
+	ret = api(&c, cmd, "POST", path, NULL, 0, &doc, NULL);
+	if (ret)
+		goto out;
+	if (o.json) {
+		bb_cli_print_json(stdout, doc);
+		goto out;
+	}
+	state = bb_cli_jstr(doc, "state", "?");
+	if (!strcmp(state, "running"))
+		printf("job %" PRId64 ": cancelling (a running job stops "
+		       "within a second)\n",
+		       id);
+	else
+		printf("job %" PRId64 ": %s\n", id, state);
+out:
+	json_object_put(doc);
+	bb_client_free(&c);
+	return ret;
+}
+
+/* ---- devices / host ----------------------------------------------------- */
+
+int bb_cmd_devices(const struct bb_cli_globals *g, int argc, char **argv)
+{
+	const struct ccmd *cmd = &cmd_devices;
+	struct json_object *doc = NULL, *devs;
+	struct bb_client c = { 0 };
+	struct copts o;
+	size_t n;
+	int ret;
+
+	ret = parse_opts(cmd, argc, argv, &o);
+	if (ret)
+		return ret < 0 ? BB_EXIT_OK : ret;
+	ret = client_open(g, cmd, &o, &c);
+	if (ret)
+		goto out;
+	ret = api(&c, cmd, "GET", "/api/v1/devices", NULL, 0, &doc, NULL);
+	if (ret)
+		goto out;
+	if (o.json) {
+		bb_cli_print_json(stdout, doc);
+		goto out;
+	}
+	devs = bb_cli_jget(doc, "devices");
+	n = devs && json_object_is_type(devs, json_type_array) ?
+		    json_object_array_length(devs) : 0;
+	if (!n) {
+		printf("no block devices\n");
+		goto out;
+	}
+	printf("%-12s %-20s %7s  %-24s %-12s %-5s %s\n", "NAME", "PATH",
+	       "SIZE", "MODEL", "SCHEDULER", "POLL", "ALLOWED");
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *d = json_object_array_get_idx(devs, i);
+		struct json_object *poll = bb_cli_jget(d, "io_poll");
+		bool allowed = json_object_get_boolean(bb_cli_jget(d, "allowed"));
+		bool wr = json_object_get_boolean(bb_cli_jget(d, "allow_write"));
+		char size[32];
+
+		fmt_bytes(size, sizeof(size), bb_cli_jnum(d, "size_bytes", 0));
+		printf("%-12s %-20s %7s  %-24.24s %-12s %-5s %s\n",
+		       bb_cli_jstr(d, "name", "?"), bb_cli_jstr(d, "path", "?"),
+		       size, bb_cli_jstr(d, "model", "-"),
+		       bb_cli_jstr(d, "scheduler", "-"),
+		       !poll ? "-" :
+		       json_object_is_type(poll, json_type_boolean) ?
+			       (json_object_get_boolean(poll) ? "yes" : "no") :
+			       json_object_get_string(poll),
+		       wr ? "read, write" : allowed ? "read" : "no");
+	}
+out:
+	json_object_put(doc);
+	bb_client_free(&c);
+	return ret;
+}
+
+int bb_cmd_host(const struct bb_cli_globals *g, int argc, char **argv)
+{
+	const struct ccmd *cmd = &cmd_host;
+	struct json_object *doc = NULL;
+	struct bb_client c = { 0 };
+	struct copts o;
+	char mem[32], up[32];
+	int ret;
+
+	ret = parse_opts(cmd, argc, argv, &o);
+	if (ret)
+		return ret < 0 ? BB_EXIT_OK : ret;
+	ret = client_open(g, cmd, &o, &c);
+	if (ret)
+		goto out;
+	ret = api(&c, cmd, "GET", "/api/v1/host", NULL, 0, &doc, NULL);
+	if (ret)
+		goto out;
+	if (o.json) {
+		bb_cli_print_json(stdout, doc);
+		goto out;
+	}
+	fmt_bytes(mem, sizeof(mem), bb_cli_jnum(doc, "memory_bytes", 0));
+	bb_cli_fmt_duration(up, sizeof(up),
+			    bb_cli_jnum(doc, "daemon.uptime_s", 0));
+	printf("%-10s %s\n", "hostname", bb_cli_jstr(doc, "hostname", "?"));
+	printf("%-10s Linux %s %s (%s)\n", "kernel",
+	       bb_cli_jstr(doc, "kernel", "?"),
+	       bb_cli_jstr(doc, "machine", ""),
+	       bb_cli_jstr(doc, "kernel_version", "?"));
+	printf("%-10s %.0f x %s\n", "cpus", bb_cli_jnum(doc, "cpus", 0),
+	       bb_cli_jstr(doc, "cpu_model", "?"));
+	printf("%-10s %s\n", "memory", mem);
+	printf("%-10s %s\n", "governor",
+	       bb_cli_jstr(doc, "governor", "unknown"));
+	printf("%-10s %s\n", "cmdline", bb_cli_jstr(doc, "cmdline", ""));
+	printf("%-10s biobenchd %s, pid %.0f, up %s\n", "daemon",
+	       bb_cli_jstr(doc, "daemon.version", "?"),
+	       bb_cli_jnum(doc, "daemon.pid", 0), up);
+out:
+	json_object_put(doc);
+	bb_client_free(&c);
+	return ret;
+}

@@ -1,0 +1,418 @@
+/* compare_fmt.c - prints a comparison (bb_jobrun_to_json()'s document):
+ * the one printer of `biobench compare ID`, `show ID`, `watch ID`,
+ * `submit --wait` and the local `biobench ab`. */
+#include "cli.h"
+
+#include "jobspec.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define T_MAXCOLS (1 + BB_JOB_MAX_VARIANTS)
+#define T_MAXROWS 64
+#define T_CELL 160
+#define T_MAX_VALUE_ROWS 12 /* measured values shown per run up to this */
+
+struct table {
+	unsigned ncols, nrows;
+	char cell[T_MAXROWS][T_MAXCOLS][T_CELL];
+};
+
+/* A new row labelled label; NULL when the table is full. */
+static char (*t_row(struct table *t, const char *label))[T_CELL]
+{
+	char(*row)[T_CELL];
+
+	if (t->nrows == T_MAXROWS)
+		return NULL;
+	row = t->cell[t->nrows++];
+	snprintf(row[0], T_CELL, "%s", label);
+	return row;
+}
+
+static void t_print(FILE *f, const struct table *t)
+{
+	size_t w[T_MAXCOLS] = { 0 };
+
+	for (unsigned r = 0; r < t->nrows; r++)
+		for (unsigned c = 0; c < t->ncols; c++)
+			w[c] = bb_max(w[c], strlen(t->cell[r][c]));
+	for (unsigned r = 0; r < t->nrows; r++) {
+		fprintf(f, "  %-*s", (int)w[0], t->cell[r][0]);
+		for (unsigned c = 1; c < t->ncols; c++)
+			fprintf(f, "   %*s", (int)w[c], t->cell[r][c]);
+		fputc('\n', f);
+	}
+}
+
+void bb_cli_fmt_si(char *buf, size_t len, double v)
+{
+	double a = fabs(v);
+
+	if (!isfinite(v))
+		snprintf(buf, len, "-");
+	else if (a >= 1e9)
+		snprintf(buf, len, "%.3gG", v / 1e9);
+	else if (a >= 1e6)
+		snprintf(buf, len, "%.2fM", v / 1e6);
+	else if (a >= 1e3)
+		snprintf(buf, len, "%.1fK", v / 1e3);
+	else
+		snprintf(buf, len, "%.0f", v);
+}
+
+static void fmt_ns(char *buf, size_t len, double v)
+{
+	double a = fabs(v);
+
+	if (a >= 1e9)
+		snprintf(buf, len, "%.3gs", v / 1e9);
+	else if (a >= 1e6)
+		snprintf(buf, len, "%.3gms", v / 1e6);
+	else if (a >= 1e4)
+		snprintf(buf, len, "%.1fus", v / 1e3);
+	else if (a >= 1e3)
+		snprintf(buf, len, "%.2fus", v / 1e3);
+	else
+		snprintf(buf, len, "%.1fns", v);
+}
+
+void bb_cli_fmt_metric(char *buf, size_t len, double v, const char *unit)
+{
+	if (!isfinite(v)) {
+		snprintf(buf, len, "-");
+	} else if (!strcmp(unit, "B/s")) {
+		static const char *const u[] = { "B/s", "KiB/s", "MiB/s",
+						 "GiB/s", "TiB/s" };
+		unsigned i = 0;
+
+		while (fabs(v) >= 1024 && i + 1 < bb_array_size(u)) {
+			v /= 1024;
+			i++;
+		}
+		snprintf(buf, len, "%.4g %s", v, u[i]);
+	} else if (!strcmp(unit, "ns") || !strcmp(unit, "ns/IO")) {
+		fmt_ns(buf, len, v);
+	} else {
+		bb_cli_fmt_si(buf, len, v);
+	}
+}
+
+void bb_cli_fmt_duration(char *buf, size_t len, double s)
+{
+	long long t;
+
+	if (!isfinite(s) || s < 0) {
+		snprintf(buf, len, "?");
+		return;
+	}
+	if (s < 1) {
+		snprintf(buf, len, "%.0fms", s * 1e3);
+		return;
+	}
+	t = llround(s);
+	if (t < 60)
+		snprintf(buf, len, "%llds", t);
+	else if (t < 3600)
+		snprintf(buf, len, "%lldm%02llds", t / 60, t % 60);
+	else if (t < 86400)
+		snprintf(buf, len, "%lldh%02lldm", t / 3600, t % 3600 / 60);
+	else
+		snprintf(buf, len, "%lldd%lldh", t / 86400, t % 86400 / 3600);
+}
+
+/* "key=value" of one override; sysfs objects flattened. */
+static size_t label_add(char *buf, size_t len, size_t off, const char *key,
+			struct json_object *v)
+{
+	const char *s;
+
+	if (v && json_object_is_type(v, json_type_object)) {
+		json_object_object_foreach(v, k, sub)
+		{
+			char full[160];
+
+			snprintf(full, sizeof(full), "%s.%s", key, k);
+			off = label_add(buf, len, off, full, sub);
+		}
+		return off;
+	}
+	s = !v ? "null" :
+	    json_object_is_type(v, json_type_string) ?
+		 json_object_get_string(v) :
+		 json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN);
+	if (off < len)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s=%s",
+					off ? " " : "", key, s);
+	return off;
+}
+
+void bb_cli_variant_label(char *buf, size_t len, struct json_object *spec,
+			  const char *variant)
+{
+	struct json_object *vars = bb_cli_jget(spec, "variants"), *v = NULL;
+	size_t off = 0;
+
+	buf[0] = '\0';
+	if (vars && json_object_is_type(vars, json_type_object))
+		json_object_object_get_ex(vars, variant, &v);
+	if (v && json_object_is_type(v, json_type_object)) {
+		json_object_object_foreach(v, k, val)
+			off = label_add(buf, len, off, k, val);
+	}
+	if (!buf[0])
+		snprintf(buf, len, "(workload)");
+}
+
+static const char *verdict_text(const char *v)
+{
+	if (!v)
+		return "none yet";
+	if (!strcmp(v, "no_change"))
+		return "no change";
+	return v;
+}
+
+/* The comparison of variant name in cmp's "comparisons", or NULL. */
+static struct json_object *find_cmp(struct json_object *cmps,
+				    const char *name)
+{
+	size_t n;
+
+	if (!cmps || !json_object_is_type(cmps, json_type_array))
+		return NULL;
+	n = json_object_array_length(cmps);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *c = json_object_array_get_idx(cmps, i);
+		const char *v = bb_cli_jstr(c, "variant", NULL);
+
+		if (v && !strcmp(v, name))
+			return c;
+	}
+	return NULL;
+}
+
+static unsigned long long counter(struct json_object *var, const char *path,
+				  const char *split_path)
+{
+	double v = bb_cli_jnum(var, path, 0);
+
+	if (split_path)
+		v += bb_cli_jnum(var, split_path, 0);
+	return (unsigned long long)v;
+}
+
+void bb_cli_compare_print(FILE *f, struct json_object *cmp,
+			  struct json_object *spec,
+			  struct json_object *warnings)
+{
+	static const struct {
+		const char *label, *key;
+	} counters[] = {
+		{ "bio cache hits", "alloc_hit" },
+		{ "bio cache misses", "alloc_miss" },
+		{ "slab allocations", "alloc_slab" },
+		{ "irq list splices", "splice" },
+		{ "puts to task list", "put_task" },
+		{ "puts to irq list", "put_irq" },
+		{ "frees", "free" },
+	};
+	struct json_object *vars = bb_cli_jget(cmp, "variants");
+	struct json_object *cmps = bb_cli_jget(cmp, "comparisons");
+	struct json_object *first = NULL;
+	const char *names[BB_JOB_MAX_VARIANTS];
+	struct json_object *vobj[BB_JOB_MAX_VARIANTS];
+	const char *unit = bb_cli_jstr(cmp, "unit", "");
+	const char *metric = bb_cli_jstr(cmp, "metric", "?");
+	const char *order = bb_cli_jstr(spec, "order", NULL);
+	unsigned nv = 0, maxn = 0;
+	char(*row)[T_CELL];
+	struct table *t;
+	char buf[T_CELL];
+
+	if (!vars || !json_object_is_type(vars, json_type_object)) {
+		fprintf(f, "no comparison yet\n");
+		return;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		fprintf(f, "out of memory\n");
+		return;
+	}
+	json_object_object_foreach(vars, vname, vval)
+	{
+		if (nv == BB_JOB_MAX_VARIANTS)
+			break;
+		names[nv] = vname;
+		vobj[nv++] = vval;
+		maxn = bb_max(maxn, (unsigned)bb_cli_jnum(vval, "n", 0));
+	}
+	t->ncols = 1 + nv;
+	if (cmps && json_object_is_type(cmps, json_type_array) &&
+	    json_object_array_length(cmps))
+		first = json_object_array_get_idx(cmps, 0);
+
+	{
+		struct json_object *hib = bb_cli_jget(first, "higher_is_better");
+		const char *method = bb_cli_jstr(first, "method", NULL);
+
+		fprintf(f, "\nmetric %s (%s%s%s), %u of %u runs done, %.0f "
+			   "measured round(s)%s%s%s%s\n",
+			metric, unit,
+			hib ? ", " : "",
+			hib ? (json_object_get_boolean(hib) ?
+				       "higher is better" :
+				       "lower is better") :
+			      "",
+			(unsigned)bb_cli_jnum(cmp, "runs_done", 0),
+			(unsigned)bb_cli_jnum(cmp, "runs_planned", 0),
+			bb_cli_jnum(cmp, "rounds_planned", 0),
+			order ? ", order " : "", order ? order : "",
+			method ? ", " : "", method ? method : "");
+	}
+
+	row = t_row(t, "");
+	for (unsigned i = 0; i < nv; i++)
+		snprintf(row[1 + i], T_CELL, "%s", names[i]);
+	if (spec && (row = t_row(t, "overrides")))
+		for (unsigned i = 0; i < nv; i++)
+			bb_cli_variant_label(row[1 + i], T_CELL, spec,
+					     names[i]);
+	if ((row = t_row(t, "measured runs")))
+		for (unsigned i = 0; i < nv; i++)
+			snprintf(row[1 + i], T_CELL, "%.0f",
+				 bb_cli_jnum(vobj[i], "n", 0));
+	snprintf(buf, sizeof(buf), "median %s", unit);
+	if ((row = t_row(t, buf)))
+		for (unsigned i = 0; i < nv; i++)
+			bb_cli_fmt_metric(row[1 + i], T_CELL,
+					  bb_cli_jnum(vobj[i], "median", NAN),
+					  unit);
+	{
+		double conf = bb_cli_jnum(first, "confidence", 0.95);
+		char(*chg)[T_CELL], (*ci)[T_CELL], (*pv)[T_CELL], (*vd)[T_CELL];
+
+		snprintf(buf, sizeof(buf), "%g%% CI", conf * 100);
+		chg = t_row(t, "change");
+		ci = t_row(t, buf);
+		pv = t_row(t, "p-value");
+		vd = t_row(t, "verdict");
+		for (unsigned i = 0; chg && ci && pv && vd && i < nv; i++) {
+			struct json_object *c = find_cmp(cmps, names[i]);
+			struct json_object *capped = bb_cli_jget(c, "more_capped");
+			const char *v = bb_cli_jstr(c, "verdict", NULL);
+			double more = bb_cli_jnum(c, "more_needed", 0);
+
+			if (!i) {
+				snprintf(chg[1], T_CELL, "(baseline)");
+				continue;
+			}
+			if (!c || bb_cli_jget(c, "error")) {
+				snprintf(chg[1 + i], T_CELL, "-");
+				snprintf(vd[1 + i], T_CELL, "%s",
+					 c ? "no comparison" : "-");
+				continue;
+			}
+			snprintf(chg[1 + i], T_CELL, "%+.2f%%",
+				 bb_cli_jnum(c, "change", NAN) * 100);
+			snprintf(ci[1 + i], T_CELL, "%+.2f%% .. %+.2f%%",
+				 bb_cli_jnum(c, "ci_lo", NAN) * 100,
+				 bb_cli_jnum(c, "ci_hi", NAN) * 100);
+			snprintf(pv[1 + i], T_CELL, "%.3g",
+				 bb_cli_jnum(c, "p_value", NAN));
+			if (v && !strcmp(v, "inconclusive") && more > 0)
+				snprintf(vd[1 + i], T_CELL,
+					 "%s (%.0f%s more)",
+					 verdict_text(v), more,
+					 capped && json_object_get_boolean(capped) ?
+						 "+" : "");
+			else
+				snprintf(vd[1 + i], T_CELL, "%s",
+					 verdict_text(v));
+		}
+	}
+	if (maxn && maxn <= T_MAX_VALUE_ROWS) {
+		bool blocked = order && !strcmp(order, "blocked");
+
+		for (unsigned k = 0; k < maxn; k++) {
+			snprintf(buf, sizeof(buf), "%s %u", blocked ? "run" :
+								     "round",
+				 k + 1);
+			if (!(row = t_row(t, buf)))
+				break;
+			for (unsigned i = 0; i < nv; i++) {
+				struct json_object *vals =
+					bb_cli_jget(vobj[i], "values");
+
+				if (vals &&
+				    json_object_is_type(vals, json_type_array) &&
+				    k < json_object_array_length(vals))
+					bb_cli_fmt_metric(
+						row[1 + i], T_CELL,
+						json_object_get_double(
+							json_object_array_get_idx(
+								vals, k)),
+						unit);
+			}
+		}
+	}
+	if (strcmp(metric, "iops") && (row = t_row(t, "last run IOPS")))
+		for (unsigned i = 0; i < nv; i++)
+			bb_cli_fmt_si(row[1 + i], T_CELL,
+				      bb_cli_jnum(vobj[i], "last_iops", NAN));
+	for (size_t k = 0; k < bb_array_size(counters); k++) {
+		char p1[64], p2[64];
+
+		if (!(row = t_row(t, counters[k].label)))
+			break;
+		snprintf(p1, sizeof(p1), "bio_cache.%s", counters[k].key);
+		snprintf(p2, sizeof(p2), "bio_cache.split_bioset.%s",
+			 counters[k].key);
+		for (unsigned i = 0; i < nv; i++)
+			snprintf(row[1 + i], T_CELL, "%llu",
+				 counter(vobj[i], p1, p2));
+	}
+	if ((row = t_row(t, "split pieces")))
+		for (unsigned i = 0; i < nv; i++)
+			snprintf(row[1 + i], T_CELL, "%llu",
+				 counter(vobj[i], "split.pieces", NULL));
+	t_print(f, t);
+	free(t);
+
+	fputc('\n', f);
+	if (cmps && json_object_is_type(cmps, json_type_array)) {
+		size_t n = json_object_array_length(cmps);
+
+		for (size_t i = 0; i < n; i++) {
+			struct json_object *c = json_object_array_get_idx(cmps, i);
+			const char *err = bb_cli_jstr(c, "error", NULL);
+
+			fprintf(f, "%s vs %s: %s\n",
+				bb_cli_jstr(c, "variant", "?"),
+				bb_cli_jstr(c, "baseline", "?"),
+				err ? err : bb_cli_jstr(c, "text", "?"));
+		}
+	}
+	if (bb_cli_jnum(cmp, "disturbed_runs", 0) > 0) {
+		double excl = bb_cli_jnum(cmp, "rounds_excluded", 0);
+
+		fprintf(f, "warning: %.0f measured run(s) disturbed by other "
+			   "load on the benchmark CPUs",
+			bb_cli_jnum(cmp, "disturbed_runs", 0));
+		if (excl > 0)
+			fprintf(f, "; %.0f round(s) left out of the statistics",
+				excl);
+		fputc('\n', f);
+	}
+	if (warnings && json_object_is_type(warnings, json_type_array)) {
+		size_t n = json_object_array_length(warnings);
+
+		for (size_t i = 0; i < n; i++)
+			fprintf(f, "warning: %s\n",
+				json_object_get_string(
+					json_object_array_get_idx(warnings, i)));
+	}
+	fprintf(f, "verdict: %s\n",
+		verdict_text(bb_cli_jstr(cmp, "verdict", NULL)));
+}

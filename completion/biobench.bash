@@ -1,0 +1,110 @@
+# bash completion for biobench                                 -*- shell-script -*-
+# Install as /usr/share/bash-completion/completions/biobench (or source it).
+# Completes commands, each command's options, job states, files for
+# `submit`/`ab`, and job ids (from `biobench jobs --json`, when a daemon
+# answers within a second) for show/compare/watch/cancel.
+
+_biobench_job_ids()
+{
+    local server=$1
+    local -a args=(jobs --json --limit 50)
+    [[ -n $server ]] && args=(--server "$server" "${args[@]}")
+    timeout 1 "${COMP_WORDS[0]}" "${args[@]}" 2>/dev/null |
+        sed -n 's/^ *"id": *\([0-9][0-9]*\),*$/\1/p'
+}
+
+_biobench()
+{
+    local cur prev words cword
+    if declare -F _init_completion >/dev/null; then
+        _init_completion || return
+    else
+        cur=${COMP_WORDS[COMP_CWORD]}
+        prev=${COMP_WORDS[COMP_CWORD-1]}
+        words=("${COMP_WORDS[@]}")
+        cword=$COMP_CWORD
+    fi
+
+    local commands="run ab submit jobs show compare watch cancel devices host help"
+    local client_opts="--json --server --token-file --help"
+    local cmd= server= i
+    for ((i = 1; i < cword; i++)); do
+        case ${words[i]} in
+            --server|--token-file) ((i++)); [[ ${words[i-1]} == --server ]] && server=${words[i]} ;;
+            --server=*) server=${words[i]#--server=} ;;
+            -*) ;;
+            *) cmd=${words[i]}; break ;;
+        esac
+    done
+    # a --server given after the command counts too
+    for ((; i < cword; i++)); do
+        [[ ${words[i]} == --server ]] && server=${words[i+1]}
+        [[ ${words[i]} == --server=* ]] && server=${words[i]#--server=}
+    done
+
+    case $prev in
+        --server) COMPREPLY=($(compgen -W "http://127.0.0.1:8420" -- "$cur")); return ;;
+        --token-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --state) COMPREPLY=($(compgen -W "queued running done failed cancelled interrupted" -- "$cur")); return ;;
+        --limit|--interval|--repeat|--warmup|--min-effect) return ;;
+    esac
+
+    if [[ -z $cmd ]]; then
+        if [[ $cur == -* ]]; then
+            COMPREPLY=($(compgen -W "--server --token-file --help" -- "$cur"))
+        else
+            COMPREPLY=($(compgen -W "$commands" -- "$cur"))
+        fi
+        return
+    fi
+
+    local run_opts
+    case $cmd in
+        run|ab)
+            run_opts=$("${words[0]}" run --help 2>/dev/null | grep -o -- '--[a-z][a-z0-9-]*' | sort -u)
+            ;;
+    esac
+
+    case $cmd in
+        help)
+            COMPREPLY=($(compgen -W "$commands" -- "$cur")) ;;
+        run)
+            if [[ $cur == -* ]]; then
+                COMPREPLY=($(compgen -W "$run_opts" -- "$cur"))
+            else
+                COMPREPLY=($(compgen -W "nop" -- "$cur") $(compgen -f -- "$cur"))
+            fi ;;
+        ab)
+            if [[ $cur == -* ]]; then
+                COMPREPLY=($(compgen -W "--a --b --repeat --warmup --min-effect --json --quiet --help $run_opts" -- "$cur"))
+            elif [[ $prev == --a || $prev == --b ]]; then
+                COMPREPLY=($(compgen -W "bio_cache= split_check= bio_layout= completion= inject_ns= iodepth= bs= mode= sysfs." -- "$cur"))
+                compopt -o nospace 2>/dev/null
+            else
+                COMPREPLY=($(compgen -W "- nop" -- "$cur") $(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur"))
+            fi ;;
+        submit)
+            if [[ $cur == -* ]]; then
+                COMPREPLY=($(compgen -W "--wait --interval $client_opts" -- "$cur"))
+            else
+                COMPREPLY=($(compgen -W "-" -- "$cur") $(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur"))
+            fi ;;
+        jobs)
+            COMPREPLY=($(compgen -W "--state --limit $client_opts" -- "$cur")) ;;
+        show|compare|cancel|watch)
+            if [[ $cur == -* ]]; then
+                local extra=
+                [[ $cmd == watch ]] && extra=--interval
+                COMPREPLY=($(compgen -W "$extra $client_opts" -- "$cur"))
+            else
+                COMPREPLY=($(compgen -W "$(_biobench_job_ids "$server")" -- "$cur"))
+            fi ;;
+        devices)
+            COMPREPLY=($(compgen -W "--local $client_opts" -- "$cur")) ;;
+        host)
+            COMPREPLY=($(compgen -W "$client_opts" -- "$cur")) ;;
+    esac
+} &&
+    complete -F _biobench biobench
+
+# ex: filetype=sh
