@@ -30,6 +30,7 @@ struct bb_cli_globals {
 /* Local runs. */
 int bb_cmd_run(int argc, char **argv);
 int bb_cmd_ab(int argc, char **argv);
+int bb_cmd_calibrate(int argc, char **argv);
 
 /* Daemon client commands (cmd_client.c); argv[0] is the command name. */
 int bb_cmd_submit(const struct bb_cli_globals *g, int argc, char **argv);

@@ -17,6 +17,7 @@ struct bb_cli_cmd {
 static const struct bb_cli_cmd commands[] = {
 	{ "run", bb_cmd_run, NULL },
 	{ "ab", bb_cmd_ab, NULL },
+	{ "calibrate", bb_cmd_calibrate, NULL },
 	{ "submit", NULL, bb_cmd_submit },
 	{ "jobs", NULL, bb_cmd_jobs },
 	{ "show", NULL, bb_cmd_show },
@@ -41,6 +42,11 @@ static void usage(FILE *f)
 		"  ab [OPTIONS] --a KEY=VAL... --b KEY=VAL... TARGET\n"
 		"                            the same for a workload given as "
 		"run options\n"
+		"  calibrate [--jobs N] [--slowdown PCT] JOBFILE|-\n"
+		"                            A/A jobs: this host's false-positive "
+		"rate and the\n"
+		"                            smallest change detected (power with "
+		"--slowdown)\n"
 		"\n"
 		"Client of biobenchd (--server URL, default $BIOBENCH_SERVER, "
 		"else %s):\n"

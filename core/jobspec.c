@@ -52,7 +52,7 @@ static const struct {
 static const char *const top_fields[] = {
 	"name",	  "target", "workload", "variants",   "repeat",	    "warmup",
 	"max_repeat", "order", "seed",	    "metric",	  "min_effect", "confidence",
-	"quiescence",
+	"quiescence", "aa",
 };
 
 /* ------------------------------------------------------------------ */
@@ -464,7 +464,7 @@ static unsigned apply_fields(struct job_ctx *c, struct bb_config *cfg,
 }
 
 static void parse_variants(struct job_ctx *c, struct json_object *vars,
-			   const struct bb_config *base, bool base_ok)
+			   const struct bb_config *base, bool base_ok, bool aa)
 {
 	struct bb_job *job = c->job;
 	struct bb_config chk = *base;
@@ -478,7 +478,11 @@ static void parse_variants(struct job_ctx *c, struct json_object *vars,
 		return;
 	}
 	count = (size_t)json_object_object_length(vars);
-	if (count < 2)
+	if (aa && count != 1)
+		err_add(c->errs, "variants",
+			"an A/A job (aa: true) takes one variant, run twice; got %zu",
+			count);
+	if (!aa && count < 2)
 		err_add(c->errs, "variants",
 			"needs at least 2 variants (A and B), got %zu", count);
 	if (count > BB_JOB_MAX_VARIANTS)
@@ -558,6 +562,15 @@ static int copy_or_new(struct json_object *given, struct json_object *def,
 	}
 	*out = def;
 	return def ? 0 : -ENOMEM;
+}
+
+/* The variants of an A/A job given without them: its one variant. */
+static struct json_object *aa_variants_json(const struct bb_job *job)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, job->v[0].name, json_object_new_object());
+	return o;
 }
 
 /* The quiescence gate's settings, with every field (the normalized form). */
@@ -677,6 +690,10 @@ static int build_spec(struct bb_job *job, struct json_object *doc)
 			def = json_short_double(job->confidence);
 		else if (!strcmp(k, "quiescence"))
 			def = quiescence_json(job);
+		else if (!strcmp(k, "aa"))
+			def = json_object_new_boolean(job->aa);
+		else if (!strcmp(k, "variants") && job->aa && !given)
+			def = aa_variants_json(job);
 		ret = copy_or_new(given, def, &val);
 		if (!ret && json_object_object_add(spec, k, val)) {
 			json_object_put(val);
@@ -809,11 +826,35 @@ static void parse_top(struct job_ctx *c, struct json_object *doc)
 		base_ok = false;
 	}
 
-	if (!json_object_object_get_ex(doc, "variants", &j))
+	job->aa = false;
+	if (json_object_object_get_ex(doc, "aa", &j)) {
+		if (!json_object_is_type(j, json_type_boolean))
+			err_add(e, "aa",
+				"expected true or false (true: an A/A job, its one variant run as A and as A2)");
+		else
+			job->aa = json_object_get_boolean(j);
+	}
+
+	if (json_object_object_get_ex(doc, "variants", &j)) {
+		parse_variants(c, j, &base, base_ok, job->aa);
+	} else if (job->aa) {
+		/* an A/A job of the workload alone */
+		struct json_object *one = json_object_new_object();
+
+		json_object_object_add(one, "A", json_object_new_object());
+		parse_variants(c, one, &base, base_ok, true);
+		json_object_put(one);
+	} else {
 		err_add(e, "variants",
 			"required (an object of at least 2 variants: {\"A\": {...}, \"B\": {...}})");
-	else
-		parse_variants(c, j, &base, base_ok);
+	}
+	if (job->aa && job->nvariants == 1) {
+		/* the copy: same configuration and knobs, its own name */
+		job->v[1] = job->v[0];
+		snprintf(job->v[1].name, sizeof(job->v[1].name), "%.29s2",
+			 job->v[0].name);
+		job->nvariants = 2;
+	}
 
 	if (metric_needs_lat(job->metric)) {
 		for (unsigned i = 0; i < job->nvariants; i++) {
@@ -830,7 +871,7 @@ static void parse_top(struct job_ctx *c, struct json_object *doc)
 		(void)val;
 		if (!is_top_field(key))
 			err_add(e, key,
-				"unknown field (name, target, workload, variants, repeat, warmup, max_repeat, order, seed, metric, min_effect, confidence, quiescence)");
+				"unknown field (name, target, workload, variants, repeat, warmup, max_repeat, order, seed, metric, min_effect, confidence, quiescence, aa)");
 	}
 }
 

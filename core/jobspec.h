@@ -14,6 +14,11 @@
  *    "quiescence": {"mode": "wait", "max_busy": 10, "max_wait": "1s",
  *                   "exclude_disturbed": false}}
  *
+ * "aa": true makes an A/A job (calibration): "variants" holds one variant
+ * or is left out (the workload alone), and the job runs it twice, as A and
+ * as its copy A2, so that any verdict other than no change or inconclusive
+ * is a false positive.
+ *
  * Variant keys: any run option by its JSON name (bio_cache, split_check,
  * bio_layout, completion, inject_ns, iodepth, bs, mode, ...; not
  * "target"), plus sysfs knobs either as "sysfs.<knob>": value or as
@@ -92,6 +97,11 @@ struct bb_job {
 	struct bb_quiesce_params quiesce; /* the gate before each run */
 	bool exclude_disturbed;   /* leave disturbed runs (their whole round
 				     when paired) out of the statistics */
+	bool aa;                  /* an A/A job: the one variant given (or
+				     the workload alone) runs as v[0] and as
+				     its copy v[1] ("A" and "A2"); a verdict
+				     other than no change / inconclusive is
+				     a false positive */
 	struct json_object *spec; /* the normalized document: every field
 				     present with its default filled in
 				     (name, target, workload, variants,

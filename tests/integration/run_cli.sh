@@ -102,4 +102,26 @@ expect_rc 0 run --help && for o in --rw --bs --iodepth --bio-cache --split-check
   grep -q -- "$o" "$TMP/out" || { fail "--help lacks $o"; }
 done && pass "--help lists the options"
 
+# --- calibrate: A/A and power through the job runner ------------------------
+cat >"$TMP/aa.json" <<'EOF'
+{"name": "aa", "target": "nop", "workload": {"runtime": "50ms", "iodepth": 32},
+ "variants": {"A": {"bio_cache": "off"}}, "quiescence": {"mode": "off"}}
+EOF
+if expect_rc 0 calibrate --jobs 2 --json --quiet "$TMP/aa.json"; then
+  r=$(jget "$TMP/out" '"%s %d %d %s" % (d["mode"], d["jobs"], sum(d["verdicts"].values()), d["false_positive_rate"] is not None)')
+  [ "$r" = "aa 2 2 True" ] && pass "calibrate: 2 A/A jobs, every one compared ($r)" || fail "calibrate A/A: $r"
+else fail "calibrate A/A"; fi
+# a 30% slowdown is found by the search and called slower, never faster
+if expect_rc 0 calibrate --jobs 2 --slowdown 30 --json --quiet "$TMP/aa.json"; then
+  r=$(jget "$TMP/out" '"%d %d %.0f" % (d["verdicts"]["slower"], d["called_faster"], 100 * d["slowdown_calibrated_pct"] / 100)')
+  set -- $r
+  [ "$1" -ge 1 ] && [ "$2" = 0 ] && [ "$3" -ge 15 ] \
+    && pass "calibrate --slowdown 30: $1 of 2 slower, calibrated to $3%" || fail "calibrate power: $r"
+else fail "calibrate --slowdown"; fi
+expect_rc 2 calibrate --jobs 0 "$TMP/aa.json" && grep -q -- "--jobs" "$TMP/err" \
+  && pass "calibrate --jobs 0: exit 2" || fail "calibrate --jobs 0"
+echo '{"name": "x", "target": "nop", "repeat": 1}' >"$TMP/bad-aa.json"
+expect_rc 2 calibrate --jobs 1 "$TMP/bad-aa.json" && grep -q "repeat" "$TMP/err" \
+  && pass "calibrate: an invalid job is refused with its field path" || fail "calibrate bad job"
+
 finish

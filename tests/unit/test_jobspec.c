@@ -152,6 +152,42 @@ static void test_defaults(void **state)
 	free(job);
 }
 
+/* A/A: the one variant (or the workload alone) runs as itself and as a
+ * copy with its own name; the normalized spec parses to the same job. */
+static void test_aa(void **state)
+{
+	struct bb_job *job = job_new(), *again = job_new();
+	struct bb_job_errors errs;
+
+	(void)state;
+	assert_int_equal(parse(job, "{\"name\": \"aa\", \"target\": \"nop\","
+				    " \"aa\": true}", &errs), 0);
+	assert_true(job->aa);
+	assert_int_equal(job->nvariants, 2);
+	assert_string_equal(job->v[0].name, "A");
+	assert_string_equal(job->v[1].name, "A2");
+	assert_memory_equal(&job->v[0].cfg, &job->v[1].cfg,
+			    sizeof(job->v[0].cfg));
+	assert_int_equal(parse(again, json_object_to_json_string(job->spec),
+			       &errs), 0);
+	assert_int_equal(again->nvariants, 2);
+	bb_job_free(job);
+	bb_job_free(again);
+
+	assert_int_equal(parse(job, "{\"name\": \"aa\", \"target\": \"nop\","
+				    " \"aa\": true, \"variants\": {\"off\":"
+				    " {\"bio_cache\": \"off\", \"sysfs.nomerges\": 2}}}",
+			       &errs), 0);
+	assert_int_equal(job->nvariants, 2);
+	assert_string_equal(job->v[1].name, "off2");
+	assert_int_equal(job->v[1].cfg.bio_cache, BB_CACHE_OFF);
+	assert_int_equal(job->v[1].nsysfs, 1);
+	assert_string_equal(job->v[1].sysfs[0].name, "nomerges");
+	bb_job_free(job);
+	free(job);
+	free(again);
+}
+
 static void test_all_fields(void **state)
 {
 	struct bb_job *job = job_new();
@@ -339,6 +375,10 @@ static const struct bad_case bad_cases[] = {
 	  "out of range" },
 	{ GOOD_HEAD "\"confidence\": 95, " GOOD_VARIANTS "}", "confidence",
 	  "a fraction" },
+	/* A/A jobs */
+	{ GOOD_HEAD "\"aa\": 1, " GOOD_VARIANTS "}", "aa", "expected true or false" },
+	{ GOOD_HEAD "\"aa\": true, " GOOD_VARIANTS "}", "variants",
+	  "takes one variant, run twice; got 2" },
 	/* the quiescence gate */
 	{ GOOD_HEAD "\"quiescence\": 1, " GOOD_VARIANTS "}", "quiescence",
 	  "expected an object" },
@@ -581,7 +621,7 @@ static void test_round_trip(void **state)
 	static const char *const fields[] = {
 		"name", "target", "workload", "variants", "repeat", "warmup",
 		"max_repeat", "order", "seed", "metric", "min_effect",
-		"confidence", "quiescence",
+		"confidence", "quiescence", "aa",
 	};
 	struct bb_job *a = job_new(), *b = job_new();
 	struct bb_job_errors errs;
@@ -1058,6 +1098,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_aa),
 		cmocka_unit_test(test_all_fields),
 		cmocka_unit_test(test_error_paths),
 		cmocka_unit_test(test_error_wording),
