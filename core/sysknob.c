@@ -111,7 +111,8 @@ static void fs_type(const char *path, dev_t dev, char *buf, size_t len)
 int bb_sysknob_queue_dir(const char *target, char *dir, size_t len,
 			 char *err, size_t errlen)
 {
-	char link[64], real[PATH_MAX], fst[64], *slash;
+	char link[64], real[PATH_MAX], fst[64], parent[PATH_MAX], *slash;
+	const char *where = target; /* what is stat'ed */
 	struct stat st;
 	dev_t dev;
 	int ret;
@@ -121,8 +122,24 @@ int bb_sysknob_queue_dir(const char *target, char *dir, size_t len,
 			    "nop has no block device (and no queue knobs)");
 	if (stat(target, &st)) {
 		ret = -errno;
-		return fail(err, errlen, -ENODEV, "%s: %s", target,
-			    strerror(-ret));
+		/* a file the run will create: its directory's filesystem
+		 * (not for /dev: a missing device is missing) */
+		if (ret != -ENOENT || !strncmp(target, "/dev/", 5) ||
+		    strlen(target) >= sizeof(parent))
+			return fail(err, errlen, -ENODEV, "%s: %s", target,
+				    strerror(-ret));
+		snprintf(parent, sizeof(parent), "%s", target);
+		slash = strrchr(parent, '/');
+		if (!slash)
+			snprintf(parent, sizeof(parent), ".");
+		else if (slash == parent)
+			parent[1] = '\0';
+		else
+			*slash = '\0';
+		if (stat(parent, &st) || !S_ISDIR(st.st_mode))
+			return fail(err, errlen, -ENODEV, "%s: %s", target,
+				    strerror(-ret));
+		where = parent;
 	}
 	if (S_ISBLK(st.st_mode)) {
 		dev = st.st_rdev;
@@ -138,7 +155,7 @@ int bb_sysknob_queue_dir(const char *target, char *dir, size_t len,
 	if (!realpath(link, real)) {
 		ret = errno;
 		if (ret == ENOENT && !S_ISBLK(st.st_mode)) {
-			fs_type(target, dev, fst, sizeof(fst));
+			fs_type(where, dev, fst, sizeof(fst));
 			return fail(err, errlen, -ENODEV,
 				    "%s is on %s (no block device)", target,
 				    fst);

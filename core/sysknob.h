@@ -12,8 +12,9 @@
 int bb_sysknob_name_ok(const char *name);
 
 /* The queue directory of a target: a block device (its st_rdev) or a
- * regular file / directory (the block device of its filesystem, st_dev),
- * the whole disk when that is a partition:
+ * regular file / directory (the block device of its filesystem, st_dev;
+ * for a file that does not exist yet, which a run will create, the
+ * filesystem of its directory), the whole disk when that is a partition:
  *   /sys/dev/block/MAJ:MIN/queue   (realpath'ed: /sys/devices/.../queue)
  * -ENODEV with a message for "nop", a missing path, or a filesystem that
  * is not on a block device (tmpfs: "…/x is on tmpfs (no block device)"). */

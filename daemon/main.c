@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -52,6 +53,30 @@ static void log_config(const struct bb_dconfig *c)
 	       "listening on %s:%u%s; db %s; web %s; allow: %s",
 	       c->listen_addr, c->port, c->token[0] ? " (token required)" : "",
 	       c->db_path, c->web_root, allow[0] ? allow : "(nothing)");
+}
+
+/* Every connection is a file descriptor: make room for max_connections
+ * (plus the database, the log, devices) when the soft limit is lower (a
+ * service's default is often 1024) and the hard limit allows it.  Past
+ * the limit, accept() fails and new clients wait in the backlog. */
+static void raise_nofile(unsigned max_connections)
+{
+	rlim_t want = (rlim_t)max_connections + 64;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= want)
+		return;
+	rl.rlim_cur = rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want
+			      ? rl.rlim_max
+			      : want;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		getrlimit(RLIMIT_NOFILE, &rl);
+	if (rl.rlim_cur < want)
+		bb_log(LOG_WARNING,
+		       "open file limit %llu is below max_connections + 64 "
+		       "(%llu): raise LimitNOFILE or lower max_connections",
+		       (unsigned long long)rl.rlim_cur,
+		       (unsigned long long)want);
 }
 
 /* Without --foreground: fork, let the child go on in a new session, and
@@ -121,6 +146,7 @@ int main(int argc, char **argv)
 	}
 	if (!cfg->foreground)
 		ready_fd = background();
+	raise_nofile(cfg->max_connections);
 
 	/* every thread created from here on inherits the blocked set: the
 	 * signals are taken by sigwaitinfo below */
@@ -138,18 +164,21 @@ int main(int argc, char **argv)
 	}
 	bb_log(LOG_INFO, "biobenchd %s: database %s at schema version %d",
 	       BB_VERSION, cfg->db_path, bb_store_schema_version(store));
+	ctx.cfg = cfg;
+	pthread_rwlock_init(&ctx.cfg_lock, NULL);
 	ret = bb_sched_start(&sched, cfg->db_path, err, sizeof(err));
 	if (ret) {
 		bb_log(LOG_ERR, "%s", err);
 		goto out;
 	}
+	/* the scheduler checks every job's target against the current
+	 * allow-list before running it (SIGHUP replaces ctx.cfg) */
+	bb_sched_set_config(sched, &ctx.cfg_lock, &ctx.cfg);
 	ctx.store = store;
 	ctx.sched = sched;
-	ctx.cfg = cfg;
 	ctx.start_ns = bb_now_ns();
 	ctx.version = BB_VERSION;
 	ctx.host = bb_host_info();
-	pthread_rwlock_init(&ctx.cfg_lock, NULL);
 	ret = bb_http_start(&http, &ctx, err, sizeof(err));
 	if (ret) {
 		bb_log(LOG_ERR, "%s", err);

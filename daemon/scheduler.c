@@ -19,14 +19,26 @@
 #include "sysknob.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <sys/vfs.h>
 #include <time.h>
+#include <unistd.h>
 
 #define SCHED_POLL_S 5 /* look at the store even without a kick */
+/* Space kept next to the database (DB-reserve, allocated) so that the end
+ * of a job can still be recorded when the filesystem fills up during it:
+ * released on -ENOSPC, the write retried, re-made before the next job. */
+#define SCHED_RESERVE_BYTES (1 << 20)
+#define SCHED_FINISH_RETRY_S 30 /* then the next start marks it interrupted */
 
 struct applied_knob {
 	int64_t journal_id;
@@ -48,6 +60,7 @@ struct sched_progress {
 
 struct bb_sched {
 	struct bb_store *st;   /* the scheduler thread's own handle */
+	char reserve[4096];    /* DB-reserve, "" when none */
 	pthread_t tid;
 	bool started;
 	pthread_mutex_t lock;
@@ -57,6 +70,8 @@ struct bb_sched {
 	_Atomic bool cancel;   /* stop the running job */
 	_Atomic bool shutdown; /* the cancel is a daemon stop */
 	int64_t running_id;    /* under lock */
+	pthread_rwlock_t *cfg_lock;      /* under lock: set once */
+	struct bb_dconfig *const *cfgp;  /* under lock: NULL = no checks */
 	struct sched_progress prog; /* under lock */
 
 	/* scheduler thread only */
@@ -65,7 +80,17 @@ struct bb_sched {
 	char queue_dir[512];
 	unsigned napplied;
 	struct applied_knob applied[BB_JOB_MAX_SYSFS];
+	int pin_fd;            /* the checked target of the current run */
+	char pin_path[32];     /* "/proc/self/fd/N" */
 };
+
+static int recheck_target(struct bb_sched *s, struct bb_job *job, bool first,
+			  char *err, size_t errlen);
+static int pin_target(struct bb_sched *s, struct bb_job_variant *v, char *err,
+		      size_t errlen);
+static void unpin_target(struct bb_sched *s, struct bb_job_variant *v);
+static void unpin_msg(const struct bb_sched *s, const char *msg, char *out,
+		      size_t len);
 
 /* ---- knobs -------------------------------------------------------------- */
 
@@ -142,7 +167,11 @@ static int hook_before_run(void *arg, struct bb_jobrun *jr,
 			return ret;
 		bb_store_knob_mark(s->st, k->journal_id, "applied", NULL, 0);
 	}
-	return 0;
+	/* last: the target checked, then pinned for the run */
+	ret = recheck_target(s, s->job, false, err, errlen);
+	if (ret)
+		return ret;
+	return pin_target(s, &s->job->v[st->variant], err, errlen);
 }
 
 static int hook_after_run(void *arg, struct bb_jobrun *jr,
@@ -150,7 +179,7 @@ static int hook_after_run(void *arg, struct bb_jobrun *jr,
 			  const struct bb_result *r, char *err, size_t errlen)
 {
 	struct bb_sched *s = arg;
-	const struct bb_job_variant *v = &s->job->v[st->variant];
+	struct bb_job_variant *v = &s->job->v[st->variant];
 	struct json_object *doc = NULL;
 	struct bb_store_run run = {
 		.job_id = s->job_id,
@@ -159,16 +188,19 @@ static int hook_after_run(void *arg, struct bb_jobrun *jr,
 		.round = st->round,
 		.warmup = st->warmup,
 	};
-	char kerr[512] = "";
+	char kerr[512] = "", rerr[sizeof(r->error) + PATH_MAX];
 	int ret, kret;
 
+	unpin_target(s, v);
 	kret = restore_knobs(s, kerr, sizeof(kerr));
 	if (!rc) {
 		run.state = "done";
 		run.metric = bb_metric_value(s->job->metric, r);
 	} else {
 		run.state = rc == -ECANCELED ? "cancelled" : "failed";
-		run.error = r && r->error[0] ? r->error : "run failed";
+		unpin_msg(s, r && r->error[0] ? r->error : "run failed", rerr,
+			  sizeof(rerr));
+		run.error = rerr;
 	}
 	if (r && (rc == 0 || r->io.ios)) {
 		doc = bb_result_to_json(&v->cfg, r);
@@ -232,6 +264,228 @@ static void hook_on_sample(const struct bb_config *cfg,
 	pthread_mutex_unlock(&s->lock);
 }
 
+/* ---- disk-full reserve --------------------------------------------------- */
+
+/* (Re)make the reserve file; quietly nothing when there is no room. */
+static void reserve_make(struct bb_sched *s)
+{
+	int fd;
+
+	if (!s->reserve[0] || !access(s->reserve, F_OK))
+		return;
+	fd = open(s->reserve, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	if (posix_fallocate(fd, 0, SCHED_RESERVE_BYTES)) {
+		close(fd);
+		unlink(s->reserve);
+		return;
+	}
+	close(fd);
+}
+
+/* Record the end of a job.  When the filesystem is full: release the
+ * reserve and retry, then retry once a second for a while (space may come
+ * back); a job whose end cannot be recorded stays "running" in the store
+ * until the next start marks it interrupted. */
+static int finish_job(struct bb_sched *s, int64_t id, const char *state,
+		      const char *verdict, const char *cmp, const char *error)
+{
+	char err[512] = "";
+	int ret;
+
+	ret = bb_store_job_finish(s->st, id, state, verdict, cmp, error, err,
+				  sizeof(err));
+	if (ret == -ENOSPC && s->reserve[0] && !unlink(s->reserve)) {
+		bb_log(LOG_WARNING, "job %lld: %s: released %s to record the "
+		       "job's end", (long long)id, err, s->reserve);
+		ret = bb_store_job_finish(s->st, id, state, verdict, cmp,
+					  error, err, sizeof(err));
+	}
+	for (int i = 0; ret == -ENOSPC && i < SCHED_FINISH_RETRY_S; i++) {
+		bool stop;
+
+		pthread_mutex_lock(&s->lock);
+		stop = s->stopping;
+		pthread_mutex_unlock(&s->lock);
+		if (stop)
+			break;
+		sleep(1);
+		ret = bb_store_job_finish(s->st, id, state, verdict, cmp,
+					  error, err, sizeof(err));
+	}
+	if (ret)
+		bb_log(LOG_ERR, "job %lld: cannot record its end (%s): %s",
+		       (long long)id, state, err[0] ? err : strerror(-ret));
+	return ret;
+}
+
+/* ---- the allow-list, again -------------------------------------------- */
+
+/* The canonical path of a target (of its directory when the file does not
+ * exist yet: the run creates it). */
+static int canon_path(const char *target, char *out, size_t len)
+{
+	char dir[PATH_MAX], real[PATH_MAX];
+	const char *base;
+	char *slash;
+
+	if (realpath(target, real)) {
+		if (strlen(real) >= len)
+			return -ENAMETOOLONG;
+		memcpy(out, real, strlen(real) + 1);
+		return 0;
+	}
+	if (errno != ENOENT || strlen(target) >= sizeof(dir))
+		return -errno;
+	memcpy(dir, target, strlen(target) + 1);
+	slash = strrchr(dir, '/');
+	if (!slash || !slash[1])
+		return -ENOENT;
+	base = target + (slash - dir) + 1;
+	if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	if (!realpath(dir, real))
+		return -errno;
+	if ((size_t)snprintf(out, len, "%s%s%s", real,
+			     strcmp(real, "/") ? "/" : "", base) >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* Right before a job runs (first) and before each of its runs: its target
+ * must still be allowed by the current configuration (for writing when a
+ * variant writes).  The job runs on the canonical path checked first; a
+ * later run whose path no longer resolves to itself (a symlink put in its
+ * place meanwhile) is refused.  0, or -EACCES with the reason in err. */
+static int recheck_target(struct bb_sched *s, struct bb_job *job, bool first,
+			  char *err, size_t errlen)
+{
+	pthread_rwlock_t *lock;
+	struct bb_dconfig *const *cfgp;
+	char canon[PATH_MAX], why[1024] = "";
+	bool write = false;
+	int ret;
+
+	pthread_mutex_lock(&s->lock);
+	lock = s->cfg_lock;
+	cfgp = s->cfgp;
+	pthread_mutex_unlock(&s->lock);
+	if (!cfgp)
+		return 0;
+	for (unsigned i = 0; i < job->nvariants; i++)
+		write |= bb_rw_writes(job->v[i].cfg.rw) ||
+			 job->v[i].cfg.verify;
+	if (strcmp(job->target, "nop")) {
+		ret = canon_path(job->target, canon, sizeof(canon));
+		if (ret) {
+			snprintf(err, errlen, "target %s: %s", job->target,
+				 strerror(-ret));
+			return ret;
+		}
+	} else {
+		snprintf(canon, sizeof(canon), "nop");
+	}
+	if (!first && strcmp(canon, job->target)) {
+		snprintf(err, errlen, "not run: target %s now resolves to %s "
+			 "(replaced during the job)", job->target, canon);
+		return -EACCES;
+	}
+	pthread_rwlock_rdlock(lock);
+	ret = bb_dconfig_target_allowed(*cfgp, canon, write, why,
+					sizeof(why));
+	pthread_rwlock_unlock(lock);
+	if (ret) {
+		snprintf(err, errlen, "not run: %s", why[0] ? why :
+			 "target not allowed");
+		return ret;
+	}
+	if (strcmp(canon, job->target)) {
+		bb_log(LOG_INFO, "job %lld: target %s runs as %s",
+		       (long long)s->job_id, job->target, canon);
+		snprintf(job->target, sizeof(job->target), "%s", canon);
+		for (unsigned i = 0; i < job->nvariants; i++)
+			snprintf(job->v[i].cfg.target,
+				 sizeof(job->v[i].cfg.target), "%s", canon);
+	}
+	return 0;
+}
+
+/* Open the target that recheck_target() just checked, following no
+ * symlink anywhere in its canonical path (openat2 RESOLVE_NO_SYMLINKS),
+ * and let the run use /proc/self/fd/N: it then opens exactly the object
+ * that was checked, whatever is put at the path meanwhile (a symlink to a
+ * device outside the allow-list, say).  A file the run is to create is
+ * created here, empty (the run sizes it).  When the path cannot be opened
+ * the run goes on with the path and reports why itself. */
+static int pin_target(struct bb_sched *s, struct bb_job_variant *v, char *err,
+		      size_t errlen)
+{
+	struct open_how how = { .flags = O_PATH | O_CLOEXEC,
+				.resolve = RESOLVE_NO_SYMLINKS };
+	const char *path = s->job->target;
+	long fd;
+
+	if (!strcmp(path, "nop") || path[0] != '/')
+		return 0;
+	fd = syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+	if (fd < 0 && errno == ENOENT && v->cfg.size) {
+		how.flags = O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC;
+		how.mode = 0644;
+		fd = syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+		if (fd < 0 && errno == EEXIST) {
+			how.flags = O_PATH | O_CLOEXEC;
+			how.mode = 0;
+			fd = syscall(SYS_openat2, AT_FDCWD, path, &how,
+				     sizeof(how));
+		}
+	}
+	if (fd < 0 && errno == ENOSYS) {
+		/* before Linux 5.6: the last component at least */
+		fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (fd < 0) {
+		if (errno == ELOOP || errno == EXDEV) {
+			snprintf(err, errlen, "not run: target %s now has a "
+				 "symlink in its path (replaced during the "
+				 "job)", path);
+			return -EACCES;
+		}
+		return 0;
+	}
+	s->pin_fd = (int)fd;
+	snprintf(s->pin_path, sizeof(s->pin_path), "/proc/self/fd/%d",
+		 s->pin_fd);
+	snprintf(v->cfg.target, sizeof(v->cfg.target), "%s", s->pin_path);
+	return 0;
+}
+
+/* After a run: the variant's target is the path again. */
+static void unpin_target(struct bb_sched *s, struct bb_job_variant *v)
+{
+	if (s->pin_fd < 0)
+		return;
+	snprintf(v->cfg.target, sizeof(v->cfg.target), "%s", s->job->target);
+	close(s->pin_fd);
+	s->pin_fd = -1;
+}
+
+/* msg with the pinned path shown as the target's (in place, bounded). */
+static void unpin_msg(const struct bb_sched *s, const char *msg, char *out,
+		      size_t len)
+{
+	const char *p = s->pin_path[0] ? strstr(msg, s->pin_path) : NULL;
+
+	if (!p) {
+		snprintf(out, len, "%s", msg);
+		return;
+	}
+	snprintf(out, len, "%.*s%s%s", (int)(p - msg), msg, s->job->target,
+		 p + strlen(s->pin_path));
+}
+
 /* ---- one job ------------------------------------------------------------ */
 
 static bool job_has_knobs(const struct bb_job *job)
@@ -271,6 +525,9 @@ static void run_job(struct bb_sched *s, int64_t id, const char *spec)
 	s->job_id = id;
 	s->job = job;
 	s->napplied = 0;
+	s->pin_fd = -1;
+	s->pin_path[0] = '\0';
+	reserve_make(s);
 
 	if (!errs || !job) {
 		snprintf(err, sizeof(err), "out of memory");
@@ -282,6 +539,8 @@ static void run_job(struct bb_sched *s, int64_t id, const char *spec)
 			 errs->n ? errs->msg[0] : strerror(-ret));
 		goto finish;
 	}
+	if (recheck_target(s, job, true, err, sizeof(err)))
+		goto finish;
 	host = bb_host_info();
 	dev = bb_target_device_info(job->target);
 	if (bb_store_host_upsert(s->st, host, &host_id, err, sizeof(err)) ||
@@ -311,6 +570,16 @@ static void run_job(struct bb_sched *s, int64_t id, const char *spec)
 	}
 	jr_ok = true;
 	ret = bb_jobrun_exec(&jr, &ops, s, err, sizeof(err));
+	if (s->pin_path[0]) {
+		char shown[sizeof(err)];
+
+		unpin_msg(s, err, shown, sizeof(shown));
+		memcpy(err, shown, sizeof(err));
+	}
+	if (s->pin_fd >= 0) {
+		close(s->pin_fd);
+		s->pin_fd = -1;
+	}
 	/* a hook may have failed half way through applying knobs */
 	restore_knobs(s, err + strlen(err), sizeof(err) - strlen(err));
 	cmp = bb_jobrun_to_json(&jr);
@@ -333,14 +602,11 @@ static void run_job(struct bb_sched *s, int64_t id, const char *spec)
 finish:
 	if (!running && !err[0])
 		snprintf(err, sizeof(err), "job could not start");
-	ret = bb_store_job_finish(s->st, id, state, verdict,
-				  cmp ? json_object_to_json_string_ext(
-						cmp, JSON_C_TO_STRING_PLAIN) :
-					NULL,
-				  err[0] ? err : NULL, NULL, 0);
-	if (ret)
-		bb_log(LOG_ERR, "job %lld: cannot record its end (%s): %s",
-		       (long long)id, state, strerror(-ret));
+	finish_job(s, id, state, verdict,
+		   cmp ? json_object_to_json_string_ext(cmp,
+							JSON_C_TO_STRING_PLAIN) :
+			 NULL,
+		   err[0] ? err : NULL);
 	bb_log(!strcmp(state, BB_JOB_DONE) ? LOG_INFO : LOG_WARNING,
 	       "job %lld %s%s%s%s%s", (long long)id, state,
 	       verdict ? ": " : "", verdict ? verdict : "",
@@ -367,6 +633,12 @@ static void *sched_main(void *arg)
 {
 	struct bb_sched *s = arg;
 
+	/* no job before the first kick (bb_sched_set_config kicks): the
+	 * allow-list is known before anything runs */
+	pthread_mutex_lock(&s->lock);
+	while (!s->kicked && !s->stopping)
+		pthread_cond_wait(&s->cond, &s->lock);
+	pthread_mutex_unlock(&s->lock);
 	for (;;) {
 		struct timespec ts;
 		int64_t id;
@@ -461,6 +733,29 @@ static int collect_row(void *arg, const struct bb_knob_row *row)
 	return 0;
 }
 
+/* Whether a journaled path may be written at recovery: a file of a block
+ * queue directory in sysfs (after resolving symlinks), as
+ * bb_sysknob_queue_dir gives them.  The journal is data read back from the
+ * database file; a database edited by someone else must not make the
+ * daemon (root) write its "original" text into an arbitrary file. */
+static bool knob_path_ok(const char *path, char *why, size_t len)
+{
+	char real[PATH_MAX];
+	struct statfs sf;
+
+	if (!realpath(path, real)) {
+		snprintf(why, len, "%s: %s", path, strerror(errno));
+		return false;
+	}
+	if (strncmp(real, "/sys/devices/", 13) || !strstr(real, "/queue/") ||
+	    statfs(real, &sf) || sf.f_type != SYSFS_MAGIC) {
+		snprintf(why, len, "%s is not a block queue knob in sysfs: "
+			 "refused", path);
+		return false;
+	}
+	return true;
+}
+
 /* Every knob journaled and not restored goes back to its original value,
  * newest row first, so that the oldest original is the one left. */
 static int recover_knobs(struct bb_store *st, char *err, size_t errlen)
@@ -476,7 +771,8 @@ static int recover_knobs(struct bb_store *st, char *err, size_t errlen)
 		const struct bb_knob_row *r = &k.rows[i];
 		char msg[512], ev[768];
 
-		if (bb_sysknob_write(r->path, r->original, msg, sizeof(msg))) {
+		if (!knob_path_ok(r->path, msg, sizeof(msg)) ||
+		    bb_sysknob_write(r->path, r->original, msg, sizeof(msg))) {
 			failed++;
 			snprintf(ev, sizeof(ev),
 				 "recovery: cannot restore %s to '%s' (job "
@@ -520,9 +816,15 @@ int bb_sched_start(struct bb_sched **out, const char *db_path, char *err,
 		return -ENOMEM;
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->cond, NULL);
+	s->pin_fd = -1;
 	ret = bb_store_open(&s->st, db_path, err, errlen);
 	if (ret)
 		goto fail;
+	if (strcmp(db_path, ":memory:") &&
+	    (size_t)snprintf(s->reserve, sizeof(s->reserve), "%s-reserve",
+			     db_path) >= sizeof(s->reserve))
+		s->reserve[0] = '\0';
+	reserve_make(s);
 	ret = bb_store_jobs_interrupt_running(s->st, &n, err, errlen);
 	if (ret)
 		goto fail;
@@ -534,7 +836,6 @@ int bb_sched_start(struct bb_sched **out, const char *db_path, char *err,
 	ret = recover_knobs(s->st, err, errlen);
 	if (ret)
 		goto fail;
-	s->kicked = true; /* jobs queued before a restart run now */
 	ret = -pthread_create(&s->tid, NULL, sched_main, s);
 	if (ret) {
 		snprintf(err, errlen, "cannot start the scheduler thread: %s",
@@ -551,6 +852,18 @@ fail:
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 	return ret;
+}
+
+void bb_sched_set_config(struct bb_sched *s, pthread_rwlock_t *lock,
+			 struct bb_dconfig *const *cfg)
+{
+	pthread_mutex_lock(&s->lock);
+	s->cfg_lock = lock;
+	s->cfgp = cfg;
+	/* jobs queued before a restart run now */
+	s->kicked = true;
+	pthread_cond_signal(&s->cond);
+	pthread_mutex_unlock(&s->lock);
 }
 
 void bb_sched_kick(struct bb_sched *s)

@@ -11,6 +11,7 @@
 #include "store.h"
 
 #include <json-c/json.h>
+#include <pthread.h>
 
 struct bb_sched;
 
@@ -19,6 +20,15 @@ struct bb_sched;
  * and start the thread.  0 or -errno with a message. */
 int bb_sched_start(struct bb_sched **out, const char *db_path,
 		   char *err, size_t errlen);
+
+/* The configuration whose allow-list is enforced again right before each
+ * job runs (it may have been reloaded since the job was accepted, or the
+ * target replaced by a symlink): *cfg is read with lock read-held; the
+ * job runs on the canonical target path that was checked.  Until this is
+ * called (or bb_sched_kick), the thread starts no job: call it right after
+ * bb_sched_start.  Without it (tests) targets are not checked. */
+void bb_sched_set_config(struct bb_sched *s, pthread_rwlock_t *lock,
+			 struct bb_dconfig *const *cfg);
 
 /* Wake the thread: a job was queued in the store. */
 void bb_sched_kick(struct bb_sched *s);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Build and run every test: the normal build (unit + integration tests,
-# -Werror), then all of them again under ASan+UBSan.
+# Build and run every test: the normal build (unit + integration +
+# reliability tests, -Werror), then all of them again under ASan+UBSan,
+# then the thread tests under TSan, then each fuzz target for 60 s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=build scripts/build.sh
@@ -8,3 +9,12 @@ BUILD_DIR=build scripts/build.sh
 BUILD_DIR=build-asan scripts/build.sh -DBB_SANITIZE=ON
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --output-on-failure -j2)
+# The threaded code under ThreadSanitizer: the bio caches, the job runner,
+# the scheduler with concurrent cancel and progress reads.
+cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBB_TSAN=ON >/dev/null
+cmake --build build-tsan -j"$(nproc)" --target test_bioset_late test_bioset_early \
+  test_jobrun test_scheduler
+(cd build-tsan && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+  ctest --output-on-failure -R '^(test_bioset_late|test_bioset_early|test_jobrun|test_scheduler)$')
+# libFuzzer targets (clang): job spec, run options, daemon config, HTTP.
+FUZZ_SECONDS=${FUZZ_SECONDS:-60} tests/fuzz/run.sh

@@ -122,6 +122,13 @@ static void test_queue_dir_tmpfs(void **state)
 	assert_non_null(strstr(err, file));
 	assert_non_null(strstr(err, "tmpfs"));
 	assert_non_null(strstr(err, "no block device"));
+	/* a file not created yet: its directory's filesystem */
+	snprintf(file, sizeof(file), "%s/not-yet", fx.tmpfs);
+	err[0] = '\0';
+	assert_int_equal(bb_sysknob_queue_dir(file, dir, sizeof(dir), err,
+					      sizeof(err)),
+			 -ENODEV);
+	assert_non_null(strstr(err, "tmpfs"));
 	/* the directory itself too */
 	err[0] = '\0';
 	assert_int_equal(bb_sysknob_queue_dir(fx.tmpfs, dir, sizeof(dir),
@@ -172,6 +179,18 @@ static void test_queue_dir_file_on_fs(void **state)
 					      sizeof(err)),
 			 0);
 	assert_string_equal(dir, queue);
+	/* a file the run will create (a job's target before its first run,
+	 * with sysfs knobs: found by crash_safety.sh) */
+	{
+		char missing[PATH_MAX + 16];
+
+		snprintf(missing, sizeof(missing), "%s/not-yet.dat", fx.mnt);
+		assert_int_equal(bb_sysknob_queue_dir(missing, dir,
+						      sizeof(dir), err,
+						      sizeof(err)),
+				 0);
+		assert_string_equal(dir, queue);
+	}
 }
 
 static void test_nomerges_roundtrip(void **state)
