@@ -27,7 +27,7 @@
 #define DEFAULT_LISTEN_ADDR "127.0.0.1"
 #define DEFAULT_HTTP_THREADS 2
 #define DEFAULT_MAX_BODY (1u << 20)
-#define DEFAULT_MAX_CONNECTIONS 256
+#define DEFAULT_MAX_CONNECTIONS 2048
 #define DEFAULT_TIMEOUT_S 30
 #define TOKEN_MAX 255
 #define SYS_CPU "/sys/devices/system/cpu"
@@ -90,7 +90,7 @@ static const struct dopt dopt_table[] = {
 	{ "server", "max_body", "max-body", "SIZE", DT_SIZE, F(max_body), 0,
 	  1, 1ull << 30, "1m", "request body limit (1..1g)" },
 	{ "server", "max_connections", "max-connections", "N", DT_UINT,
-	  F(max_connections), 0, 1, 65536, "256",
+	  F(max_connections), 0, 1, 65536, "2048",
 	  "simultaneous connections (1..65536)" },
 	{ "server", "timeout", "timeout", "SECONDS", DT_UINT, F(timeout_s), 0,
 	  1, 86400, "30", "seconds a connection may idle (1..86400)" },

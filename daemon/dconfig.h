@@ -12,7 +12,7 @@
  *                                 ; use an HTTP CPU
  *   http_threads = 2
  *   max_body = 1m                 ; request body limit
- *   max_connections = 256
+ *   max_connections = 2048
  *   timeout = 30                  ; seconds a connection may idle
  *   [targets]
  *   allow = nop

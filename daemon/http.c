@@ -204,6 +204,20 @@ static void bb_http_route(struct bb_route_req *r, struct bb_http_response *rs)
 	bb_route_static(r, rs);
 }
 
+int bb_http_ctx_init(struct bb_http_ctx *ctx)
+{
+	ctx->metrics = NULL;
+	ctx->metrics_ns = 0;
+	return -pthread_mutex_init(&ctx->metrics_lock, NULL);
+}
+
+void bb_http_ctx_destroy(struct bb_http_ctx *ctx)
+{
+	json_object_put(ctx->metrics);
+	ctx->metrics = NULL;
+	pthread_mutex_destroy(&ctx->metrics_lock);
+}
+
 /* Without a token: loopback health checks, and the dashboard's static
  * files (a browser cannot send a bearer header when it loads a page; the
  * files hold no data, the API calls they make carry the token). */
@@ -528,7 +542,7 @@ int bb_http_start(struct bb_http **out, struct bb_http_ctx *ctx, char *err,
 	cpu_set_t old, set;
 	struct bb_http *h = NULL;
 	bool pinned = false;
-	unsigned threads, maxconn, timeout;
+	unsigned threads, maxconn, timeout, per_ip;
 	size_t alen;
 	int ret = 0, e;
 
@@ -539,6 +553,8 @@ int bb_http_start(struct bb_http **out, struct bb_http_ctx *ctx, char *err,
 	threads = ctx->cfg->http_threads ? ctx->cfg->http_threads : 1;
 	maxconn = ctx->cfg->max_connections ? ctx->cfg->max_connections : 256;
 	timeout = ctx->cfg->timeout_s;
+	/* exposed: one peer cannot take every connection */
+	per_ip = ctx->cfg->loopback ? 0 : BB_HTTP_PER_IP_LIMIT;
 	CPU_ZERO(&set);
 	for (unsigned i = 0; i < ctx->cfg->n_http_cpus; i++)
 		if (ctx->cfg->http_cpus[i] >= 0 &&
@@ -601,6 +617,7 @@ int bb_http_start(struct bb_http **out, struct bb_http_ctx *ctx, char *err,
 		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 		MHD_OPTION_THREAD_POOL_SIZE, threads,
 		MHD_OPTION_CONNECTION_LIMIT, maxconn,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip,
 		MHD_OPTION_CONNECTION_TIMEOUT, timeout,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
 		MHD_OPTION_NOTIFY_COMPLETED, bb_http_completed, NULL,

@@ -23,6 +23,8 @@
 #include <stdbool.h>
 
 #define BB_HTTP_MAX_ARGS 16
+#define BB_HTTP_PER_IP_LIMIT 64 /* connections per peer, non-loopback
+				    listeners only */
 
 struct bb_http_ctx {
 	struct bb_store *store;      /* HTTP threads' handle */
@@ -33,7 +35,20 @@ struct bb_http_ctx {
 	uint64_t start_ns;           /* bb_now_ns() at start (uptime) */
 	const char *version;
 	struct json_object *host;    /* bb_host_info() at start */
+	/* /metrics: the store's counts, reused for BB_HTTP_METRICS_TTL_NS
+	 * (counting every job per scrape would serialise the HTTP threads
+	 * on the store under load); see bb_http_ctx_init/_destroy */
+	pthread_mutex_t metrics_lock;
+	struct json_object *metrics;
+	uint64_t metrics_ns;
 };
+
+#define BB_HTTP_METRICS_TTL_NS 1000000000ull
+
+/* Set up / release what the context owns besides the caller's fields
+ * (the /metrics cache).  0 or -errno. */
+int bb_http_ctx_init(struct bb_http_ctx *ctx);
+void bb_http_ctx_destroy(struct bb_http_ctx *ctx);
 
 struct bb_http_arg {
 	const char *key, *value;

@@ -166,6 +166,7 @@ int main(int argc, char **argv)
 	       BB_VERSION, cfg->db_path, bb_store_schema_version(store));
 	ctx.cfg = cfg;
 	pthread_rwlock_init(&ctx.cfg_lock, NULL);
+	bb_http_ctx_init(&ctx);
 	ret = bb_sched_start(&sched, cfg->db_path, err, sizeof(err));
 	if (ret) {
 		bb_log(LOG_ERR, "%s", err);
@@ -240,8 +241,10 @@ out:
 	bb_sched_stop(sched);
 	if (ctx.host)
 		json_object_put(ctx.host);
-	if (ctx.cfg)
+	if (ctx.cfg) {
 		pthread_rwlock_destroy(&ctx.cfg_lock);
+		bb_http_ctx_destroy(&ctx);
+	}
 	if (store)
 		bb_store_close(store);
 	free(cfg);

@@ -276,6 +276,38 @@ static int bb_jobs_knobs(struct bb_job *job, struct bb_http_response *rs)
 	return 0;
 }
 
+/* A variant that writes to a device (block or NVMe char) must say
+ * "allow_write": true, as `biobench run --allow-write` must: refused now
+ * rather than at the job's first run. */
+static int bb_jobs_write_flag(const struct bb_job *job,
+			      struct bb_http_response *rs)
+{
+	struct stat st;
+
+	if (stat(job->target, &st) || !(S_ISBLK(st.st_mode) ||
+					 S_ISCHR(st.st_mode)))
+		return 0;
+	for (unsigned i = 0; i < job->nvariants; i++) {
+		const struct bb_config *c = &job->v[i].cfg;
+		char field[96];
+
+		if (!bb_rw_writes(c->rw) || c->allow_write)
+			continue;
+		if (i)
+			snprintf(field, sizeof(field), "variants.%s.allow_write",
+				 job->v[i].name);
+		else
+			snprintf(field, sizeof(field), "workload.allow_write");
+		bb_http_error(rs, 400, "invalid_job", field,
+			      "variant %s writes to the device %s: set "
+			      "\"allow_write\": true (in the workload or the "
+			      "variant)",
+			      job->v[i].name, job->target);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 void bb_route_jobs_post(const struct bb_route_req *r,
 			struct bb_http_response *rs)
 {
@@ -329,7 +361,8 @@ void bb_route_jobs_post(const struct bb_route_req *r,
 			      why[0] ? why : "target is not in the allow-list");
 		goto out;
 	}
-	if (bb_jobs_cpus(r->cfg, job, rs) || bb_jobs_knobs(job, rs))
+	if (bb_jobs_cpus(r->cfg, job, rs) || bb_jobs_knobs(job, rs) ||
+	    bb_jobs_write_flag(job, rs))
 		goto out;
 	text = json_object_to_json_string_ext(job->spec,
 					      JSON_C_TO_STRING_PLAIN |

@@ -26,6 +26,31 @@ static void bb_metrics_label(FILE *f, const char *s)
 	}
 }
 
+/* The store's counts, at most BB_HTTP_METRICS_TTL_NS old: one scrape in
+ * a second counts, the others (and the ones waiting on the lock meanwhile)
+ * share its answer.  *out gets a reference. */
+static int bb_metrics_counts(struct bb_http_ctx *ctx, struct json_object **out,
+			     char *err, size_t errlen)
+{
+	uint64_t now = bb_now_ns();
+	int ret = 0;
+
+	pthread_mutex_lock(&ctx->metrics_lock);
+	if (!ctx->metrics || now - ctx->metrics_ns >= BB_HTTP_METRICS_TTL_NS) {
+		struct json_object *m = NULL;
+
+		ret = bb_store_metrics(ctx->store, &m, err, errlen);
+		if (!ret) {
+			json_object_put(ctx->metrics);
+			ctx->metrics = m;
+			ctx->metrics_ns = bb_now_ns();
+		}
+	}
+	*out = ret ? NULL : json_object_get(ctx->metrics);
+	pthread_mutex_unlock(&ctx->metrics_lock);
+	return ret;
+}
+
 void bb_route_metrics(const struct bb_route_req *r,
 		      struct bb_http_response *rs)
 {
@@ -35,7 +60,7 @@ void bb_route_metrics(const struct bb_route_req *r,
 	FILE *f;
 	int ret;
 
-	ret = bb_store_metrics(r->ctx->store, &m, err, sizeof(err));
+	ret = bb_metrics_counts(r->ctx, &m, err, sizeof(err));
 	if (ret) {
 		bb_route_store_error(rs, ret == -ENOENT ? -EIO : ret, 0, err);
 		return;

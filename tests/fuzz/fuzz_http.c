@@ -154,7 +154,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 	config(&cfg_open, "");
 	config(&cfg_token, TOKEN);
-	if (pthread_rwlock_init(&ctx.cfg_lock, NULL))
+	if (pthread_rwlock_init(&ctx.cfg_lock, NULL) || bb_http_ctx_init(&ctx))
 		abort();
 	ctx.cfg = &cfg_open;
 	ctx.sched = NULL;

@@ -121,7 +121,7 @@ static void test_defaults(void **state)
 	assert_int_equal(c->bench_cpus[0], last_online_cpu());
 	assert_int_equal(c->http_threads, 2);
 	assert_int_equal(c->max_body, 1 << 20);
-	assert_int_equal(c->max_connections, 256);
+	assert_int_equal(c->max_connections, 2048);
 	assert_int_equal(c->timeout_s, 30);
 	assert_int_equal(c->nallow, 0);
 	assert_false(c->foreground);
@@ -447,7 +447,7 @@ static void test_usage(void **state)
 		"/usr/share/biobench/web", "--token-file FILE",
 		"--http-cpus LIST", "--bench-cpus LIST", "last online CPU",
 		"--http-threads N", "default 2;", "--max-body SIZE",
-		"default 1m;", "--max-connections N", "default 256;",
+		"default 1m;", "--max-connections N", "default 2048;",
 		"--timeout SECONDS", "default 30;", "--allow GLOB",
 		"--allow-write GLOB", "--foreground", "--help",
 		"[server] max_body\n", "[targets] allow_write\n",

@@ -84,6 +84,7 @@ static int setup(void **state)
 		fprintf(stderr, "bb_store_open: %s\n", err);
 	assert_int_equal(ret, 0);
 	assert_int_equal(pthread_rwlock_init(&f->ctx.cfg_lock, NULL), 0);
+	assert_int_equal(bb_http_ctx_init(&f->ctx), 0);
 	f->ctx.cfg = &f->cfg;
 	f->ctx.sched = NULL;
 	f->ctx.start_ns = bb_now_ns();
@@ -104,6 +105,7 @@ static int teardown(void **state)
 	bb_store_close(f->ctx.store);
 	json_object_put(f->ctx.host);
 	pthread_rwlock_destroy(&f->ctx.cfg_lock);
+	bb_http_ctx_destroy(&f->ctx);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
 	assert_int_equal(system(cmd), 0);
 	free(f);
@@ -376,6 +378,23 @@ static void test_target_not_allowed(void **state)
 		 "\"randwrite\"}}}", f->dir);
 	expect_error(f, "POST", "/api/v1/jobs", body, 403,
 		     "target_not_allowed", "target");
+	/* a device the allow-list lets be written, but the job does not say
+	 * allow_write: refused at submission, not at its first run */
+	f->cfg.nallow = 3;
+	snprintf(f->cfg.allow[2].pattern, sizeof(f->cfg.allow[2].pattern),
+		 "/dev/null");
+	f->cfg.allow[2].write = true;
+	expect_error(f, "POST", "/api/v1/jobs",
+		     "{\"name\":\"w\",\"target\":\"/dev/null\",\"workload\":"
+		     "{\"number_ios\":10},\"variants\":{\"A\":{},\"B\":{\"rw\":"
+		     "\"randwrite\"}}}",
+		     400, "invalid_job", "variants.B.allow_write");
+	expect_error(f, "POST", "/api/v1/jobs",
+		     "{\"name\":\"w\",\"target\":\"/dev/null\",\"workload\":"
+		     "{\"number_ios\":10,\"rw\":\"write\"},\"variants\":{\"A\":{},"
+		     "\"B\":{}}}",
+		     400, "invalid_job", "workload.allow_write");
+	f->cfg.nallow = 2;
 }
 
 static void test_list(void **state)
