@@ -21,7 +21,7 @@
 #include <string.h>
 
 #define JOB_MAX_DEPTH 32       /* JSON nesting accepted by the tokener */
-#define JOB_DEF_REPEAT 6
+#define JOB_DEF_REPEAT 12
 #define JOB_DEF_WARMUP 1
 #define JOB_DEF_SEED 1
 #define JOB_DEF_MIN_EFFECT 1.0 /* percent */

@@ -29,7 +29,7 @@
  * ("A" by convention); at least 2, at most BB_JOB_MAX_VARIANTS.
  *
  * min_effect is in percent (1 = +-1%); confidence a fraction in
- * [0.5, 0.999].  Defaults: repeat 6, warmup 1, order interleaved, seed 1,
+ * [0.5, 0.999].  Defaults: repeat 12, warmup 1, order interleaved, seed 1,
  * metric iops, min_effect 1, confidence 0.95, max_repeat = repeat (no
  * adaptive repetition), quiescence as shown (quiesce.h: before each run,
  * wait up to max_wait seconds for every benchmark CPU to be under

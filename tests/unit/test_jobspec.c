@@ -110,9 +110,9 @@ static void test_defaults(void **state)
 	assert_int_equal(errs.n, 0);
 	assert_string_equal(job->name, "cache");
 	assert_string_equal(job->target, "nop");
-	assert_int_equal(job->repeat, 6);
+	assert_int_equal(job->repeat, 12);
 	assert_int_equal(job->warmup, 1);
-	assert_int_equal(job->max_repeat, 6);
+	assert_int_equal(job->max_repeat, 12);
 	assert_int_equal(job->order, BB_ORDER_INTERLEAVED);
 	assert_int_equal(job->seed, 1);
 	assert_int_equal(job->metric, BB_METRIC_IOPS);
@@ -344,7 +344,7 @@ static const struct bad_case bad_cases[] = {
 	{ GOOD_HEAD "\"warmup\": true, " GOOD_VARIANTS "}", "warmup",
 	  "expected an integer" },
 	{ GOOD_HEAD "\"max_repeat\": 4, " GOOD_VARIANTS "}", "max_repeat",
-	  "less than repeat (6)" },
+	  "less than repeat (12)" },
 	{ GOOD_HEAD "\"repeat\": 20, \"max_repeat\": 10, " GOOD_VARIANTS "}",
 	  "max_repeat", "less than repeat (20)" },
 	{ GOOD_HEAD "\"max_repeat\": 1001, " GOOD_VARIANTS "}", "max_repeat",
