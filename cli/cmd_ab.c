@@ -88,7 +88,7 @@ static void ab_usage(FILE *f)
 		"  --quiet           no progress lines\n"
 		"  --a KEY=VAL       an override for variant A (repeatable)\n"
 		"  --b KEY=VAL       an override for variant B (repeatable)\n"
-		"  --repeat N        measured rounds (default 5, 2..%d)\n"
+		"  --repeat N        measured rounds (default 12, as in a job; 2..%d)\n"
 		"  --warmup N        discarded rounds first (default 1)\n"
 		"  --min-effect PCT  smallest change that matters, percent "
 		"(default 1)\n\n"
@@ -610,7 +610,7 @@ out:
 /* `biobench ab [RUN OPTIONS] --a K=V --b K=V ... TARGET` */
 static int ab_short_form(int argc, char **argv)
 {
-	struct ab_short s = { .repeat = 5, .warmup = 1, .min_effect_pct = 1 };
+	struct ab_short s = { .repeat = 12, .warmup = 1, .min_effect_pct = 1 };
 	struct bb_job_errors *errs = calloc(1, sizeof(*errs));
 	struct bb_job *job = calloc(1, sizeof(*job));
 	struct bb_config *base = calloc(1, sizeof(*base));
