@@ -22,6 +22,12 @@ pkgs=(
 
 missing=()
 for p in "${pkgs[@]}"; do
+  # Node.js from another source (e.g. NodeSource's nodejs, which bundles
+  # npm and conflicts with Debian's npm package) is as good as Debian's
+  case $p in
+  nodejs) command -v node >/dev/null && continue ;;
+  npm) command -v npm >/dev/null && continue ;;
+  esac
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if ((${#missing[@]})); then
