@@ -117,4 +117,8 @@ const char *bb_layout_name(enum bb_layout v);
 /* Monotonic clock in nanoseconds. */
 uint64_t bb_now_ns(void);
 
+/* The first len-1 bytes of a (sysfs, proc) file into buf, surrounding
+ * white space removed; "" on error.  0 or -errno. */
+int bb_read_text(const char *path, char *buf, size_t len);
+
 #endif

@@ -1,7 +1,12 @@
-/* common.c - names of the shared enums and the clock. */
+/* common.c - names of the shared enums, the clock, reading small files. */
 #include "bb_common.h"
 
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static const char *const cache_names[BB_CACHE__COUNT] = {
 	"off", "task", "irq", "irq_fast", "all",
@@ -34,4 +39,31 @@ uint64_t bb_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int bb_read_text(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	char *p;
+	int fd, ret = 0;
+
+	buf[0] = '\0';
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	if (n < 0) {
+		ret = -errno;
+		n = 0;
+	}
+	close(fd);
+	buf[n] = '\0';
+	while (n && isspace((unsigned char)buf[n - 1]))
+		buf[--n] = '\0';
+	p = buf;
+	while (isspace((unsigned char)*p))
+		p++;
+	if (p != buf)
+		memmove(buf, p, strlen(p) + 1);
+	return ret;
 }

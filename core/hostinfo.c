@@ -61,38 +61,11 @@ static const struct dev_attr limit_attrs[] = {
 	{ "nr_requests", "queue/nr_requests", NULL, AT_U64 },
 };
 
-/* The first len-1 bytes of a file, surrounding white space removed. */
-static int read_text(const char *path, char *buf, size_t len)
-{
-	ssize_t n;
-	char *p;
-	int fd, ret = 0;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	if (n < 0) {
-		ret = -errno;
-		n = 0;
-	}
-	close(fd);
-	buf[n] = '\0';
-	while (n && isspace((unsigned char)buf[n - 1]))
-		buf[--n] = '\0';
-	p = buf;
-	while (isspace((unsigned char)*p))
-		p++;
-	if (p != buf)
-		memmove(buf, p, strlen(p) + 1);
-	return ret;
-}
-
 static struct json_object *text_or_null(const char *path)
 {
 	char buf[4096];
 
-	if (read_text(path, buf, sizeof(buf)) || !buf[0])
+	if (bb_read_text(path, buf, sizeof(buf)) || !buf[0])
 		return NULL;
 	return json_object_new_string(buf);
 }
@@ -115,11 +88,11 @@ static struct json_object *attr_value(const char *dir,
 	uint64_t v;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, a->file);
-	if (read_text(path, buf, sizeof(buf))) {
+	if (bb_read_text(path, buf, sizeof(buf))) {
 		if (!a->alt)
 			return NULL;
 		snprintf(path, sizeof(path), "%s/%s", dir, a->alt);
-		if (read_text(path, buf, sizeof(buf)))
+		if (bb_read_text(path, buf, sizeof(buf)))
 			return NULL;
 	}
 	switch (a->type) {

@@ -7,6 +7,8 @@
  * define their own ioctl structures, so they stay inside this file. */
 #include "nvme.h"
 
+#include "bb_common.h"
+
 #include <ctype.h>
 #include <dirent.h>
 #include <endian.h>
@@ -28,38 +30,11 @@
 #define SYS_NVME_SUBSYS "/sys/class/nvme-subsystem"
 #define POLL_QUEUES "/sys/module/nvme/parameters/poll_queues"
 
-/* The first len-1 bytes of a file, surrounding white space removed. */
-static int read_text(const char *path, char *buf, size_t len)
-{
-	ssize_t n;
-	char *p;
-	int fd, ret = 0;
-
-	buf[0] = '\0';
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	if (n < 0) {
-		ret = -errno;
-		n = 0;
-	}
-	close(fd);
-	buf[n] = '\0';
-	while (n && isspace((unsigned char)buf[n - 1]))
-		buf[--n] = '\0';
-	p = buf;
-	while (isspace((unsigned char)*p))
-		p++;
-	if (p != buf)
-		memmove(buf, p, strlen(p) + 1);
-	return ret;
-}
 
 static int read_u64(const char *path, uint64_t *v)
 {
 	char buf[64], *end;
-	int ret = read_text(path, buf, sizeof(buf));
+	int ret = bb_read_text(path, buf, sizeof(buf));
 
 	if (ret)
 		return ret;
@@ -80,7 +55,7 @@ static struct json_object *sysfs_str(const char *dir, const char *file)
 	char path[PATH_MAX], buf[512];
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	if (read_text(path, buf, sizeof(buf)))
+	if (bb_read_text(path, buf, sizeof(buf)))
 		return NULL;
 	return jstr_or_null(buf);
 }
@@ -385,7 +360,7 @@ int bb_nvme_poll_queues_asked(void)
 	char buf[4096], *p;
 	int n = 0;
 
-	if (read_text("/proc/cmdline", buf, sizeof(buf)))
+	if (bb_read_text("/proc/cmdline", buf, sizeof(buf)))
 		return 0;
 	for (p = buf; (p = strstr(p, "nvme.poll_queues=")); p++)
 		if (p == buf || isspace((unsigned char)p[-1]))
