@@ -485,7 +485,21 @@ struct bb_bio *bb_bio_alloc_bioset(struct bb_bioset *bs, void *bdev,
 	bio = c->free_list;
 	if (bb_unlikely(!bio) && !(bio = cache_refill(bs, c))) {
 		bs->ctr_owner.alloc_miss++;
-		return alloc_slab_reserve(bs, bdev, nr_vecs, opf | BB_REQ_ALLOC_CACHE);
+		bio = alloc_slab_reserve(bs, bdev, nr_vecs,
+					 opf | BB_REQ_ALLOC_CACHE);
+		if (bb_likely(bio) || !cache_nr_irq(c))
+			return bio;
+		/* The slab (finite in the model, unlike the kernel's) and the
+		 * reserve are empty while fewer than ALLOC_CACHE_THRESHOLD
+		 * bios wait on the irq list: take them rather than fail.  The
+		 * kernel would sleep in mempool_alloc for a free instead;
+		 * here nothing would ever free them, and the owner would
+		 * fail for good.  Off the hot path: only after a failure. */
+		c->splice(bs, c);
+		bio = c->free_list;
+		/* it is a hit after all: neither a miss nor a failure */
+		bs->ctr_owner.alloc_miss--;
+		bs->ctr_owner.alloc_fail--;
 	}
 	c->free_list = bio->bi_next;
 	atomic_store_explicit(&c->nr, cache_nr(c) - 1, memory_order_relaxed);
