@@ -31,8 +31,8 @@
  *
  * Output: a table; with --kv also one "kv ..." line per figure for scripts.
  */
-#include "bioset.h"
-#include "split.h"
+#include "path/bioset.h"
+#include "path/split.h"
 
 #include <errno.h>
 #include <getopt.h>

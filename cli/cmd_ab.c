@@ -1,5 +1,5 @@
 /* cmd_ab.c - `biobench ab`: an A/B job run on this machine, through the
- * job runner the daemon uses (core/jobrun.c: plan, runs, statistics,
+ * job runner the daemon uses (core/job/jobrun.c: plan, runs, statistics,
  * adaptive rounds), printed with the comparison printer of `biobench
  * compare`.
  *
@@ -15,9 +15,9 @@
  * store. */
 #include "cli.h"
 
-#include "jobrun.h"
-#include "options.h"
-#include "sysknob.h"
+#include <biobench/jobrun.h>
+#include <biobench/options.h>
+#include <biobench/sysknob.h>
 
 #include <errno.h>
 #include <pthread.h>

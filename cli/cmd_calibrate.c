@@ -20,8 +20,8 @@
  * settings you run jobs with. */
 #include "cli.h"
 
-#include "engine.h"
-#include "jobrun.h"
+#include <biobench/engine.h>
+#include <biobench/jobrun.h>
 
 #include <errno.h>
 #include <math.h>

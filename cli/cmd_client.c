@@ -5,7 +5,7 @@
 #include "cli.h"
 #include "client.h"
 
-#include "bb_common.h"
+#include <biobench/common.h>
 
 #include <errno.h>
 #include <inttypes.h>

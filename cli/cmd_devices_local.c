@@ -3,8 +3,8 @@
  * can poll; or one JSON document with --json. */
 #include "devices_local.h"
 
-#include "hostinfo.h"
-#include "nvme.h"
+#include <biobench/hostinfo.h>
+#include <biobench/nvme.h>
 
 #include <inttypes.h>
 #include <stdio.h>

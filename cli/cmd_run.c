@@ -1,8 +1,8 @@
 /* cmd_run.c - `biobench run [OPTIONS] TARGET`. */
 #include "cli.h"
-#include "engine.h"
-#include "options.h"
-#include "result_json.h"
+#include <biobench/engine.h>
+#include <biobench/options.h>
+#include <biobench/result_json.h>
 
 #include <stdio.h>
 #include <unistd.h>

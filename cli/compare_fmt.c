@@ -3,7 +3,7 @@
  * `submit --wait` and the local `biobench ab`. */
 #include "cli.h"
 
-#include "jobspec.h"
+#include <biobench/jobspec.h>
 
 #include <math.h>
 #include <stdlib.h>

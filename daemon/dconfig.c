@@ -8,7 +8,7 @@
  * lines instead of letting inih split them. */
 #include "dconfig.h"
 
-#include "options.h"
+#include <biobench/options.h>
 
 #include <arpa/inet.h>
 #include <ctype.h>

@@ -2,7 +2,7 @@
  * server, and signals (SIGHUP reloads the configuration, SIGTERM/SIGINT
  * stop cleanly: the running job is interrupted, its knobs restored). */
 #include "dconfig.h"
-#include "hostinfo.h"
+#include <biobench/hostinfo.h>
 #include "http.h"
 #include "log.h"
 #include "scheduler.h"

@@ -12,11 +12,11 @@
  * leaves a row from which the next start restores the knob. */
 #include "scheduler.h"
 
-#include "hostinfo.h"
-#include "jobrun.h"
+#include <biobench/hostinfo.h>
+#include <biobench/jobrun.h>
 #include "log.h"
-#include "result_json.h"
-#include "sysknob.h"
+#include <biobench/result_json.h>
+#include <biobench/sysknob.h>
 
 #include <errno.h>
 #include <fcntl.h>

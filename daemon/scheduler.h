@@ -7,7 +7,7 @@
 #define BB_SCHEDULER_H
 
 #include "dconfig.h"
-#include "jobspec.h"
+#include <biobench/jobspec.h>
 #include "store.h"
 
 #include <json-c/json.h>

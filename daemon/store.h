@@ -18,7 +18,7 @@
 #ifndef BB_STORE_H
 #define BB_STORE_H
 
-#include "stats.h"
+#include <biobench/stats.h>
 
 #include <json-c/json.h>
 #include <stdbool.h>

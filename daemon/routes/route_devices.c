@@ -1,7 +1,7 @@
 /* route_devices.c - GET /api/v1/devices: the host's block devices and
  * whether the allow-list lets jobs use them (read, write). */
 #include "routes.h"
-#include "hostinfo.h"
+#include <biobench/hostinfo.h>
 
 void bb_route_devices(const struct bb_route_req *r,
 		      struct bb_http_response *rs)

@@ -1,7 +1,7 @@
 /* route_jobs.c - POST /api/v1/jobs (submit) and GET /api/v1/jobs (list). */
 #include "routes.h"
-#include "jobspec.h"
-#include "sysknob.h"
+#include <biobench/jobspec.h>
+#include <biobench/sysknob.h>
 
 #include <errno.h>
 #include <inttypes.h>

@@ -7,7 +7,7 @@
  *  - a refused job reports at least one error, each with a non-empty,
  *    NUL-terminated message;
  *  - the plan of an accepted job has nrounds * nvariants steps. */
-#include "jobspec.h"
+#include <biobench/jobspec.h>
 
 #include <errno.h>
 #include <stdint.h>

@@ -6,7 +6,7 @@
  *
  * Oracle beyond the sanitizers: every refusal (-EINVAL) leaves a
  * non-empty one-line message. */
-#include "options.h"
+#include <biobench/options.h>
 
 #include <errno.h>
 #include <stdint.h>

@@ -5,7 +5,7 @@ usage: check_json_schema.py SCHEMA DOCUMENT
 
 Exit status: 0 valid, 1 invalid (the first errors are printed), 2 bad
 usage or unreadable files, 77 python3-jsonschema is not installed (the
-caller skips).  Used by tests/unit/test_options.c and test_stats.c.
+caller skips).  Used by tests/unit/run/test_options.c and test_stats.c.
 """
 import json
 import sys

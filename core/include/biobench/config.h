@@ -1,0 +1,138 @@
+/* config.h - everything a run is told: target, workload, engine and model
+ * knobs (layout-independent).  Filled by the option table (options.h) from
+ * the command line or from a job's JSON; read by the engine. */
+#ifndef BB_CONFIG_H
+#define BB_CONFIG_H
+
+#include <biobench/common.h>
+#include <biobench/queue_limits.h>
+
+#include <limits.h>
+
+#define BB_MAX_THREADS 64
+
+enum bb_rw {
+	BB_RW_READ = 0,
+	BB_RW_WRITE,
+	BB_RW_RANDREAD,
+	BB_RW_RANDWRITE,
+	BB_RW_RANDRW,
+	BB_RW__COUNT
+};
+
+enum bb_mode {
+	BB_MODE_IRQ = 0, /* plain ring, completions reaped after waiting */
+	BB_MODE_POLL,    /* IORING_SETUP_IOPOLL, O_DIRECT, needs poll queues */
+	BB_MODE_SQPOLL,  /* IORING_SETUP_SQPOLL */
+	BB_MODE__COUNT
+};
+
+/* How I/O reaches the device. */
+enum bb_engine {
+	BB_ENGINE_IO_URING = 0, /* IORING_OP_READ/WRITE(_FIXED) on nop, a file
+				   or a block device */
+	BB_ENGINE_URING_CMD,    /* NVMe passthrough: IORING_OP_URING_CMD with
+				   SQE128|CQE32 on /dev/ngXnY */
+	BB_ENGINE__COUNT
+};
+
+enum bb_completion {
+	BB_COMPLETION_INLINE = 0, /* the submitter reaps: task context */
+	BB_COMPLETION_THREAD,     /* a completion thread reaps and puts:
+				     hard-irq context, cross-context frees */
+	BB_COMPLETION__COUNT
+};
+
+enum bb_lat_mode {
+	BB_LAT_OFF = 0,
+	BB_LAT_IO,    /* per I/O: submit stamp to completion */
+	BB_LAT_BATCH, /* per submit batch, like t/io_uring -t1 */
+	BB_LAT__COUNT
+};
+
+/* Which synthetic queue limits the user set (bit per option), so that a
+ * block device's sysfs limits can be overridden field by field. */
+enum {
+	BB_LIM_MAX_SECTORS_KB = 1u << 0,
+	BB_LIM_MAX_SEGMENTS = 1u << 1,
+	BB_LIM_MAX_SEGMENT_SIZE = 1u << 2,
+	BB_LIM_SEG_BOUNDARY = 1u << 3,
+	BB_LIM_VIRT_BOUNDARY = 1u << 4,
+	BB_LIM_CHUNK_SECTORS = 1u << 5,
+	BB_LIM_LBS = 1u << 6,
+};
+
+struct bb_config {
+	/* target: "nop", a regular file, or a block device */
+	char target[PATH_MAX];
+	uint64_t size;        /* bytes: file created/extended to it; region of a
+				 device (0 = whole device / existing file) */
+	uint64_t offset;      /* start of the region, bytes */
+	bool direct;          /* O_DIRECT (forced on for poll mode) */
+	bool allow_write;     /* needed for writes to a block device */
+
+	/* workload */
+	enum bb_rw rw;
+	unsigned rwmixread;   /* percent reads for randrw, default 50 */
+	uint32_t bs;          /* bytes, multiple of 512 */
+	unsigned iodepth;     /* per thread */
+	uint64_t runtime_ns;  /* 0 = until number_ios */
+	uint64_t number_ios;  /* per thread; 0 = until runtime */
+	uint64_t ramp_ns;     /* excluded from the results */
+	unsigned threads;
+	int cpus[BB_MAX_THREADS]; /* submitter i is pinned to cpus[i % ncpus] */
+	unsigned ncpus;       /* 0 = not pinned */
+	uint64_t seed;
+	bool verify;          /* stamp written blocks, read back and check */
+
+	/* engine */
+	enum bb_engine engine;
+	enum bb_mode mode;
+	bool fixedbufs;
+	bool registerfiles;
+	unsigned submit_batch;   /* max SQEs prepared per loop (t/io_uring -s) */
+	unsigned complete_batch; /* min CQEs waited for when full (-c) */
+	int sqpoll_cpu;          /* -1 = not pinned */
+	enum bb_completion completion;
+	int completion_cpu;      /* -1 = the CPU after the submitter's */
+	enum bb_lat_mode lat;
+	uint64_t inject_ns;      /* busy delay per I/O in the submit path */
+
+	/* model */
+	enum bb_cache_variant bio_cache;
+	enum bb_split_check split_check;
+	enum bb_layout bio_layout;
+	struct bb_queue_limits limits; /* synthetic or overriding limits */
+	unsigned limits_set;           /* BB_LIM_* bits the user gave */
+
+	/* output */
+	bool json;
+	bool quiet;   /* no live per-second lines */
+};
+
+/* The defaults: nop target, randread, bs 4k, iodepth 128, runtime 5s,
+ * 1 thread, io_uring engine, irq mode, fixedbufs and registerfiles on, batches 32/32,
+ * bio_cache all, split_check iter, bio_layout vec_early, inline
+ * completions, latency per batch. */
+void bb_config_default(struct bb_config *cfg);
+
+/* Whether the workload writes. */
+static inline bool bb_rw_writes(enum bb_rw rw)
+{
+	return rw == BB_RW_WRITE || rw == BB_RW_RANDWRITE ||
+	       rw == BB_RW_RANDRW;
+}
+
+static inline bool bb_rw_random(enum bb_rw rw)
+{
+	return rw == BB_RW_RANDREAD || rw == BB_RW_RANDWRITE ||
+	       rw == BB_RW_RANDRW;
+}
+
+const char *bb_rw_name(enum bb_rw v);
+const char *bb_mode_name(enum bb_mode v);
+const char *bb_engine_name(enum bb_engine v);
+const char *bb_completion_name(enum bb_completion v);
+const char *bb_lat_mode_name(enum bb_lat_mode v);
+
+#endif

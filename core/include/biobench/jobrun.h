@@ -1,0 +1,107 @@
+/* jobrun.h - executes a parsed job: the plan's runs in order (warm-ups
+ * discarded), the metric of each measured run collected per variant, the
+ * statistics of every variant against the baseline after each round, and
+ * adaptive rounds while the verdict is open and max_repeat allows.  One
+ * code path for the daemon's scheduler and the CLI's local `ab`: what
+ * differs (storing, journaling sysfs knobs, printing) comes in through
+ * the hooks. */
+#ifndef BB_JOBRUN_H
+#define BB_JOBRUN_H
+
+#include <biobench/engine.h>
+#include <biobench/jobspec.h>
+
+#include <stdatomic.h>
+
+struct bb_jobrun;
+
+struct bb_jobrun_ops {
+	/* Before each run (warm-ups too): apply the variant's sysfs knobs
+	 * (the daemon journals them first).  Non-zero aborts the job with
+	 * the message in err; after_run is still called for this step. */
+	int (*before_run)(void *arg, struct bb_jobrun *jr,
+			  const struct bb_job_step *st, char *err,
+			  size_t errlen);
+	/* After each run, whatever happened (ret: 0, -ECANCELED, -errno of
+	 * the run or of before_run; r is valid, possibly empty, and is freed
+	 * by the caller after this returns): restore knobs, store the run.
+	 * A non-zero return aborts the job (e.g. the store is full) with the
+	 * message in err. */
+	int (*after_run)(void *arg, struct bb_jobrun *jr,
+			 const struct bb_job_step *st, int ret,
+			 const struct bb_result *r, char *err, size_t errlen);
+	/* After each measured round once comparisons exist (jr->cmp valid;
+	 * from the 2nd measured round on); blocked order: once, at the end. */
+	void (*on_round)(void *arg, struct bb_jobrun *jr);
+	/* Once a second during a run (engine sample; its arg is exec's arg). */
+	bb_sample_cb on_sample;
+};
+
+struct bb_jobrun_variant_stats {
+	double *vals;          /* metric of each measured run, in order */
+	unsigned n;
+	struct bb_cache_counters cache;       /* summed over measured runs */
+	struct bb_cache_counters split_cache;
+	struct bb_split_counters split;
+	double last_iops;
+};
+
+struct bb_jobrun {
+	const struct bb_job *job;
+	const _Atomic bool *cancel; /* set by another thread to stop: the
+				       current run ends within ~100 ms */
+	unsigned seq;               /* 0-based index of the current run */
+	unsigned runs_done;         /* runs finished without error
+				       (warm-ups included) */
+	unsigned runs_planned;      /* grows with adaptive rounds */
+	unsigned rounds_planned;    /* measured rounds planned */
+	uint64_t t_start_ns;        /* bb_now_ns() at start */
+	uint64_t run_ns_sum;        /* wall time of finished runs (ETA) */
+	struct bb_jobrun_variant_stats vs[BB_JOB_MAX_VARIANTS];
+	struct bb_quiesce_result quiet; /* the gate's check before the
+					   current run (after_run reads it) */
+	unsigned disturbed_runs;    /* measured runs the gate marked */
+	unsigned rounds_excluded;   /* rounds left out (exclude_disturbed) */
+	bool round_disturbed;       /* a run of the current round was */
+	bool have_cmp;
+	struct bb_ab_result cmp[BB_JOB_MAX_VARIANTS]; /* [i] = v[i] vs v[0];
+							 [0] unused */
+	int cmp_ret[BB_JOB_MAX_VARIANTS]; /* bb_ab_compare's return */
+};
+
+/* Set up (allocates the value arrays: max_repeat per variant). */
+int bb_jobrun_init(struct bb_jobrun *jr, const struct bb_job *job,
+		   const _Atomic bool *cancel);
+void bb_jobrun_free(struct bb_jobrun *jr);
+
+/* Run the whole job (once per bb_jobrun_init: -EALREADY after a run
+ * finished).  0 when every planned run finished (the verdicts
+ * are in jr->cmp), -ECANCELED when cancelled (err "cancelled"), or the
+ * -errno of the first failing run or hook (a positive hook return is
+ * -EIO) with its message in err, which names the run, 1-based:
+ *   "run 5 (variant B, round 2): <engine or hook message>"
+ *   "run 2 (variant B, warm-up 1): <...>"
+ * Adaptive rounds (max_repeat > repeat, order not blocked): after the
+ * last planned round, one more round is planned while bb_ab_want_more()
+ * says so for any variant; rounds_planned never exceeds max_repeat. */
+int bb_jobrun_exec(struct bb_jobrun *jr, const struct bb_jobrun_ops *ops,
+		   void *arg, char *err, size_t errlen);
+
+/* The worst verdict over the variants, as the job's verdict: "slower" if
+ * any variant is slower, else "faster" if any is faster, else
+ * "inconclusive" if any is, else "no_change"; NULL before comparisons. */
+const char *bb_jobrun_verdict(const struct bb_jobrun *jr);
+
+/* {"verdict": ...|null, "metric", "unit", "runs_done", "runs_planned",
+ *  "rounds_planned",
+ *  "comparisons": [bb_ab_result_to_json per variant; when bb_ab_compare
+ *                  failed {"baseline","variant","metric","error"}],
+ *  "variants": {"A": {"n", "values": [...], "median"|null, "last_iops",
+ *  "bio_cache": {counters, "split_bioset": {counters}},
+ *  "split": {counters}}, ...}} (counters as in the result document) */
+struct json_object *bb_jobrun_to_json(const struct bb_jobrun *jr);
+
+/* Seconds left, estimated from the mean run time so far (-1: unknown). */
+double bb_jobrun_eta_s(const struct bb_jobrun *jr);
+
+#endif

@@ -1,0 +1,207 @@
+/* jobspec.h - the A/B job: a JSON document (schema/job.schema.json)
+ * parsed and validated into a plain struct, shared by the daemon and the
+ * CLI's local `ab JOBFILE`.
+ *
+ *   {"name": "bio cache off vs all",
+ *    "target": "nop",
+ *    "workload": {"rw": "randread", "bs": "4k", "iodepth": 128,
+ *                 "runtime": "2s"},              // any run option field
+ *    "variants": {"A": {"bio_cache": "off"},
+ *                 "B": {"bio_cache": "all", "sysfs.nomerges": 2}},
+ *    "repeat": 6, "warmup": 1, "order": "interleaved", "seed": 1,
+ *    "metric": "iops", "min_effect": 1, "confidence": 0.95,
+ *    "max_repeat": 20,
+ *    "quiescence": {"mode": "wait", "max_busy": 10, "max_wait": "1s",
+ *                   "exclude_disturbed": false}}
+ *
+ * "aa": true makes an A/A job (calibration): "variants" holds one variant
+ * or is left out (the workload alone), and the job runs it twice, as A and
+ * as its copy A2, so that any verdict other than no change or inconclusive
+ * is a false positive.
+ *
+ * Variant keys: any run option by its JSON name (bio_cache, split_check,
+ * bio_layout, completion, inject_ns, iodepth, bs, mode, ...; not
+ * "target"), plus sysfs knobs either as "sysfs.<knob>": value or as
+ * "sysfs": {"<knob>": value}.  A knob is a file of the target's queue
+ * directory (/sys/dev/block/MAJ:MIN/queue/<knob>, the whole disk for a
+ * partition); its name is [a-z0-9_]{1,63}.  Variants are named by
+ * [A-Za-z0-9_-]{1,31}; the first in document order is the baseline
+ * ("A" by convention); at least 2, at most BB_JOB_MAX_VARIANTS.
+ *
+ * min_effect is in percent (1 = +-1%); confidence a fraction in
+ * [0.5, 0.999].  Defaults: repeat 12, warmup 1, order interleaved, seed 1,
+ * metric iops, min_effect 1, confidence 0.95, max_repeat = repeat (no
+ * adaptive repetition), quiescence as shown (quiesce.h: before each run,
+ * wait up to max_wait seconds for every benchmark CPU to be under
+ * max_busy percent busy, else run and mark the run disturbed). */
+#ifndef BB_JOBSPEC_H
+#define BB_JOBSPEC_H
+
+#include <biobench/abstats.h>
+#include <biobench/config.h>
+#include <biobench/quiesce.h>
+#include <biobench/stats.h>
+
+#include <json-c/json.h>
+
+#define BB_JOB_MAX_VARIANTS 8
+#define BB_JOB_MAX_SYSFS 16
+#define BB_JOB_MAX_REPEAT 1000
+#define BB_JOB_MAX_WARMUP 100
+#define BB_JOB_MAX_ERRORS 32
+#define BB_JOB_ERRLEN 256
+
+enum bb_job_order {
+	BB_ORDER_INTERLEAVED = 0, /* A B A B ... (paired) */
+	BB_ORDER_BLOCKED,         /* A A ... B B ... (unpaired) */
+	BB_ORDER_RANDOM,          /* each round a seeded permutation (paired) */
+	BB_ORDER__COUNT
+};
+
+enum bb_metric {
+	BB_METRIC_IOPS = 0,   /* I/Os per second, higher is better */
+	BB_METRIC_BW,         /* bytes per second, higher is better */
+	BB_METRIC_LAT_MEAN,   /* ns, lower is better (from the histogram) */
+	BB_METRIC_LAT_P50,
+	BB_METRIC_LAT_P99,
+	BB_METRIC_LAT_P999,
+	BB_METRIC_CPU_PER_IO, /* ns of CPU (usr+sys, all threads) per I/O */
+	BB_METRIC__COUNT
+};
+
+struct bb_sysfs_knob {
+	char name[64];   /* queue attribute, e.g. "nomerges" */
+	char value[128]; /* as written (numbers converted to text) */
+};
+
+struct bb_job_variant {
+	char name[32];
+	struct bb_config cfg;          /* workload + overrides, checked */
+	unsigned nsysfs;
+	struct bb_sysfs_knob sysfs[BB_JOB_MAX_SYSFS];
+};
+
+struct bb_job {
+	char name[128];
+	char target[PATH_MAX];
+	unsigned nvariants;
+	struct bb_job_variant v[BB_JOB_MAX_VARIANTS];
+	unsigned repeat;      /* measured rounds (one run per variant each) */
+	unsigned warmup;      /* discarded rounds first */
+	unsigned max_repeat;  /* >= repeat; > repeat enables adaptive rounds */
+	enum bb_job_order order;
+	uint64_t seed;
+	enum bb_metric metric;
+	double min_effect;    /* fraction (the JSON's percent / 100) */
+	double confidence;
+	struct bb_quiesce_params quiesce; /* the gate before each run */
+	bool exclude_disturbed;   /* leave disturbed runs (their whole round
+				     when paired) out of the statistics */
+	bool aa;                  /* an A/A job: the one variant given (or
+				     the workload alone) runs as v[0] and as
+				     its copy v[1] ("A" and "A2"); a verdict
+				     other than no change / inconclusive is
+				     a false positive */
+	struct json_object *spec; /* the normalized document: every field
+				     present with its default filled in
+				     (name, target, workload, variants,
+				     repeat, warmup, max_repeat, order, seed,
+				     metric, min_effect, confidence: in this
+				     order; given ones as given); accepted
+				     by bb_job_parse; owned, freed by
+				     bb_job_free */
+};
+
+/* Every error of one parse: "field.path: what is wrong, what is allowed",
+ * e.g. `variants.B.bio_cache: "fast" is not one of off, task, irq,
+ * irq_fast, all`; field[] holds the path alone ("variants.B.bio_cache"). */
+struct bb_job_errors {
+	unsigned n;          /* errors found (may exceed BB_JOB_MAX_ERRORS) */
+	char msg[BB_JOB_MAX_ERRORS][BB_JOB_ERRLEN];
+	char field[BB_JOB_MAX_ERRORS][128];
+};
+
+/* Parse and validate a job document.  Every field is checked, every error
+ * recorded (unknown fields too); each variant's configuration is the
+ * defaults, then "target", then "workload", then the variant's overrides,
+ * then bb_config_check().  Returns 0, or -EINVAL with errs filled (job
+ * then holds nothing to free), or -ENOMEM.  errs may be NULL.
+ *
+ * Messages are "path: what is wrong" with path as in field[]:
+ *   name: required (a short title of the job)
+ *   repeat: 0 is out of range 2..1000
+ *   workload.bogus: unknown field (a run option; see biobench run --help)
+ *   workload.target: not allowed here: target is a top-level field ...
+ *   workload.cpus[1]: expected an integer
+ *   variants: needs at least 2 variants (A and B), got 1
+ *   variants.B.bio_cache: "fast" is not one of off, task, irq, irq_fast, all
+ *   variants.B.sysfs.NoMerges: not a valid knob name (...)
+ *   metric: lat_p99 needs latency recording, but variant B has lat "off"
+ * Run option fields give the option table's message (bb_options_from_json)
+ * with text values quoted as JSON ("fast").  bb_config_check()'s
+ * cross-field errors are checked only for variants whose fields (and the
+ * workload's) are all valid; "--bs: ..." becomes "variants.B.bs: ...",
+ * other messages go on "variants.B"; an error the workload alone already
+ * has is reported once, on "workload".  Sysfs values become text as
+ * written (true "1", false "0", numbers as in the document).  max_repeat
+ * is accepted but unused with order "blocked" (no adaptive rounds). */
+int bb_job_parse(struct bb_job *job, struct json_object *doc,
+		 struct bb_job_errors *errs);
+
+/* Same from text (JSON syntax errors are reported on field "" with the
+ * json-c tokener's message and the offset: "invalid JSON at offset 9:
+ * unexpected character"; text after the document and nesting deeper
+ * than 32 are errors too).  text need not be NUL-terminated. */
+int bb_job_parse_string(struct bb_job *job, const char *text, size_t len,
+			struct bb_job_errors *errs);
+
+/* Free what a successful parse holds (the spec); harmless twice. */
+void bb_job_free(struct bb_job *job);
+
+/* One run of the plan. */
+struct bb_job_step {
+	unsigned variant; /* index in job->v */
+	unsigned round;   /* 0-based; warm-up rounds come first */
+	bool warmup;
+};
+
+/* The runs of rounds [first_round, first_round + nrounds) in execution
+ * order (rounds count warm-ups: round r < job->warmup is a warm-up).
+ * interleaved: each round runs the variants in order; random: each round
+ * is a permutation drawn from seed and the round number (so it does not
+ * depend on how the plan is cut: Fisher-Yates from xoshiro256** seeded
+ * by splitmix64 from seed and round); blocked: all rounds of variant 0, then
+ * of variant 1, ... (warm-up rounds first for each variant).  steps must
+ * hold nrounds * nvariants entries.  Returns the number of steps. */
+size_t bb_job_plan(const struct bb_job *job, unsigned first_round,
+		   unsigned nrounds, struct bb_job_step *steps);
+
+/* Metric: names "iops", "bw", "lat_mean", "lat_p50", "lat_p99",
+ * "lat_p999", "cpu_per_io"; its value for a result (0 when undefined,
+ * e.g. no latency samples); whether higher is better; the unit ("IO/s",
+ * "B/s", "ns", "ns/IO").  lat_* from the histogram (mean = sum/count,
+ * percentiles by bb_hist_percentile); cpu_per_io = submit + completion
+ * usr+sys ns / io.ios. */
+const char *bb_metric_name(enum bb_metric m);
+int bb_metric_from_name(const char *s, enum bb_metric *m);
+double bb_metric_value(enum bb_metric m, const struct bb_result *r);
+bool bb_metric_higher_is_better(enum bb_metric m);
+const char *bb_metric_unit(enum bb_metric m);
+const char *bb_job_order_name(enum bb_job_order o);
+
+/* Statistics parameters of the job: higher_is_better from the metric,
+ * paired unless blocked, min_effect, confidence, seed. */
+void bb_job_ab_params(const struct bb_job *job, struct bb_ab_params *p);
+
+/* The comparison as JSON (the API's "compare" entries):
+ * {"baseline","variant","metric","unit","higher_is_better","method",
+ *  "n","a":{summary},"b":{summary},"change","change_median","ci_lo",
+ *  "ci_hi","ci_level","p_value","verdict","more_needed","more_capped",
+ *  "min_effect","confidence","text"} (changes as fractions; text is
+ * bb_ab_format's line). */
+struct json_object *bb_ab_result_to_json(const struct bb_ab_result *r,
+					 const char *baseline,
+					 const char *variant,
+					 enum bb_metric metric);
+
+#endif

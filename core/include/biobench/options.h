@@ -1,0 +1,67 @@
+/* options.h - the run option table.  Each option is declared once (long
+ * name, JSON field name, type, default, allowed range or values, help
+ * text); that one table drives command-line parsing, JSON parsing of a
+ * job's workload / variant fields, validation, `--help`, and the JSON
+ * Schema of the options (layout-independent). */
+#ifndef BB_OPTIONS_H
+#define BB_OPTIONS_H
+
+#include <biobench/config.h>
+
+#include <json-c/json.h>
+#include <stdio.h>
+
+/* Parse `biobench run` arguments (argv[0] is the subcommand name; options
+ * in any order, the target as the last non-option argument; "--opt=value"
+ * and "--opt value" both work; boolean options accept --opt, --no-opt,
+ * --opt=0/1/true/false).  cfg must hold the defaults (bb_config_default).
+ * Returns 0, 1 if --help was asked (nothing else done), or -EINVAL with a
+ * one-line message in err naming the option and what is allowed, e.g.
+ *   "--bs: '3x' is not a size (examples: 512, 4k, 64k, 1m)"
+ *   "--bio-cache: 'fast' is not one of off, task, irq, irq_fast, all"
+ * After parsing, bb_config_check() is applied. */
+int bb_options_parse(int argc, char **argv, struct bb_config *cfg,
+		     char *err, size_t errlen);
+
+/* Set one option by name: the long option name without dashes
+ * ("max-sectors-kb") or its JSON field name ("max_sectors_kb"); value is
+ * the text form.  Returns 0 or -EINVAL (message as above, naming the
+ * field as given) or -ENOENT for an unknown name. */
+int bb_options_set(struct bb_config *cfg, const char *name,
+		   const char *value, char *err, size_t errlen);
+
+/* Set options from a JSON object ({"bs": "4k", "iodepth": 32, ...}):
+ * numbers, strings and booleans are accepted where they make sense.  path
+ * prefixes field names in messages ("workload.bs: ..."; NULL or "" for
+ * none).  "target" is accepted here (JSON only); json/quiet/help are
+ * command line only.  Unknown fields are -EINVAL.  bb_config_check() is
+ * NOT applied: call it once all layers (workload, variant) are set. */
+int bb_options_from_json(struct bb_config *cfg, struct json_object *obj,
+			 const char *path, char *err, size_t errlen);
+
+/* Cross-field checks (bs multiple of 512 and of the logical block size,
+ * iodepth 1..65536, threads <= BB_MAX_THREADS, batches clamped to iodepth,
+ * rwmixread 0..100, number_ios or runtime set, poll + thread completion
+ * refused, ...).  Returns 0 or -EINVAL with a message. */
+int bb_config_check(struct bb_config *cfg, char *err, size_t errlen);
+
+/* `biobench run --help`: every option with its default and allowed
+ * values. */
+void bb_options_help(FILE *f);
+
+/* The JSON Schema ("properties") of the options, generated from the
+ * table, and the effective configuration as JSON (sizes and masks as
+ * integers in bytes, durations as seconds, enums by name, cpus as an
+ * array; queue-limit options only when given).  bb_config_to_json()'s
+ * output is accepted by bb_options_from_json(). */
+struct json_object *bb_options_json_schema(void);
+struct json_object *bb_config_to_json(const struct bb_config *cfg);
+
+/* Parsers for fio-style values, shared with other code:
+ * sizes "4k", "64K", "1m", "2g", "512" (bytes, binary multiples);
+ * durations "5s", "500ms", "1m", "2h", "10" (seconds); lists "0,2-3". */
+int bb_parse_size(const char *s, uint64_t *out);
+int bb_parse_duration_ns(const char *s, uint64_t *out);
+int bb_parse_cpulist(const char *s, int *cpus, unsigned max, unsigned *n);
+
+#endif

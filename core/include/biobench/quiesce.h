@@ -1,0 +1,64 @@
+/* quiesce.h - the quiescence gate: is anything else using the benchmark's
+ * CPUs right before a run?  A measurement taken while a compiler, a cron
+ * job or another benchmark shares the CPUs says little about the change
+ * under test; the gate waits (bounded) for quiet, or lets the run go and
+ * marks it disturbed so that the statistics can leave it out.
+ *
+ * Method: two snapshots of /proc/stat's per-CPU counters sample_ns apart;
+ * a CPU's busy fraction is (user+nice+system+irq+softirq+steal) over all
+ * ticks in the interval.  Before a run the benchmark's own threads sleep,
+ * so what is busy is foreign load.  When a CPU is over max_busy, the
+ * per-process CPU time (/proc/PID/stat utime+stime, last CPU in the set)
+ * over the same interval names the biggest consumer. */
+#ifndef BB_QUIESCE_H
+#define BB_QUIESCE_H
+
+#include <biobench/common.h>
+
+#include <json-c/json.h>
+#include <stdatomic.h>
+
+enum bb_quiesce_mode {
+	BB_QUIESCE_WAIT = 0, /* wait up to max_wait for quiet, then mark */
+	BB_QUIESCE_MARK,     /* check once, mark if busy, never wait */
+	BB_QUIESCE_OFF,      /* no check */
+	BB_QUIESCE__COUNT
+};
+
+struct bb_quiesce_params {
+	enum bb_quiesce_mode mode;
+	double max_busy;       /* fraction of one CPU, e.g. 0.10 */
+	uint64_t sample_ns;    /* one sample, e.g. 100 ms */
+	uint64_t max_wait_ns;  /* WAIT: give up after this long */
+};
+
+struct bb_quiesce_result {
+	bool checked;          /* false: mode off, or /proc/stat unreadable */
+	bool disturbed;        /* busy over max_busy when the run started */
+	double busy;           /* busiest CPU's busy fraction, last sample */
+	int cpu;               /* that CPU */
+	uint64_t waited_ns;    /* time spent waiting for quiet */
+	unsigned samples;
+	char culprit[64];      /* "comm (pid N)" of the biggest consumer, or
+				  "" (irq/softirq/steal or nothing found) */
+};
+
+/* Defaults: wait, 10 %, 100 ms samples, 1 s at most. */
+void bb_quiesce_params_init(struct bb_quiesce_params *p);
+
+const char *bb_quiesce_mode_name(enum bb_quiesce_mode m);
+int bb_quiesce_mode_from_name(const char *s, enum bb_quiesce_mode *m);
+
+/* Check cpus[0..ncpus-1] (ncpus 0: every online CPU).  cancel (may be
+ * NULL) ends a wait early.  Fills r; returns 0, or -errno when /proc/stat
+ * cannot be read (r->checked false). */
+int bb_quiesce_check(const int *cpus, unsigned ncpus,
+		     const struct bb_quiesce_params *p,
+		     const _Atomic bool *cancel, struct bb_quiesce_result *r);
+
+/* {"checked","disturbed","busy","cpu","waited_s","samples","culprit",
+ *  "mode","max_busy"} */
+struct json_object *bb_quiesce_to_json(const struct bb_quiesce_result *r,
+				       const struct bb_quiesce_params *p);
+
+#endif

@@ -1,0 +1,400 @@
+/* jobrun.c - executes a parsed job (see jobrun.h): the plan's runs in
+ * order through the hooks, the metric of each measured run, the
+ * statistics after each round, adaptive rounds. */
+#include <biobench/jobrun.h>
+
+#include <biobench/result_json.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int bb_jobrun_init(struct bb_jobrun *jr, const struct bb_job *job,
+		   const _Atomic bool *cancel)
+{
+	unsigned cap = job->max_repeat > job->repeat ? job->max_repeat :
+						       job->repeat;
+
+	memset(jr, 0, sizeof(*jr));
+	if (job->nvariants < 2 || job->nvariants > BB_JOB_MAX_VARIANTS ||
+	    job->repeat < 2)
+		return -EINVAL;
+	jr->job = job;
+	jr->cancel = cancel;
+	jr->rounds_planned = job->repeat;
+	jr->runs_planned = (job->warmup + job->repeat) * job->nvariants;
+	for (unsigned i = 0; i < job->nvariants; i++) {
+		jr->vs[i].vals = calloc(cap, sizeof(double));
+		if (!jr->vs[i].vals) {
+			bb_jobrun_free(jr);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+void bb_jobrun_free(struct bb_jobrun *jr)
+{
+	for (unsigned i = 0; i < BB_JOB_MAX_VARIANTS; i++) {
+		free(jr->vs[i].vals);
+		jr->vs[i].vals = NULL;
+		jr->vs[i].n = 0;
+	}
+}
+
+static bool is_cancelled(const struct bb_jobrun *jr)
+{
+	return jr->cancel &&
+	       atomic_load_explicit(jr->cancel, memory_order_acquire);
+}
+
+/* "run 5 (variant B, round 2)" / "run 1 (variant A, warm-up 1)": runs and
+ * rounds 1-based, measured rounds counted after the warm-ups. */
+static void step_label(const struct bb_jobrun *jr,
+		       const struct bb_job_step *st, char *buf, size_t len)
+{
+	const struct bb_job *job = jr->job;
+
+	if (st->warmup)
+		snprintf(buf, len, "run %u (variant %s, warm-up %u)",
+			 jr->seq + 1, job->v[st->variant].name, st->round + 1);
+	else
+		snprintf(buf, len, "run %u (variant %s, round %u)",
+			 jr->seq + 1, job->v[st->variant].name,
+			 st->round - job->warmup + 1);
+}
+
+/* One step: before_run, the run, after_run; the metric kept when the run
+ * is measured and everything succeeded. */
+static int run_step(struct bb_jobrun *jr, const struct bb_job_step *st,
+		    const struct bb_jobrun_ops *ops, void *arg, char *err,
+		    size_t errlen)
+{
+	const struct bb_job *job = jr->job;
+	struct bb_jobrun_variant_stats *vs = &jr->vs[st->variant];
+	char msg[512] = "", amsg[512] = "", label[96];
+	struct bb_result r;
+	uint64_t t0 = bb_now_ns();
+	int ret = 0, aret;
+
+	memset(&r, 0, sizeof(r));
+	bb_hist_init(&r.lat);
+	step_label(jr, st, label, sizeof(label));
+	if (ops && ops->before_run) {
+		ret = ops->before_run(arg, jr, st, msg, sizeof(msg));
+		if (ret > 0)
+			ret = -EIO;
+		if (ret && !msg[0])
+			snprintf(msg, sizeof(msg), "before_run: %s",
+				 strerror(-ret));
+	}
+	if (!ret) {
+		const struct bb_config *cfg = &job->v[st->variant].cfg;
+
+		/* foreign load on the CPUs: wait for quiet or mark the run
+		 * (an unreadable /proc/stat leaves quiet.checked false) */
+		bb_quiesce_check(cfg->cpus, cfg->ncpus, &job->quiesce,
+				 jr->cancel, &jr->quiet);
+		if (jr->quiet.disturbed && !st->warmup) {
+			jr->disturbed_runs++;
+			jr->round_disturbed = true;
+		}
+	}
+	if (!ret && is_cancelled(jr)) {
+		ret = -ECANCELED;
+		snprintf(msg, sizeof(msg), "cancelled");
+	}
+	if (!ret)
+		ret = bb_run_cancellable(&job->v[st->variant].cfg, &r,
+					 ops ? ops->on_sample : NULL, arg,
+					 jr->cancel, msg, sizeof(msg));
+	if (ops && ops->after_run) {
+		aret = ops->after_run(arg, jr, st, ret, &r, amsg, sizeof(amsg));
+		if (aret > 0)
+			aret = -EIO;
+		if (aret && !ret) {
+			ret = aret;
+			if (amsg[0])
+				snprintf(msg, sizeof(msg), "%s", amsg);
+			else
+				snprintf(msg, sizeof(msg), "after_run: %s",
+					 strerror(-aret));
+		}
+	}
+	if (!ret) {
+		bool drop = job->exclude_disturbed && jr->quiet.disturbed &&
+			    job->order == BB_ORDER_BLOCKED;
+
+		if (!st->warmup && !drop &&
+		    vs->n < bb_max(job->max_repeat, job->repeat)) {
+			vs->vals[vs->n++] = bb_metric_value(job->metric, &r);
+			bb_cache_counters_add(&vs->cache, &r.cache);
+			bb_cache_counters_add(&vs->split_cache, &r.split_cache);
+			bb_split_counters_add(&vs->split, &r.split);
+		}
+		vs->last_iops = bb_result_iops(&r);
+		jr->runs_done++;
+		jr->run_ns_sum += bb_now_ns() - t0;
+	} else if (ret == -ECANCELED) {
+		snprintf(err, errlen, "cancelled");
+	} else {
+		snprintf(err, errlen, "%s: %s", label, msg);
+	}
+	bb_result_free(&r);
+	return ret;
+}
+
+/* Compare every variant with the baseline; paired comparisons only over
+ * complete rounds. */
+static void compare_all(struct bb_jobrun *jr)
+{
+	const struct bb_job *job = jr->job;
+	struct bb_ab_params p;
+	unsigned n0 = jr->vs[0].n;
+	bool any = false;
+
+	bb_job_ab_params(job, &p);
+	for (unsigned i = 1; i < job->nvariants; i++)
+		n0 = p.paired && jr->vs[i].n < n0 ? jr->vs[i].n : n0;
+	for (unsigned i = 1; i < job->nvariants; i++) {
+		unsigned na = p.paired ? n0 : jr->vs[0].n;
+		unsigned nb = p.paired ? n0 : jr->vs[i].n;
+
+		if (na < 2 || nb < 2)
+			return;
+		jr->cmp_ret[i] = bb_ab_compare(jr->vs[0].vals, na,
+					       jr->vs[i].vals, nb, &p,
+					       &jr->cmp[i]);
+		if (jr->cmp_ret[i])
+			memset(&jr->cmp[i], 0, sizeof(jr->cmp[i]));
+		any = true;
+	}
+	jr->have_cmp = any;
+}
+
+/* Whether another round is worth it for any variant. */
+static bool want_more(const struct bb_jobrun *jr)
+{
+	const struct bb_job *job = jr->job;
+	bool more;
+
+	if (!jr->have_cmp || job->order == BB_ORDER_BLOCKED ||
+	    jr->rounds_planned >= job->max_repeat)
+		return false;
+	for (unsigned i = 1; i < job->nvariants; i++) {
+		if (jr->cmp_ret[i])
+			continue;
+		if (!bb_ab_want_more(&jr->cmp[i], job->max_repeat, &more) &&
+		    more)
+			return true;
+	}
+	return false;
+}
+
+int bb_jobrun_exec(struct bb_jobrun *jr, const struct bb_jobrun_ops *ops,
+		   void *arg, char *err, size_t errlen)
+{
+	const struct bb_job *job = jr->job;
+	unsigned nv = job->nvariants;
+	struct bb_job_step *steps;
+	size_t nsteps;
+	int ret = 0;
+
+	if (err && errlen)
+		err[0] = '\0';
+	if (jr->runs_done || jr->vs[0].n) {
+		snprintf(err, errlen, "this job run was already executed");
+		return -EALREADY;
+	}
+	jr->t_start_ns = bb_now_ns();
+	jr->seq = 0;
+
+	if (job->order == BB_ORDER_BLOCKED) {
+		unsigned nrounds = job->warmup + job->repeat;
+
+		steps = calloc((size_t)nrounds * nv, sizeof(*steps));
+		if (!steps)
+			return -ENOMEM;
+		nsteps = bb_job_plan(job, 0, nrounds, steps);
+		for (size_t k = 0; k < nsteps; k++, jr->seq++) {
+			ret = run_step(jr, &steps[k], ops, arg, err, errlen);
+			if (ret)
+				goto out;
+		}
+		compare_all(jr);
+		if (jr->have_cmp && ops && ops->on_round)
+			ops->on_round(arg, jr);
+		goto out;
+	}
+
+	steps = calloc(nv, sizeof(*steps));
+	if (!steps)
+		return -ENOMEM;
+	for (unsigned round = 0; round < job->warmup + jr->rounds_planned;
+	     round++) {
+		nsteps = bb_job_plan(job, round, 1, steps);
+		for (size_t k = 0; k < nsteps; k++, jr->seq++) {
+			ret = run_step(jr, &steps[k], ops, arg, err, errlen);
+			if (ret)
+				goto out;
+		}
+		if (round < job->warmup)
+			continue;
+		if (job->exclude_disturbed && jr->round_disturbed) {
+			/* a pair is only as good as its worst run: the whole
+			 * round goes, and a replacement round is planned
+			 * (at most repeat of them) */
+			for (unsigned i = 0; i < nv; i++)
+				jr->vs[i].n--;
+			jr->rounds_excluded++;
+			if (jr->rounds_excluded <= job->repeat) {
+				jr->rounds_planned++;
+				jr->runs_planned += nv;
+			}
+		}
+		jr->round_disturbed = false;
+		compare_all(jr);
+		if (jr->have_cmp && ops && ops->on_round)
+			ops->on_round(arg, jr);
+		if (round + 1 == job->warmup + jr->rounds_planned &&
+		    want_more(jr)) {
+			jr->rounds_planned++;
+			jr->runs_planned += nv;
+		}
+	}
+out:
+	free(steps);
+	if (ret == -ECANCELED && err && errlen)
+		snprintf(err, errlen, "cancelled");
+	return ret;
+}
+
+const char *bb_jobrun_verdict(const struct bb_jobrun *jr)
+{
+	bool faster = false, inconclusive = false;
+
+	if (!jr->have_cmp)
+		return NULL;
+	for (unsigned i = 1; i < jr->job->nvariants; i++) {
+		if (jr->cmp_ret[i]) {
+			inconclusive = true;
+			continue;
+		}
+		switch (jr->cmp[i].verdict) {
+		case BB_AB_SLOWER:
+			return bb_ab_verdict_name(BB_AB_SLOWER);
+		case BB_AB_FASTER:
+			faster = true;
+			break;
+		case BB_AB_INCONCLUSIVE:
+			inconclusive = true;
+			break;
+		case BB_AB_NO_CHANGE:
+			break;
+		}
+	}
+	if (faster)
+		return bb_ab_verdict_name(BB_AB_FASTER);
+	if (inconclusive)
+		return bb_ab_verdict_name(BB_AB_INCONCLUSIVE);
+	return bb_ab_verdict_name(BB_AB_NO_CHANGE);
+}
+
+/* ------------------------------------------------------------------ */
+/* JSON */
+
+static struct json_object *jnum(double v)
+{
+	return isfinite(v) ? json_object_new_double(v) : json_object_new_null();
+}
+
+static struct json_object *variant_json(const struct bb_jobrun_variant_stats *vs)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *vals = json_object_new_array();
+	struct bb_ab_summary s;
+
+	for (unsigned k = 0; k < vs->n; k++)
+		json_object_array_add(vals, jnum(vs->vals[k]));
+	json_object_object_add(o, "n", json_object_new_int64(vs->n));
+	json_object_object_add(o, "values", vals);
+	if (vs->n && !bb_ab_summarize(vs->vals, vs->n, &s))
+		json_object_object_add(o, "median", jnum(s.median));
+	else
+		json_object_object_add(o, "median", json_object_new_null());
+	json_object_object_add(o, "last_iops", jnum(vs->last_iops));
+	json_object_object_add(o, "bio_cache",
+			       bb_cache_counters_to_json(&vs->cache,
+							 &vs->split_cache));
+	json_object_object_add(o, "split",
+			       bb_split_counters_to_json(&vs->split));
+	return o;
+}
+
+struct json_object *bb_jobrun_to_json(const struct bb_jobrun *jr)
+{
+	const struct bb_job *job = jr->job;
+	struct json_object *o = json_object_new_object();
+	struct json_object *cmps = json_object_new_array();
+	struct json_object *vars = json_object_new_object();
+	const char *verdict = bb_jobrun_verdict(jr);
+
+	json_object_object_add(o, "verdict", verdict ?
+				       json_object_new_string(verdict) :
+				       json_object_new_null());
+	json_object_object_add(o, "metric",
+			       json_object_new_string(bb_metric_name(job->metric)));
+	json_object_object_add(o, "unit",
+			       json_object_new_string(bb_metric_unit(job->metric)));
+	json_object_object_add(o, "runs_done", json_object_new_int64(jr->runs_done));
+	json_object_object_add(o, "runs_planned",
+			       json_object_new_int64(jr->runs_planned));
+	json_object_object_add(o, "rounds_planned",
+			       json_object_new_int64(jr->rounds_planned));
+	json_object_object_add(o, "disturbed_runs",
+			       json_object_new_int64(jr->disturbed_runs));
+	json_object_object_add(o, "rounds_excluded",
+			       json_object_new_int64(jr->rounds_excluded));
+	for (unsigned i = 1; jr->have_cmp && i < job->nvariants; i++) {
+		struct json_object *c;
+
+		if (!jr->cmp_ret[i]) {
+			c = bb_ab_result_to_json(&jr->cmp[i], job->v[0].name,
+						 job->v[i].name, job->metric);
+		} else {
+			c = json_object_new_object();
+			json_object_object_add(c, "baseline",
+				json_object_new_string(job->v[0].name));
+			json_object_object_add(c, "variant",
+				json_object_new_string(job->v[i].name));
+			json_object_object_add(c, "metric",
+				json_object_new_string(bb_metric_name(job->metric)));
+			json_object_object_add(c, "error",
+				json_object_new_string(jr->cmp_ret[i] == -EINVAL ?
+					"no comparison: a value is not positive (0 I/Os, or no latency samples)" :
+					strerror(-jr->cmp_ret[i])));
+		}
+		json_object_array_add(cmps, c);
+	}
+	json_object_object_add(o, "comparisons", cmps);
+	for (unsigned i = 0; i < job->nvariants; i++)
+		json_object_object_add(vars, job->v[i].name,
+				       variant_json(&jr->vs[i]));
+	json_object_object_add(o, "variants", vars);
+	return o;
+}
+
+double bb_jobrun_eta_s(const struct bb_jobrun *jr)
+{
+	double mean;
+
+	if (!jr->runs_done)
+		return -1;
+	if (jr->runs_planned <= jr->runs_done)
+		return 0;
+	mean = (double)jr->run_ns_sum / (double)jr->runs_done;
+	return mean * (double)(jr->runs_planned - jr->runs_done) / 1e9;
+}

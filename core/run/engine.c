@@ -1,0 +1,306 @@
+/* engine.c - runs a configuration: opens the target, starts one pinned
+ * worker per thread (the layout's worker, chosen once here), drives the
+ * ramp / measure / stop phases, samples once a second, and sums the
+ * workers' results (layout-independent). */
+#include <biobench/engine.h>
+
+#include "path/path.h"
+#include "run/worker.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000ull),
+			       .tv_nsec = (long)(ns % 1000000000ull) };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static bool all_done(struct bb_worker_args *a, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (!atomic_load(&a[i].done))
+			return false;
+	return true;
+}
+
+static void sum_live(struct bb_worker_args *a, unsigned n,
+		     struct bb_sample *s)
+{
+	memset(s, 0, sizeof(*s));
+	for (unsigned i = 0; i < n; i++) {
+		for (unsigned k = 0; k < 2; k++) {
+			struct bb_live *l = &a[i].live[k];
+
+			s->ios += atomic_load_explicit(&l->ios,
+						       memory_order_relaxed);
+			s->bytes += atomic_load_explicit(&l->bytes,
+							 memory_order_relaxed);
+			s->submitted += atomic_load_explicit(
+				&l->submitted, memory_order_relaxed);
+			s->enters += atomic_load_explicit(&l->enters,
+							  memory_order_relaxed);
+			s->reaped += atomic_load_explicit(&l->reaped,
+							  memory_order_relaxed);
+		}
+	}
+}
+
+static int push_sample(struct bb_result *r, unsigned *cap,
+		       const struct bb_sample *s)
+{
+	if (r->nsamples == *cap) {
+		unsigned ncap = *cap ? *cap * 2 : 64;
+		struct bb_sample *p = realloc(r->samples, ncap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		r->samples = p;
+		*cap = ncap;
+	}
+	r->samples[r->nsamples++] = *s;
+	return 0;
+}
+
+static bool cancelled(const _Atomic bool *cancel)
+{
+	return cancel && atomic_load_explicit(cancel, memory_order_acquire);
+}
+
+/* Wait up to ns, returning early when every worker is done or the run is
+ * cancelled. */
+static void wait_or_done(struct bb_worker_args *a, unsigned n, uint64_t ns,
+			 const _Atomic bool *cancel)
+{
+	uint64_t end = bb_now_ns() + ns;
+
+	for (;;) {
+		uint64_t now = bb_now_ns();
+
+		if (now >= end || all_done(a, n) || cancelled(cancel))
+			return;
+		sleep_ns(bb_min(end - now, 20000000ull));
+	}
+}
+
+/* Interrupts of an NVMe target's I/O queues so far; false when none of
+ * its lines is in /proc/interrupts. */
+static bool irq_snapshot(const struct bb_target *t, struct bb_irq_check *c,
+			 uint64_t *sum)
+{
+	int n;
+
+	if (!t->is_nvme)
+		return false;
+	n = bb_nvme_queue_irqs("/proc/interrupts",
+			       (const char (*)[BB_NVME_NAME_LEN])t->nvme.ctrls,
+			       t->nvme.nctrls, sum);
+	if (n <= 0)
+		return false;
+	c->lines = (unsigned)n;
+	snprintf(c->source, sizeof(c->source),
+		 "%sq* (%u I/O queue lines%s) in /proc/interrupts",
+		 t->nvme.ctrls[0], (unsigned)n,
+		 t->nvme.nctrls > 1 ? ", all its controllers" : "");
+	return true;
+}
+
+static int completion_cpu_for(const struct bb_config *cfg, int cpu)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (cfg->completion_cpu >= 0)
+		return cfg->completion_cpu;
+	if (cpu < 0 || n < 2)
+		return -1;
+	return (int)((cpu + 1) % n);
+}
+
+int bb_run(const struct bb_config *cfg, struct bb_result *r, bb_sample_cb cb,
+	   void *cb_arg, char *err, size_t errlen)
+{
+	return bb_run_cancellable(cfg, r, cb, cb_arg, NULL, err, errlen);
+}
+
+int bb_run_cancellable(const struct bb_config *cfg, struct bb_result *r,
+		       bb_sample_cb cb, void *cb_arg,
+		       const _Atomic bool *cancel, char *err, size_t errlen)
+{
+	struct bb_target t;
+	struct bb_worker_args *args = NULL;
+	pthread_t *tids = NULL;
+	/* without a ramp every I/O is measured, from the first one */
+	_Atomic int phase = cfg->ramp_ns ? BB_PHASE_RAMP : BB_PHASE_MEASURE;
+	void *(*main_fn)(void *) = bb_path_ops_for(cfg->bio_layout)->worker_main;
+	unsigned n = cfg->threads, started = 0, cap = 0;
+	uint64_t t_measure, t_prev, tmin = UINT64_MAX, tmax = 0;
+	uint64_t irq0 = 0, irq1 = 0;
+	bool irq_ok;
+	struct bb_sample prev = { 0 }, cur;
+	struct timeval tv;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	bb_hist_init(&r->lat);
+	gettimeofday(&tv, NULL);
+	r->start_unix_ms = (uint64_t)tv.tv_sec * 1000 +
+			   (uint64_t)tv.tv_usec / 1000;
+	ret = bb_target_open(&t, cfg, err, errlen);
+	if (ret) {
+		snprintf(r->error, sizeof(r->error), "%s", err);
+		return ret;
+	}
+	r->limits = t.lim;
+	snprintf(r->target_kind, sizeof(r->target_kind), "%s",
+		 bb_target_kind_name(t.kind));
+	if (cfg->mode == BB_MODE_SQPOLL)
+		snprintf(r->kernel_helpers, sizeof(r->kernel_helpers),
+			 "%u sqpoll thread(s) (iou-sqp-*), CPU time not "
+			 "included", n);
+
+	irq_ok = irq_snapshot(&t, &r->irq, &irq0);
+	args = calloc(n, sizeof(*args));
+	tids = calloc(n, sizeof(*tids));
+	if (!args || !tids) {
+		ret = -ENOMEM;
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		struct bb_worker_args *a = &args[i];
+
+		a->cfg = cfg;
+		a->t = &t;
+		a->index = i;
+		a->cpu = cfg->ncpus ? cfg->cpus[i % cfg->ncpus] : -1;
+		a->completion_cpu = cfg->completion == BB_COMPLETION_THREAD ?
+					    completion_cpu_for(cfg, a->cpu) : -1;
+		a->phase = &phase;
+		bb_hist_init(&a->res.lat);
+		ret = pthread_create(&tids[i], NULL, main_fn, a);
+		if (ret) {
+			ret = -ret;
+			snprintf(err, errlen, "cannot start worker %u: %s", i,
+				 strerror(-ret));
+			atomic_store(&phase, BB_PHASE_STOP);
+			goto join;
+		}
+		started++;
+	}
+	for (unsigned i = 0; i < n; i++)
+		while (!atomic_load(&args[i].ready))
+			sleep_ns(200000);
+	for (unsigned i = 0; i < n; i++)
+		if (atomic_load(&args[i].done) && args[i].res.error) {
+			atomic_store(&phase, BB_PHASE_STOP);
+			goto join;
+		}
+
+	if (cfg->ramp_ns)
+		wait_or_done(args, n, cfg->ramp_ns, cancel);
+	atomic_store_explicit(&phase, BB_PHASE_MEASURE, memory_order_release);
+	t_measure = t_prev = bb_now_ns();
+	/* the live counters restart at 0 when each side starts measuring;
+	 * the first sample may still include a few ramp completions of a
+	 * thread that has not seen the phase change yet */
+	for (;;) {
+		uint64_t now, next = t_prev + 1000000000ull;
+		bool stop = false;
+
+		if (cfg->runtime_ns && next > t_measure + cfg->runtime_ns) {
+			next = t_measure + cfg->runtime_ns;
+			stop = true;
+		}
+		now = bb_now_ns();
+		if (next > now)
+			wait_or_done(args, n, next - now, cancel);
+		now = bb_now_ns();
+		if (all_done(args, n) || cancelled(cancel))
+			stop = true;
+		sum_live(args, n, &cur);
+		if (now - t_prev >= 100000000ull || stop) {
+			struct bb_sample d = {
+				.t_ms = (now - t_measure) / 1000000ull,
+				.ios = cur.ios - prev.ios,
+				.bytes = cur.bytes - prev.bytes,
+				.submitted = cur.submitted - prev.submitted,
+				.enters = cur.enters - prev.enters,
+				.reaped = cur.reaped - prev.reaped,
+			};
+			uint64_t ms = (now - t_prev) / 1000000ull;
+
+			if (cur.ios >= prev.ios && ms) {
+				push_sample(r, &cap, &d);
+				if (cb)
+					cb(cfg, &d, ms, cb_arg);
+			}
+			prev = cur;
+			t_prev = now;
+		}
+		if (stop)
+			break;
+	}
+	atomic_store_explicit(&phase, BB_PHASE_STOP, memory_order_release);
+
+join:
+	for (unsigned i = 0; i < started; i++)
+		pthread_join(tids[i], NULL);
+	ret = 0;
+	r->perf_available = started > 0;
+	for (unsigned i = 0; i < started; i++) {
+		struct bb_thread_result *tr = &args[i].res;
+
+		if (tr->error && !ret) {
+			ret = tr->error;
+			snprintf(err, errlen, "%s", tr->errmsg);
+		}
+		bb_io_totals_add(&r->io, &tr->io);
+		bb_hist_merge(&r->lat, &tr->lat);
+		r->cpu_submit.usr_ns += tr->cpu_submit.usr_ns;
+		r->cpu_submit.sys_ns += tr->cpu_submit.sys_ns;
+		r->cpu_completion.usr_ns += tr->cpu_completion.usr_ns;
+		r->cpu_completion.sys_ns += tr->cpu_completion.sys_ns;
+		if (!tr->perf_ok) {
+			if (r->perf_available)
+				snprintf(r->perf_unavailable_reason,
+					 sizeof(r->perf_unavailable_reason),
+					 "%s", tr->perf_reason);
+			r->perf_available = false;
+		}
+		r->instructions += tr->instructions;
+		r->cycles += tr->cycles;
+		bb_cache_counters_add(&r->cache, &tr->cache);
+		bb_cache_counters_add(&r->split_cache, &tr->split_cache);
+		bb_split_counters_add(&r->split, &tr->split);
+		r->ring_flags = tr->ring_flags;
+		if (tr->t_start_ns && tr->t_start_ns < tmin)
+			tmin = tr->t_start_ns;
+		if (tr->t_end_ns > tmax)
+			tmax = tr->t_end_ns;
+	}
+	r->duration_ns = tmax > tmin ? tmax - tmin : 0;
+	if (irq_ok && irq_snapshot(&t, &r->irq, &irq1)) {
+		r->irq.checked = true;
+		r->irq.count = irq1 >= irq0 ? irq1 - irq0 : 0;
+	}
+	if (!ret && cancelled(cancel)) {
+		ret = -ECANCELED;
+		snprintf(err, errlen, "cancelled");
+	}
+	if (ret)
+		snprintf(r->error, sizeof(r->error), "%s", err);
+out:
+	free(args);
+	free(tids);
+	bb_target_close(&t);
+	return ret;
+}

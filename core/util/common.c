@@ -1,0 +1,69 @@
+/* common.c - names of the shared enums, the clock, reading small files. */
+#include <biobench/common.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *const cache_names[BB_CACHE__COUNT] = {
+	"off", "task", "irq", "irq_fast", "all",
+};
+static const char *const split_names[BB_SPLIT_CHECK__COUNT] = {
+	"vcnt", "iter",
+};
+static const char *const layout_names[BB_LAYOUT__COUNT] = {
+	"vec_late", "vec_early",
+};
+
+const char *bb_cache_variant_name(enum bb_cache_variant v)
+{
+	return (unsigned)v < BB_CACHE__COUNT ? cache_names[v] : "?";
+}
+
+const char *bb_split_check_name(enum bb_split_check v)
+{
+	return (unsigned)v < BB_SPLIT_CHECK__COUNT ? split_names[v] : "?";
+}
+
+const char *bb_layout_name(enum bb_layout v)
+{
+	return (unsigned)v < BB_LAYOUT__COUNT ? layout_names[v] : "?";
+}
+
+uint64_t bb_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int bb_read_text(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	char *p;
+	int fd, ret = 0;
+
+	buf[0] = '\0';
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	if (n < 0) {
+		ret = -errno;
+		n = 0;
+	}
+	close(fd);
+	buf[n] = '\0';
+	while (n && isspace((unsigned char)buf[n - 1]))
+		buf[--n] = '\0';
+	p = buf;
+	while (isspace((unsigned char)*p))
+		p++;
+	if (p != buf)
+		memmove(buf, p, strlen(p) + 1);
+	return ret;
+}

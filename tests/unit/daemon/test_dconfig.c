@@ -1,0 +1,745 @@
+/* test_dconfig.c - biobenchd configuration: defaults, the INI file (real
+ * files, tests/data/biobenchd-test.conf), the command line, final checks
+ * (token file modes) and the target allow-list on a real directory tree
+ * (.. traversal, symlinks). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "helpers.h"
+
+#include "dconfig.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+
+struct tmp {
+	char dir[PATH_MAX]; /* realpath of a fresh temporary directory */
+};
+
+static int setup(void **state)
+{
+	struct tmp *t = calloc(1, sizeof(*t));
+	char d[] = "/tmp/bb-dconfig.XXXXXX";
+
+	if (!t || !mkdtemp(d) || !realpath(d, t->dir)) {
+		free(t);
+		return -1;
+	}
+	*state = t;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct tmp *t = *state;
+	char cmd[PATH_MAX + 16];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->dir);
+	if (system(cmd))
+		fprintf(stderr, "cannot remove %s\n", t->dir);
+	free(t);
+	return 0;
+}
+
+/* Write text to DIR/name; path receives the full name. */
+static void write_file(const struct tmp *t, const char *name,
+		       const char *text, mode_t mode, char *path, size_t len)
+{
+	FILE *f;
+
+	snprintf(path, len, "%s/%s", t->dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
+static struct bb_dconfig *new_cfg(void)
+{
+	struct bb_dconfig *c = malloc(sizeof(*c));
+
+	assert_non_null(c);
+	bb_dconfig_default(c);
+	return c;
+}
+
+static int last_online_cpu(void)
+{
+	char buf[256] = "";
+	FILE *f = fopen("/sys/devices/system/cpu/online", "r");
+	char *p;
+
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	p = buf + strlen(buf);
+	while (p > buf && isdigit((unsigned char)p[-1]))
+		p--;
+	return atoi(p);
+}
+
+static void data_conf(char *path, size_t len)
+{
+	bb_test_src_path(path, len, "tests/data/biobenchd-test.conf");
+}
+
+/* ---- defaults ---------------------------------------------------------------- */
+
+static void test_defaults(void **state)
+{
+	struct bb_dconfig *c = new_cfg();
+	char err[512] = "";
+
+	(void)state;
+	assert_string_equal(c->config_path, "");
+	assert_string_equal(c->listen_addr, "127.0.0.1");
+	assert_int_equal(c->port, BB_DEFAULT_PORT);
+	assert_int_equal(c->port, 8420);
+	assert_true(c->loopback);
+	assert_string_equal(c->db_path, "/var/lib/biobench/biobench.db");
+	assert_string_equal(c->web_root, "/usr/share/biobench/web");
+	assert_string_equal(c->token_file, "");
+	assert_int_equal(c->n_http_cpus, 1);
+	assert_int_equal(c->http_cpus[0], 0);
+	assert_int_equal(c->n_bench_cpus, 1);
+	assert_int_equal(c->bench_cpus[0], last_online_cpu());
+	assert_int_equal(c->http_threads, 2);
+	assert_int_equal(c->max_body, 1 << 20);
+	assert_int_equal(c->max_connections, 2048);
+	assert_int_equal(c->timeout_s, 30);
+	assert_int_equal(c->nallow, 0);
+	assert_false(c->foreground);
+	/* the defaults pass the final checks (one-CPU hosts: a warning) */
+	assert_int_equal(bb_dconfig_check(c, err, sizeof(err)), 0);
+	assert_string_equal(c->token, "");
+	/* an empty allow-list allows nothing, nop included */
+	assert_int_equal(bb_dconfig_target_allowed(c, "nop", false, err,
+						   sizeof(err)),
+			 -EACCES);
+	assert_non_null(strstr(err, "target nop is not in the allow-list"));
+	free(c);
+}
+
+/* ---- INI file ------------------------------------------------------------------ */
+
+static void test_load_full(void **state)
+{
+	struct bb_dconfig *c = new_cfg();
+	char path[PATH_MAX], err[512] = "";
+	int ret;
+
+	(void)state;
+	data_conf(path, sizeof(path));
+	ret = bb_dconfig_load(c, path, err, sizeof(err));
+	if (ret)
+		fail_msg("load %s: %s", path, err);
+	assert_string_equal(c->config_path, path);
+	assert_string_equal(c->listen_addr, "::1");
+	assert_int_equal(c->port, 9000);
+	assert_true(c->loopback);
+	assert_string_equal(c->db_path, "/var/tmp/bb-test/biobench.db");
+	assert_string_equal(c->web_root, "/var/tmp/bb-test/web");
+	assert_string_equal(c->token_file, "");
+	assert_int_equal(c->n_http_cpus, 1);
+	assert_int_equal(c->http_cpus[0], 0);
+	assert_int_equal(c->n_bench_cpus, 1);
+	assert_int_equal(c->bench_cpus[0], 1);
+	assert_int_equal(c->http_threads, 4);
+	assert_int_equal(c->max_body, 64 << 10);
+	assert_int_equal(c->max_connections, 10);
+	assert_int_equal(c->timeout_s, 5);
+	assert_int_equal(c->nallow, 3);
+	assert_string_equal(c->allow[0].pattern, "nop");
+	assert_false(c->allow[0].write);
+	assert_string_equal(c->allow[1].pattern, "/var/lib/biobench/*.dat");
+	assert_false(c->allow[1].write);
+	assert_string_equal(c->allow[2].pattern, "/var/tmp/bb-*.img");
+	assert_true(c->allow[2].write);
+	free(c);
+}
+
+static void test_load_listen_forms(void **state)
+{
+	static const struct {
+		const char *v, *addr;
+		unsigned port;
+		bool lo;
+	} cases[] = {
+		{ "127.0.0.1:8420", "127.0.0.1", 8420, true },
+		{ "127.1.2.3:1", "127.1.2.3", 1, true },
+		{ "0.0.0.0:65535", "0.0.0.0", 65535, false },
+		{ "192.168.1.7:80", "192.168.1.7", 80, false },
+		{ "[::1]:8420", "::1", 8420, true },
+		{ "[::]:8420", "::", 8420, false },
+		{ "[fe80::1]:9", "fe80::1", 9, false },
+		{ "[::ffff:127.0.0.1]:9", "::ffff:127.0.0.1", 9, true },
+		{ "[::ffff:10.0.0.1]:9", "::ffff:10.0.0.1", 9, false },
+	};
+	struct tmp *t = *state;
+	struct bb_dconfig *c = new_cfg();
+	char text[256], path[PATH_MAX], err[512] = "";
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(text, sizeof(text), "[server]\nlisten = %s\n",
+			 cases[i].v);
+		write_file(t, "listen.conf", text, 0644, path, sizeof(path));
+		if (bb_dconfig_load(c, path, err, sizeof(err)))
+			fail_msg("%s: %s", cases[i].v, err);
+		assert_string_equal(c->listen_addr, cases[i].addr);
+		assert_int_equal(c->port, cases[i].port);
+		assert_int_equal(c->loopback, cases[i].lo);
+	}
+	free(c);
+}
+
+struct bad_case {
+	const char *section;
+	const char *line;
+	const char *key;  /* expected after "FILE:3: " */
+	const char *what; /* expected somewhere in the message */
+};
+
+static void test_load_bad_values(void **state)
+{
+	static const struct bad_case cases[] = {
+		{ "server", "max_body = 1x", "max_body", "'1x' is not a size" },
+		{ "server", "max_body = 0", "max_body", "out of range" },
+		{ "server", "max_body = 2g", "max_body", "out of range" },
+		{ "server", "listen = 127.0.0.1", "listen", "no port" },
+		{ "server", "listen = 127.0.0.1:0", "listen", "1..65535" },
+		{ "server", "listen = 127.0.0.1:65536", "listen", "1..65535" },
+		{ "server", "listen = 127.0.0.1:80x", "listen", "not a number" },
+		{ "server", "listen = localhost:8420", "listen", "numeric" },
+		{ "server", "listen = 300.1.1.1:8420", "listen", "numeric" },
+		{ "server", "listen = ::1:8420", "listen", "[ADDR]:PORT" },
+		{ "server", "listen = [::1]8420", "listen", "[ADDR]:PORT" },
+		{ "server", "listen = [zz::1]:8420", "listen", "IPv6" },
+		{ "server", "listen = :8420", "listen", "no address" },
+		{ "server", "http_threads = 0", "http_threads", "1..64" },
+		{ "server", "http_threads = 65", "http_threads", "1..64" },
+		{ "server", "http_threads = two", "http_threads",
+		  "not a number" },
+		{ "server", "timeout = -1", "timeout", "not a number" },
+		{ "server", "timeout = 86401", "timeout", "out of range" },
+		{ "server", "max_connections = 1e3", "max_connections",
+		  "not a number" },
+		{ "server", "http_cpus = 0-x", "http_cpus",
+		  "'0-x' is not a CPU list" },
+		{ "server", "bench_cpus = 3-1", "bench_cpus", "not a CPU list" },
+		{ "server", "bench_cpus = 0-99", "bench_cpus",
+		  "more than 64 CPUs" },
+		{ "server", "bench_cpus =", "bench_cpus", "not a CPU list" },
+		{ "server", "db =", "db", "a path is required" },
+		{ "server", "web_root =", "web_root", "a path is required" },
+		{ "server", "nosuchkey = 1", "nosuchkey",
+		  "unknown key in [server] (allowed: listen, db" },
+		{ "server", "allow = nop", "allow", "unknown key in [server]" },
+		{ "targets", "listen = 127.0.0.1:1", "listen",
+		  "unknown key in [targets] (allowed: allow, allow_write)" },
+		{ "targets", "allow = data/*.dat", "allow", "absolute" },
+		{ "targets", "allow = *", "allow", "absolute" },
+		{ "targets", "allow = /var/lib/../x", "allow", "canonical" },
+		{ "targets", "allow = /var/./x", "allow", "canonical" },
+		{ "targets", "allow = /var//x", "allow", "canonical" },
+		{ "targets", "allow_write = /var/lib/biobench/", "allow_write",
+		  "end with /" },
+		{ "targets", "allow_write = /var/lib/..", "allow_write",
+		  "canonical" },
+	};
+	struct tmp *t = *state;
+	struct bb_dconfig *c = new_cfg(), *def = new_cfg();
+	char text[512], path[PATH_MAX], want[PATH_MAX + 64], err[512];
+	int ret;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		/* the bad line is line 3; a good line before it is not
+		 * applied either */
+		snprintf(text, sizeof(text),
+			 "[%s]\n; comment\n%s\n[server]\ntimeout = 7\n",
+			 cases[i].section, cases[i].line);
+		write_file(t, "bad.conf", text, 0644, path, sizeof(path));
+		err[0] = '\0';
+		ret = bb_dconfig_load(c, path, err, sizeof(err));
+		if (ret != -EINVAL)
+			fail_msg("'%s': ret %d, message '%s'", cases[i].line,
+				 ret, err);
+		snprintf(want, sizeof(want), "%s:3: %s", path, cases[i].key);
+		if (!strstr(err, want) || !strstr(err, cases[i].what))
+			fail_msg("'%s': message '%s' lacks '%s' or '%s'",
+				 cases[i].line, err, want, cases[i].what);
+		/* c is untouched by a file with an error */
+		assert_memory_equal(c, def, sizeof(*c));
+	}
+	free(c);
+	free(def);
+}
+
+static void test_load_bad_structure(void **state)
+{
+	static const struct {
+		const char *text;
+		int line;
+		const char *what;
+	} cases[] = {
+		{ "[server]\nhttp_threads = 3\n[servers]\n", 3,
+		  "unknown section [servers]" },
+		{ "; top\n[nosuch]\nlisten = 127.0.0.1:1\n", 2,
+		  "unknown section [nosuch]" },
+		{ "listen = 127.0.0.1:1\n", 1, "listen: key outside a section" },
+		{ "[server]\n\njust some words\n", 3, "syntax error" },
+		{ "[server]\nhttp_threads = 3\n[targets\n", 3, "syntax error" },
+	};
+	struct tmp *t = *state;
+	struct bb_dconfig *c = new_cfg(), *def = new_cfg();
+	char path[PATH_MAX], want[PATH_MAX + 32], err[512], longl[400];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		write_file(t, "struct.conf", cases[i].text, 0644, path,
+			   sizeof(path));
+		err[0] = '\0';
+		assert_int_equal(bb_dconfig_load(c, path, err, sizeof(err)),
+				 -EINVAL);
+		snprintf(want, sizeof(want), "%s:%d: ", path, cases[i].line);
+		if (!strstr(err, want) || !strstr(err, cases[i].what))
+			fail_msg("case %zu: message '%s' lacks '%s' or '%s'",
+				 i, err, want, cases[i].what);
+		assert_memory_equal(c, def, sizeof(*c));
+	}
+
+	/* a line too long for the parser is an error, not two lines */
+	memset(longl, 'a', sizeof(longl) - 1);
+	longl[sizeof(longl) - 1] = '\0';
+	memcpy(longl, "db = /", 6);
+	{
+		char text[512];
+
+		snprintf(text, sizeof(text), "[server]\n%s\n", longl);
+		write_file(t, "long.conf", text, 0644, path, sizeof(path));
+	}
+	assert_int_equal(bb_dconfig_load(c, path, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want), "%s:2: line longer than", path);
+	assert_non_null(strstr(err, want));
+
+	/* a missing file */
+	snprintf(path, sizeof(path), "%s/no-such.conf", t->dir);
+	assert_int_equal(bb_dconfig_load(c, path, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, path));
+	free(c);
+	free(def);
+}
+
+/* ---- command line ---------------------------------------------------------------- */
+
+static void test_args(void **state)
+{
+	struct tmp *t = *state;
+	struct bb_dconfig *c = new_cfg();
+	char path[PATH_MAX], err[512] = "";
+	int ret;
+
+	(void)t;
+	data_conf(path, sizeof(path));
+	{
+		/* --config last, yet loaded first: the command line wins */
+		char *argv[] = { "biobenchd", "--listen=127.0.0.2:1234",
+				 "--db", "/srv/bb.db", "--allow", "/srv/*.img",
+				 "--allow-write=/srv/w*.img", "--foreground",
+				 "--http-threads", "3", "--bench-cpus=0-1",
+				 "--config", path, NULL };
+
+		ret = bb_dconfig_args(c, 13, argv, err, sizeof(err));
+		if (ret)
+			fail_msg("args: %s", err);
+	}
+	assert_string_equal(c->config_path, path);
+	assert_string_equal(c->listen_addr, "127.0.0.2");
+	assert_int_equal(c->port, 1234);
+	assert_true(c->loopback);
+	assert_string_equal(c->db_path, "/srv/bb.db");
+	assert_string_equal(c->web_root, "/var/tmp/bb-test/web"); /* file */
+	assert_int_equal(c->http_threads, 3);
+	assert_int_equal(c->max_connections, 10); /* file */
+	assert_int_equal(c->n_bench_cpus, 2);
+	assert_true(c->foreground);
+	/* the file's entries, then the command line's */
+	assert_int_equal(c->nallow, 5);
+	assert_string_equal(c->allow[3].pattern, "/srv/*.img");
+	assert_false(c->allow[3].write);
+	assert_string_equal(c->allow[4].pattern, "/srv/w*.img");
+	assert_true(c->allow[4].write);
+	free(c);
+}
+
+static void test_args_errors(void **state)
+{
+	static const struct {
+		const char *a1, *a2;
+		const char *what;
+	} cases[] = {
+		{ "--max-body=1x", NULL, "--max-body: '1x' is not a size" },
+		{ "--listen", "8420", "--listen: '8420' is not a listen address" },
+		{ "--listen", NULL, "--listen needs a value" },
+		{ "--http-cpus=a", NULL, "--http-cpus: 'a' is not a CPU list" },
+		{ "--allow", "relative", "--allow: 'relative'" },
+		{ "--nope", NULL, "unknown option '--nope'" },
+		{ "--nope=1", NULL, "unknown option '--nope'" },
+		{ "stray", NULL, "unexpected argument 'stray'" },
+		{ "-l", NULL, "unexpected argument '-l'" },
+		{ "--foreground=1", NULL, "--foreground takes no value" },
+		{ "--config", "/nonexistent/bb.conf", "/nonexistent/bb.conf" },
+		{ "--timeout", "0", "--timeout: 0 is out of range" },
+	};
+	struct bb_dconfig *c = new_cfg();
+	char err[512];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *argv[] = { "biobenchd", (char *)cases[i].a1,
+				 (char *)cases[i].a2, NULL };
+		int argc = cases[i].a2 ? 3 : 2;
+
+		err[0] = '\0';
+		assert_true(bb_dconfig_args(c, argc, argv, err, sizeof(err)) <
+			    0);
+		if (!strstr(err, cases[i].what))
+			fail_msg("%s: message '%s' lacks '%s'", cases[i].a1,
+				 err, cases[i].what);
+	}
+	{
+		char *argv[] = { "biobenchd", "--config", "/a", "--config=/b",
+				 NULL };
+
+		assert_int_equal(bb_dconfig_args(c, 4, argv, err, sizeof(err)),
+				 -EINVAL);
+		assert_non_null(strstr(err, "--config given twice"));
+	}
+	{
+		/* --help wins, even over a bad option after it */
+		char *argv[] = { "biobenchd", "--help", NULL };
+
+		assert_int_equal(bb_dconfig_args(c, 2, argv, err, sizeof(err)),
+				 1);
+	}
+	free(c);
+}
+
+static void test_usage(void **state)
+{
+	static const char *const want[] = {
+		"--config FILE", "--listen ADDR:PORT", "127.0.0.1:8420",
+		"--db PATH", "/var/lib/biobench/biobench.db", "--web-root DIR",
+		"/usr/share/biobench/web", "--token-file FILE",
+		"--http-cpus LIST", "--bench-cpus LIST", "last online CPU",
+		"--http-threads N", "default 2;", "--max-body SIZE",
+		"default 1m;", "--max-connections N", "default 2048;",
+		"--timeout SECONDS", "default 30;", "--allow GLOB",
+		"--allow-write GLOB", "--foreground", "--help",
+		"[server] max_body\n", "[targets] allow_write\n",
+	};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(f);
+	bb_dconfig_usage(f);
+	fclose(f);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (!strstr(buf, want[i]))
+			fail_msg("usage lacks '%s':\n%s", want[i], buf);
+	free(buf);
+}
+
+/* ---- final checks ------------------------------------------------------------------ */
+
+static void test_check_token(void **state)
+{
+	struct tmp *t = *state;
+	struct bb_dconfig *c = new_cfg();
+	char path[PATH_MAX], err[512] = "", longtok[300];
+
+	/* not loopback, no token file */
+	{
+		char *argv[] = { "biobenchd", "--listen", "0.0.0.0:8420", NULL };
+
+		assert_int_equal(bb_dconfig_args(c, 3, argv, err, sizeof(err)),
+				 0);
+	}
+	assert_false(c->loopback);
+	assert_int_equal(bb_dconfig_check(c, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "token_file"));
+	assert_non_null(strstr(err, "0.0.0.0"));
+
+	/* readable by others: refused, naming the mode and the fix */
+	write_file(t, "token", "  s3cret-token \nsecond line\n", 0644, path,
+		   sizeof(path));
+	snprintf(c->token_file, sizeof(c->token_file), "%s", path);
+	err[0] = '\0';
+	assert_int_equal(bb_dconfig_check(c, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "0644"));
+	assert_non_null(strstr(err, "chmod 600"));
+	assert_non_null(strstr(err, path));
+	assert_string_equal(c->token, "");
+	assert_int_equal(chmod(path, 0640), 0);
+	assert_int_equal(bb_dconfig_check(c, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "0640"));
+
+	/* 0600: loaded, trimmed, first line only */
+	assert_int_equal(chmod(path, 0600), 0);
+	assert_int_equal(bb_dconfig_check(c, err, sizeof(err)), 0);
+	assert_string_equal(c->token, "s3cret-token");
+
+	/* empty first line */
+	write_file(t, "token-empty", "   \nsecond\n", 0600, path, sizeof(path));
+	snprintf(c->token_file, sizeof(c->token_file), "%s", path);
+	assert_int_equal(bb_dconfig_check(c, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "empty"));
+
+	/* too long */
+	memset(longtok, 'x', sizeof(longtok) - 2);
+	longtok[sizeof(longtok) - 2] = '\n';
+	longtok[sizeof(longtok) - 1] = '\0';
+	write_file(t, "token-long", longtok, 0600, path, sizeof(path));
+	snprintf(c->token_file, sizeof(c->token_file), "%s", path);
+	assert_int_equal(bb_dconfig_check(c, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "255"));
+
+	/* a directory; a missing file */
+	snprintf(c->token_file, sizeof(c->token_file), "%s", t->dir);
+	assert_int_equal(bb_dconfig_check(c, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "not a regular file"));
+	snprintf(c->token_file, sizeof(c->token_file), "%s/none", t->dir);
+	assert_int_equal(bb_dconfig_check(c, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "No such file"));
+
+	/* a token on a loopback address is loaded too */
+	write_file(t, "token-lo", "abc\n", 0600, path, sizeof(path));
+	bb_dconfig_default(c);
+	snprintf(c->token_file, sizeof(c->token_file), "%s", path);
+	assert_int_equal(bb_dconfig_check(c, err, sizeof(err)), 0);
+	assert_string_equal(c->token, "abc");
+	free(c);
+}
+
+static void test_check_cpus(void **state)
+{
+	struct bb_dconfig *c = new_cfg();
+	char err[512] = "";
+
+	(void)state;
+	c->http_cpus[0] = 4000;
+	assert_int_equal(bb_dconfig_check(c, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "http_cpus: CPU 4000 is not online"));
+	bb_dconfig_default(c);
+	c->bench_cpus[0] = 4001;
+	assert_int_equal(bb_dconfig_check(c, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "bench_cpus: CPU 4001"));
+	if (sysconf(_SC_NPROCESSORS_ONLN) > 1) {
+		bb_dconfig_default(c);
+		c->bench_cpus[0] = 0;
+		assert_int_equal(bb_dconfig_check(c, err, sizeof(err)),
+				 -EINVAL);
+		assert_non_null(strstr(err, "share CPU 0"));
+	}
+	free(c);
+}
+
+/* ---- allow-list ------------------------------------------------------------------- */
+
+static void mk(const struct tmp *t, const char *rel, bool dir)
+{
+	char p[PATH_MAX];
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/%s", t->dir, rel);
+	if (dir) {
+		assert_int_equal(mkdir(p, 0755), 0);
+	} else {
+		fd = open(p, O_CREAT | O_WRONLY, 0644);
+		assert_true(fd >= 0);
+		close(fd);
+	}
+}
+
+static int allowed(const struct bb_dconfig *c, const struct tmp *t,
+		   const char *rel, bool write, char *why, size_t len)
+{
+	char p[PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s/%s", t->dir, rel);
+	why[0] = '\0';
+	return bb_dconfig_target_allowed(c, p, write, why, len);
+}
+
+static void test_allow(void **state)
+{
+	struct tmp *t = *state;
+	struct bb_dconfig *c = new_cfg();
+	char why[2048], p[PATH_MAX], q[PATH_MAX], text[3 * PATH_MAX];
+
+	mk(t, "allowed", true);
+	mk(t, "allowed/f.dat", false);
+	mk(t, "allowed/w1.dat", false);
+	mk(t, "allowed/sub", true);
+	mk(t, "allowed/sub/x.dat", false);
+	mk(t, "other", true);
+	mk(t, "other/secret.dat", false);
+	snprintf(p, sizeof(p), "%s/other/secret.dat", t->dir);
+	snprintf(q, sizeof(q), "%s/allowed/link.dat", t->dir);
+	assert_int_equal(symlink(p, q), 0);
+	snprintf(p, sizeof(p), "%s/other/missing.dat", t->dir);
+	snprintf(q, sizeof(q), "%s/allowed/dangling.dat", t->dir);
+	assert_int_equal(symlink(p, q), 0);
+	snprintf(p, sizeof(p), "%s/allowed/f.dat", t->dir);
+	snprintf(q, sizeof(q), "%s/allowed/good-link.dat", t->dir);
+	assert_int_equal(symlink(p, q), 0);
+
+	snprintf(text, sizeof(text),
+		 "[targets]\nallow = nop\nallow = %s/allowed/*.dat\n"
+		 "allow_write = %s/allowed/w*.dat\n",
+		 t->dir, t->dir);
+	write_file(t, "allow.conf", text, 0644, p, sizeof(p));
+	if (bb_dconfig_load(c, p, why, sizeof(why)))
+		fail_msg("%s", why);
+	assert_int_equal(c->nallow, 3);
+
+	/* nop: literal match; it does no I/O, so writing is allowed too */
+	assert_int_equal(bb_dconfig_target_allowed(c, "nop", false, why,
+						   sizeof(why)),
+			 0);
+	assert_int_equal(bb_dconfig_target_allowed(c, "nop", true, why,
+						   sizeof(why)),
+			 0);
+
+	/* glob match, read; write needs allow_write */
+	assert_int_equal(allowed(c, t, "allowed/f.dat", false, why,
+				 sizeof(why)),
+			 0);
+	assert_int_equal(allowed(c, t, "allowed/f.dat", true, why,
+				 sizeof(why)),
+			 -EACCES);
+	assert_non_null(strstr(why, "allow_write"));
+	assert_non_null(strstr(why, "allowed/f.dat"));
+	assert_int_equal(allowed(c, t, "allowed/w1.dat", true, why,
+				 sizeof(why)),
+			 0);
+	/* a file that does not exist yet: its directory is resolved */
+	assert_int_equal(allowed(c, t, "allowed/new.dat", false, why,
+				 sizeof(why)),
+			 0);
+	assert_int_equal(allowed(c, t, "allowed/wnew.dat", true, why,
+				 sizeof(why)),
+			 0);
+	assert_int_equal(allowed(c, t, "allowed/new.img", false, why,
+				 sizeof(why)),
+			 -EACCES);
+
+	/* not matched: the reason names the target and the allow-list */
+	assert_int_equal(allowed(c, t, "other/secret.dat", false, why,
+				 sizeof(why)),
+			 -EACCES);
+	snprintf(p, sizeof(p), "target %s/other/secret.dat is not in the "
+		 "allow-list (allow = nop, %s/allowed/*.dat; allow_write = "
+		 "%s/allowed/w*.dat)", t->dir, t->dir, t->dir);
+	assert_string_equal(why, p);
+
+	/* .. is canonicalized: out of the allowed dir, and back into it */
+	assert_int_equal(allowed(c, t, "allowed/../other/secret.dat", false,
+				 why, sizeof(why)),
+			 -EACCES);
+	snprintf(p, sizeof(p), "resolves to %s/other/secret.dat", t->dir);
+	assert_non_null(strstr(why, p));
+	assert_int_equal(allowed(c, t, "allowed/../../allowed/f.dat", false,
+				 why, sizeof(why)),
+			 -EACCES);
+	assert_int_equal(allowed(c, t, "other/../allowed/f.dat", false, why,
+				 sizeof(why)),
+			 0);
+	assert_int_equal(allowed(c, t, "allowed/./f.dat", false, why,
+				 sizeof(why)),
+			 0);
+
+	/* * does not cross a / (FNM_PATHNAME) */
+	assert_int_equal(allowed(c, t, "allowed/sub/x.dat", false, why,
+				 sizeof(why)),
+			 -EACCES);
+
+	/* a missing directory is refused with the reason */
+	assert_int_equal(allowed(c, t, "allowed/nodir/x.dat", false, why,
+				 sizeof(why)),
+			 -EACCES);
+	assert_non_null(strstr(why, "nodir"));
+	assert_non_null(strstr(why, "No such file"));
+
+	/* symlinks are judged by their destination */
+	assert_int_equal(allowed(c, t, "allowed/link.dat", false, why,
+				 sizeof(why)),
+			 -EACCES);
+	snprintf(p, sizeof(p), "resolves to %s/other/secret.dat", t->dir);
+	assert_non_null(strstr(why, p));
+	assert_int_equal(allowed(c, t, "allowed/good-link.dat", false, why,
+				 sizeof(why)),
+			 0);
+	assert_int_equal(allowed(c, t, "allowed/dangling.dat", true, why,
+				 sizeof(why)),
+			 -EACCES);
+	assert_non_null(strstr(why, "symlink"));
+
+	/* relative targets are refused */
+	assert_int_equal(bb_dconfig_target_allowed(c, "allowed/f.dat", false,
+						   why, sizeof(why)),
+			 -EACCES);
+	assert_non_null(strstr(why, "absolute"));
+
+	/* nop is not allowed by a path pattern, nor "/x/nop" by "nop" */
+	bb_dconfig_default(c);
+	snprintf(text, sizeof(text), "%s/*", t->dir);
+	{
+		char *argv[] = { "biobenchd", "--allow", text, NULL };
+
+		assert_int_equal(bb_dconfig_args(c, 3, argv, why, sizeof(why)),
+				 0);
+	}
+	assert_int_equal(bb_dconfig_target_allowed(c, "nop", false, why,
+						   sizeof(why)),
+			 -EACCES);
+	assert_non_null(strstr(why, "target nop is not in the allow-list"));
+	free(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_load_full),
+		cmocka_unit_test_setup_teardown(test_load_listen_forms, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_load_bad_values, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_load_bad_structure, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_args, setup, teardown),
+		cmocka_unit_test(test_args_errors),
+		cmocka_unit_test(test_usage),
+		cmocka_unit_test_setup_teardown(test_check_token, setup,
+						teardown),
+		cmocka_unit_test(test_check_cpus),
+		cmocka_unit_test_setup_teardown(test_allow, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,595 @@
+/* test_scheduler.c - the scheduler with a real store in a temporary
+ * directory and real io_uring NOP runs, driven from several threads the
+ * way the daemon drives it (built for TSan as well: -DBB_TSAN=ON):
+ *
+ *  - jobs inserted with bb_store_job_insert and kicked while a second
+ *    thread cancels some of them (queued ones and running ones) and a
+ *    third reads progress and job documents in a loop: every job ends,
+ *    the cancelled ones cancelled within a bound, the others done with
+ *    all their runs stored; cancel answers -EALREADY / -ENOENT where it
+ *    must;
+ *  - bb_sched_stop during a run: the job is interrupted, not cancelled;
+ *  - startup recovery: a job left running becomes interrupted; a journaled
+ *    knob is written back only when its path is a sysfs file (a tampered
+ *    database must not make the daemon write elsewhere);
+ *  - a real sysfs knob (loop device, root only) is restored at startup.
+ * Skipped (77) when io_uring is not available. */
+#include "dconfig.h"
+#include "scheduler.h"
+#include "store.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <liburing.h>
+
+#include "helpers.h"
+
+#define SHORT_JOB(n)                                                      \
+	"{\"name\":\"short " n "\",\"target\":\"nop\",\"workload\":"        \
+	"{\"number_ios\":2000,\"iodepth\":8},\"variants\":{\"A\":{},"       \
+	"\"B\":{\"bio_cache\":\"irq_fast\",\"completion\":\"thread\"}},"  \
+	"\"repeat\":2,\"warmup\":0}"
+/* 10 rounds of 2 x 5 s: 100 s unless the cancel works */
+#define LONG_JOB                                                          \
+	"{\"name\":\"long\",\"target\":\"nop\",\"workload\":"               \
+	"{\"runtime\":\"5s\",\"iodepth\":8},\"variants\":{\"A\":{},"        \
+	"\"B\":{}},\"repeat\":10,\"warmup\":0}"
+
+/* generous: TSan slows everything down 5-15x, the host is shared */
+#define END_TIMEOUT_S 180.0
+#define CANCEL_BOUND_S 5.0
+
+struct fx {
+	char dir[64];
+	char db[128];
+};
+
+static void write_text(const char *path, const char *text);
+static void read_text(const char *path, char *buf, size_t len);
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	snprintf(f->dir, sizeof(f->dir), "/tmp/bb-test-sched.XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	snprintf(f->db, sizeof(f->db), "%s/biobench.db", f->dir);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
+	assert_int_equal(system(cmd), 0);
+	free(f);
+	return 0;
+}
+
+static struct bb_store *store_open(const struct fx *f)
+{
+	struct bb_store *st = NULL;
+	char err[512] = "";
+	int ret = bb_store_open(&st, f->db, err, sizeof(err));
+
+	if (ret)
+		print_message("bb_store_open: %s\n", err);
+	assert_int_equal(ret, 0);
+	return st;
+}
+
+static int64_t insert(struct bb_store *st, const char *spec, unsigned runs)
+{
+	char err[512] = "";
+	int64_t id = 0;
+	int ret = bb_store_job_insert(st, "t", "nop", spec, runs, &id, err,
+				      sizeof(err));
+
+	if (ret)
+		print_message("bb_store_job_insert: %s\n", err);
+	assert_int_equal(ret, 0);
+	return id;
+}
+
+static const char *state_of(struct bb_store *st, int64_t id, char *buf)
+{
+	assert_int_equal(bb_store_job_state(st, id, buf, NULL, 0), 0);
+	return buf;
+}
+
+static bool ended(const char *s)
+{
+	return !strcmp(s, BB_JOB_DONE) || !strcmp(s, BB_JOB_FAILED) ||
+	       !strcmp(s, BB_JOB_CANCELLED) || !strcmp(s, BB_JOB_INTERRUPTED);
+}
+
+/* Runs stored for a job, and how many of them are done. */
+static unsigned runs_of(struct bb_store *st, int64_t id, unsigned *ndone)
+{
+	struct json_object *o = NULL, *runs, *r, *v;
+	char err[256];
+	unsigned n;
+
+	assert_int_equal(bb_store_job_runs(st, id, false, &o, err, sizeof(err)),
+			 0);
+	assert_true(json_object_object_get_ex(o, "runs", &runs));
+	n = (unsigned)json_object_array_length(runs);
+	*ndone = 0;
+	for (unsigned i = 0; i < n; i++) {
+		r = json_object_array_get_idx(runs, i);
+		if (json_object_object_get_ex(r, "state", &v) &&
+		    !strcmp(json_object_get_string(v), "done"))
+			(*ndone)++;
+	}
+	json_object_put(o);
+	return n;
+}
+
+/* ---- concurrent submit / cancel / progress ----------------------------- */
+
+#define NJOBS 12
+
+struct shared {
+	struct bb_sched *s;
+	struct bb_store *http;   /* the "HTTP threads'" handle, shared */
+	int64_t ids[NJOBS];
+	bool is_long[NJOBS];
+	bool cancel_queued[NJOBS]; /* cancelled before it can start */
+	/* written by the canceller, read by the main thread (atomics: the
+	 * only ordering between them otherwise goes through sqlite) */
+	_Atomic double cancel_t[NJOBS]; /* when the cancel was asked (0: not) */
+	atomic_int cancel_ret[NJOBS];
+	atomic_bool done;
+	atomic_uint progress_seen; /* progress documents read */
+	atomic_uint progress_bad;  /* malformed ones */
+};
+
+static void *canceller(void *arg)
+{
+	struct shared *sh = arg;
+	char err[256];
+
+	/* queued ones first, at once: they must never start */
+	for (int i = 0; i < NJOBS; i++) {
+		if (!sh->cancel_queued[i])
+			continue;
+		sh->cancel_t[i] = now_s();
+		sh->cancel_ret[i] = bb_sched_cancel(sh->s, sh->http, sh->ids[i],
+						    err, sizeof(err));
+	}
+	/* the long ones once they run (or right away if one is missed) */
+	for (int i = 0; i < NJOBS; i++) {
+		double t0 = now_s();
+
+		if (!sh->is_long[i] || sh->cancel_queued[i])
+			continue;
+		while (bb_sched_running(sh->s) != sh->ids[i] &&
+		       now_s() - t0 < END_TIMEOUT_S)
+			usleep(2000);
+		usleep(100000); /* let a run get going */
+		sh->cancel_t[i] = now_s();
+		sh->cancel_ret[i] = bb_sched_cancel(sh->s, sh->http, sh->ids[i],
+						    err, sizeof(err));
+	}
+	return NULL;
+}
+
+static void *reader(void *arg)
+{
+	struct shared *sh = arg;
+	char err[256];
+
+	while (!atomic_load(&sh->done)) {
+		int64_t id = bb_sched_running(sh->s);
+		struct json_object *p, *job = NULL, *v;
+
+		/* progress of whatever runs, and of ids that do not */
+		p = bb_sched_progress(sh->s, id);
+		if (p) {
+			atomic_fetch_add(&sh->progress_seen, 1);
+			if (!json_object_object_get_ex(p, "runs_planned", &v) ||
+			    !json_object_object_get_ex(p, "run", &v) ||
+			    json_object_get_int(v) < 0)
+				atomic_fetch_add(&sh->progress_bad, 1);
+			json_object_put(p);
+		}
+		p = bb_sched_progress(sh->s, 999999);
+		if (p)
+			atomic_fetch_add(&sh->progress_bad, 1);
+		json_object_put(p);
+		if (id && !bb_store_job_get(sh->http, id, &job, err,
+					    sizeof(err)))
+			json_object_put(job);
+		usleep(500);
+	}
+	return NULL;
+}
+
+static void test_concurrent(void **state)
+{
+	struct fx *f = *state;
+	struct shared *sh = calloc(1, sizeof(*sh));
+	pthread_t tc, tr;
+	char err[512] = "", st[16];
+	double t0;
+	int ret;
+
+	assert_non_null(sh);
+	sh->http = store_open(f);
+	ret = bb_sched_start(&sh->s, f->db, err, sizeof(err));
+	if (ret)
+		print_message("bb_sched_start: %s\n", err);
+	assert_int_equal(ret, 0);
+
+	/* pattern: short, long (cancelled while running), short, long
+	 * (cancelled while queued), ... */
+	for (int i = 0; i < NJOBS; i++) {
+		sh->is_long[i] = i % 2 == 1;
+		sh->cancel_queued[i] = i % 4 == 3;
+		sh->ids[i] = insert(sh->http, sh->is_long[i] ? LONG_JOB
+							     : SHORT_JOB("x"),
+				    sh->is_long[i] ? 20 : 4);
+		if (i % 3 == 0)
+			bb_sched_kick(sh->s);
+	}
+	bb_sched_kick(sh->s);
+	atomic_store(&sh->done, false);
+	assert_int_equal(pthread_create(&tr, NULL, reader, sh), 0);
+	assert_int_equal(pthread_create(&tc, NULL, canceller, sh), 0);
+
+	/* wait for every job to end */
+	t0 = now_s();
+	for (int i = 0; i < NJOBS; i++) {
+		while (!ended(state_of(sh->http, sh->ids[i], st))) {
+			if (now_s() - t0 > END_TIMEOUT_S)
+				fail_msg("job %d (%s, %s) still %s after %.0f s",
+					 i, sh->is_long[i] ? "long" : "short",
+					 sh->cancel_queued[i] ? "cancel queued"
+							      : "-",
+					 st, END_TIMEOUT_S);
+			usleep(10000);
+		}
+		if (sh->cancel_t[i] > 0 && !sh->cancel_queued[i]) {
+			double dt = now_s() - sh->cancel_t[i];
+
+			if (dt > CANCEL_BOUND_S)
+				fail_msg("job %d: cancelled %.2f s after the "
+					 "request (bound %.0f s)", i, dt,
+					 CANCEL_BOUND_S);
+		}
+	}
+	assert_int_equal(pthread_join(tc, NULL), 0);
+	atomic_store(&sh->done, true);
+	assert_int_equal(pthread_join(tr, NULL), 0);
+
+	for (int i = 0; i < NJOBS; i++) {
+		unsigned n, ndone;
+
+		state_of(sh->http, sh->ids[i], st);
+		n = runs_of(sh->http, sh->ids[i], &ndone);
+		if (sh->is_long[i]) {
+			if (strcmp(st, BB_JOB_CANCELLED))
+				fail_msg("long job %d: %s, wanted cancelled",
+					 i, st);
+			assert_int_equal(sh->cancel_ret[i], 0);
+			if (sh->cancel_queued[i])
+				assert_int_equal(n, 0); /* never started */
+		} else {
+			if (strcmp(st, BB_JOB_DONE))
+				fail_msg("short job %d: %s, wanted done", i, st);
+			assert_int_equal(n, 4);
+			assert_int_equal(ndone, 4);
+		}
+	}
+	assert_int_equal(bb_sched_running(sh->s), 0);
+	assert_int_equal(atomic_load(&sh->progress_bad), 0);
+	print_message("  %u progress documents read while jobs ran\n",
+		      atomic_load(&sh->progress_seen));
+	/* cancel of an ended job, of no job */
+	assert_int_equal(bb_sched_cancel(sh->s, sh->http, sh->ids[0], err,
+					 sizeof(err)),
+			 -EALREADY);
+	assert_int_equal(bb_sched_cancel(sh->s, sh->http, sh->ids[1], err,
+					 sizeof(err)),
+			 -EALREADY);
+	assert_int_equal(bb_sched_cancel(sh->s, sh->http, 424242, err,
+					 sizeof(err)),
+			 -ENOENT);
+	bb_sched_stop(sh->s);
+	bb_store_close(sh->http);
+	free(sh);
+}
+
+/* ---- stop during a run ---------------------------------------------------- */
+
+static void test_stop_interrupts(void **state)
+{
+	struct fx *f = *state;
+	struct bb_store *st = store_open(f);
+	struct bb_sched *s = NULL;
+	char err[512] = "", buf[16];
+	int64_t id, queued;
+	double t0;
+
+	id = insert(st, LONG_JOB, 20);
+	queued = insert(st, SHORT_JOB("after"), 4);
+	assert_int_equal(bb_sched_start(&s, f->db, err, sizeof(err)), 0);
+	bb_sched_kick(s); /* nothing starts before the first kick */
+	t0 = now_s();
+	while (bb_sched_running(s) != id) {
+		assert_true(now_s() - t0 < END_TIMEOUT_S);
+		usleep(2000);
+	}
+	usleep(200000);
+	t0 = now_s();
+	bb_sched_stop(s);
+	assert_true(now_s() - t0 < CANCEL_BOUND_S);
+	assert_string_equal(state_of(st, id, buf), BB_JOB_INTERRUPTED);
+	/* the next job was not started by a stopping scheduler */
+	assert_string_equal(state_of(st, queued, buf), BB_JOB_QUEUED);
+	bb_store_close(st);
+}
+
+/* ---- the allow-list is checked again when a job runs ----------------------- */
+
+static struct bb_store *g_st; /* for wait_end */
+
+static const char *wait_end(int64_t id, char *buf)
+{
+	double t0 = now_s();
+
+	while (!ended(state_of(g_st, id, buf))) {
+		if (now_s() - t0 > END_TIMEOUT_S)
+			fail_msg("job %lld still %s", (long long)id, buf);
+		usleep(10000);
+	}
+	return buf;
+}
+
+static const char *job_error(int64_t id, char *buf, size_t len)
+{
+	struct json_object *o = NULL, *v;
+	char err[256];
+
+	assert_int_equal(bb_store_job_get(g_st, id, &o, err, sizeof(err)), 0);
+	snprintf(buf, len, "%s",
+		 json_object_object_get_ex(o, "error", &v) && v
+			 ? json_object_get_string(v)
+			 : "");
+	json_object_put(o);
+	return buf;
+}
+
+static void test_allow_recheck(void **state)
+{
+	struct fx *f = *state;
+	struct bb_dconfig *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	struct bb_dconfig *cur;
+	pthread_rwlock_t lock;
+	struct bb_sched *s = NULL;
+	char err[512] = "", buf[16], msg[1024], spec[1024], path[256],
+	     link[256];
+	int64_t blocked, swapped, dropped, ok;
+
+	assert_non_null(a);
+	assert_non_null(b);
+	g_st = store_open(f);
+	assert_int_equal(pthread_rwlock_init(&lock, NULL), 0);
+	/* a: nop and DIR/ok/NAME.dat; b: nop only (after a "reload") */
+	bb_dconfig_default(a);
+	a->nallow = 2;
+	snprintf(a->allow[0].pattern, sizeof(a->allow[0].pattern), "nop");
+	snprintf(a->allow[1].pattern, sizeof(a->allow[1].pattern),
+		 "%s/ok/*.dat", f->dir);
+	a->allow[1].write = true;
+	*b = *a;
+	b->nallow = 1;
+	cur = a;
+	snprintf(path, sizeof(path), "%s/ok", f->dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/outside", f->dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+
+	/* queued while a blocker runs: a file that becomes a symlink to a
+	 * file outside the allow-list, and one whose pattern is dropped */
+	blocked = insert(g_st, LONG_JOB, 20);
+	snprintf(spec, sizeof(spec),
+		 "{\"name\":\"swap\",\"target\":\"%s/ok/a.dat\","
+		 "\"workload\":{\"size\":\"1m\",\"number_ios\":500,"
+		 "\"rw\":\"randwrite\"},\"variants\":{\"A\":{},\"B\":{}},"
+		 "\"repeat\":2,\"warmup\":0}", f->dir);
+	swapped = insert(g_st, spec, 4);
+	assert_int_equal(bb_sched_start(&s, f->db, err, sizeof(err)), 0);
+	bb_sched_set_config(s, &lock, &cur);
+	while (bb_sched_running(s) != blocked)
+		usleep(2000);
+	snprintf(path, sizeof(path), "%s/outside/victim.dat", f->dir);
+	write_text(path, "precious\n");
+	snprintf(link, sizeof(link), "%s/ok/a.dat", f->dir);
+	assert_int_equal(symlink(path, link), 0);
+	assert_int_equal(bb_sched_cancel(s, g_st, blocked, err, sizeof(err)),
+			 0);
+	assert_string_equal(wait_end(swapped, buf), BB_JOB_FAILED);
+	job_error(swapped, msg, sizeof(msg));
+	if (!strstr(msg, "allow-list"))
+		fail_msg("swapped target: error '%s'", msg);
+	read_text(path, msg, sizeof(msg));
+	assert_string_equal(msg, "precious");
+
+	/* the allow-list changes ("SIGHUP") between submission and run */
+	blocked = insert(g_st, LONG_JOB, 20);
+	snprintf(spec, sizeof(spec),
+		 "{\"name\":\"drop\",\"target\":\"%s/ok/b.dat\","
+		 "\"workload\":{\"size\":\"1m\",\"number_ios\":500},"
+		 "\"variants\":{\"A\":{},\"B\":{}},\"repeat\":2,"
+		 "\"warmup\":0}", f->dir);
+	dropped = insert(g_st, spec, 4);
+	ok = insert(g_st, SHORT_JOB("still fine"), 4);
+	bb_sched_kick(s);
+	while (bb_sched_running(s) != blocked)
+		usleep(2000);
+	pthread_rwlock_wrlock(&lock);
+	cur = b;
+	pthread_rwlock_unlock(&lock);
+	assert_int_equal(bb_sched_cancel(s, g_st, blocked, err, sizeof(err)),
+			 0);
+	assert_string_equal(wait_end(dropped, buf), BB_JOB_FAILED);
+	job_error(dropped, msg, sizeof(msg));
+	if (!strstr(msg, "allow-list"))
+		fail_msg("dropped target: error '%s'", msg);
+	assert_string_equal(wait_end(ok, buf), BB_JOB_DONE);
+	bb_sched_stop(s);
+	bb_store_close(g_st);
+	pthread_rwlock_destroy(&lock);
+	free(a);
+	free(b);
+}
+
+/* ---- startup recovery ------------------------------------------------------ */
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *fp = fopen(path, "w");
+
+	assert_non_null(fp);
+	fputs(text, fp);
+	assert_int_equal(fclose(fp), 0);
+}
+
+static void read_text(const char *path, char *buf, size_t len)
+{
+	FILE *fp = fopen(path, "r");
+
+	assert_non_null(fp);
+	if (!fgets(buf, (int)len, fp))
+		buf[0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	fclose(fp);
+}
+
+static void test_recovery(void **state)
+{
+	struct fx *f = *state;
+	struct bb_store *st = store_open(f);
+	struct bb_sched *s = NULL;
+	char err[512] = "", buf[64], fake[160];
+	int64_t id, kid;
+
+	/* a job the previous daemon left running, with a knob journal row
+	 * whose path is not a sysfs file (as a tampered database would
+	 * have it): the job is interrupted, the file left alone */
+	id = insert(st, SHORT_JOB("crashed"), 4);
+	assert_int_equal(bb_store_job_start(st, id, 0, 0, err, sizeof(err)), 0);
+	snprintf(fake, sizeof(fake), "%s/not-a-knob", f->dir);
+	write_text(fake, "keep me\n");
+	assert_int_equal(bb_store_knob_journal(st, id, "nop", "nomerges", fake,
+					       "root::0:0::/root:/bin/sh", "2",
+					       &kid, err, sizeof(err)),
+			 0);
+	assert_int_equal(bb_store_knob_mark(st, kid, "applied", NULL, 0), 0);
+
+	assert_int_equal(bb_sched_start(&s, f->db, err, sizeof(err)), 0);
+	assert_string_equal(state_of(st, id, buf), BB_JOB_INTERRUPTED);
+	read_text(fake, buf, sizeof(buf));
+	assert_string_equal(buf, "keep me");
+	bb_sched_stop(s);
+	bb_store_close(st);
+}
+
+/* A real knob: read_ahead_kb of a loop device, changed behind the
+ * daemon's back after journaling, as if it had crashed right after the
+ * write. */
+static void test_recovery_sysfs(void **state)
+{
+	struct fx *f = *state;
+	struct bb_store *st;
+	struct bb_sched *s = NULL;
+	char err[512] = "", img[160], loop[64] = "", knob[256], orig[32],
+	     now[32], cmd[256];
+	int64_t id, kid;
+
+	if (geteuid()) {
+		print_message("  skipped: needs root for a loop device\n");
+		skip();
+	}
+	snprintf(img, sizeof(img), "%s/loop.img", f->dir);
+	assert_int_equal(run("truncate -s 8M '%s'", img), 0);
+	snprintf(cmd, sizeof(cmd), "losetup -f --show '%s' 2>/dev/null", img);
+	if (run_out(loop, sizeof(loop), cmd) || !loop[0]) {
+		print_message("  skipped: losetup failed\n");
+		skip();
+	}
+	snprintf(knob, sizeof(knob), "/sys/block/%s/queue/read_ahead_kb",
+		 loop + 5);
+	read_text(knob, orig, sizeof(orig));
+	st = store_open(f);
+	id = insert(st, SHORT_JOB("crashed"), 4);
+	assert_int_equal(bb_store_job_start(st, id, 0, 0, err, sizeof(err)), 0);
+	assert_int_equal(bb_store_knob_journal(st, id, loop, "read_ahead_kb",
+					       knob, orig, "4", &kid, err,
+					       sizeof(err)),
+			 0);
+	write_text(knob, strcmp(orig, "4") ? "4\n" : "8\n");
+	assert_int_equal(bb_sched_start(&s, f->db, err, sizeof(err)), 0);
+	read_text(knob, now, sizeof(now));
+	bb_sched_stop(s);
+	bb_store_close(st);
+	run("losetup -d '%s'", loop);
+	assert_string_equal(now, orig);
+}
+
+static int have_io_uring(void)
+{
+	struct io_uring ring;
+
+	if (io_uring_queue_init(4, &ring, 0))
+		return -1;
+	io_uring_queue_exit(&ring);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_concurrent, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_stop_interrupts, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_allow_recheck, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_recovery, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recovery_sysfs, setup,
+						teardown),
+	};
+
+	if (have_io_uring()) {
+		fprintf(stderr, "test_scheduler: io_uring is not available\n");
+		return 77;
+	}
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,770 @@
+/* test_abstats.c - A/B statistics (core/job/abstats.c).
+ *
+ * Where the expected numbers come from:
+ *  - "by hand": Walsh averages listed in the comment, sorted, indexed.
+ *  - "brute force": the enumerators below (all 2^n sign assignments, ranks
+ *    by naive counting), written independently of the DP in abstats.c.
+ *  - "scipy": Debian python3-scipy 1.10.1, run as /usr/bin/python3; the
+ *    exact call is in the comment, the numbers are pasted as literals.
+ *  - "python bootstrap": an independent Python re-implementation of the
+ *    bootstrap (given in the comment of that test); its xoshiro256** gives
+ *    the published rand_xoshiro vector for state {1,2,3,4} (11520, 0,
+ *    1509978240, 1215971899390074240, ...) and its splitmix64 the
+ *    reference outputs for seed 1234567 (6457827717110365317, ...).
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <biobench/abstats.h>
+
+#define Z975 1.959963984540054 /* scipy.stats.norm.ppf(0.975) */
+
+/* ---- independent reference helpers ---------------------------------- */
+
+/* Two-sided exact signed-rank p by enumerating all 2^n' sign assignments;
+ * zeros dropped, midranks by counting (doubled: 2*#less + #equal + 1). */
+static double bf_signrank_p(const double *d, size_t n)
+{
+	double a[32];
+	int pos[32];
+	unsigned r2[32], tobs = 0;
+	size_t m = 0;
+	uint64_t le = 0, ge = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (d[i] != 0) {
+			a[m] = fabs(d[i]);
+			pos[m] = d[i] > 0;
+			m++;
+		}
+	assert_true(m <= 20);
+	for (size_t i = 0; i < m; i++) {
+		unsigned less = 0, eq = 0;
+
+		for (size_t j = 0; j < m; j++) {
+			less += a[j] < a[i];
+			eq += a[j] == a[i];
+		}
+		r2[i] = 2 * less + eq + 1;
+		if (pos[i])
+			tobs += r2[i];
+	}
+	for (uint64_t mask = 0; mask < (1ull << m); mask++) {
+		unsigned t = 0;
+
+		for (size_t i = 0; i < m; i++)
+			if (mask & (1ull << i))
+				t += r2[i];
+		le += t <= tobs;
+		ge += t >= tobs;
+	}
+	return fmin(1.0, 2.0 * (double)(le < ge ? le : ge) / ldexp(1.0, (int)m));
+}
+
+/* Lower critical value c of T+ (ranks 1..n, no ties): the largest c with
+ * P(T+ <= c) <= alpha/2, by enumeration; *cum = #{T+ <= c}.  -1 if none. */
+static int bf_signrank_crit(unsigned n, double alpha, uint64_t *cum)
+{
+	uint64_t hist[256] = { 0 }, c = 0;
+	unsigned m = n * (n + 1) / 2;
+	int crit = -1;
+
+	assert_true(m < 256);
+	for (uint64_t mask = 0; mask < (1ull << n); mask++) {
+		unsigned t = 0;
+
+		for (unsigned i = 0; i < n; i++)
+			if (mask & (1ull << i))
+				t += i + 1;
+		hist[t]++;
+	}
+	*cum = 0;
+	for (unsigned t = 0; t <= m; t++) {
+		c += hist[t];
+		if ((double)c > alpha / 2 * ldexp(1.0, (int)n))
+			break;
+		crit = (int)t;
+		*cum = c;
+	}
+	return crit;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Sorted Walsh averages of d (the definition, for index checks). */
+static double *walsh_sorted(const double *d, size_t n)
+{
+	size_t m = n * (n + 1) / 2, k = 0;
+	double *w = malloc(m * sizeof(*w));
+
+	assert_non_null(w);
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i; j < n; j++)
+			w[k++] = (d[i] + d[j]) / 2.0;
+	qsort(w, m, sizeof(*w), cmp_d);
+	return w;
+}
+
+/* A_i: realistic IOPS around 100k; B_i = A_i * exp(d_i), so that
+ * log(B_i/A_i) = d_i up to rounding (~1e-16). */
+static const double iops_a[10] = { 100000, 101500, 99200, 100800, 98700,
+				   100300, 101100, 99600, 100400, 99900 };
+
+static void make_pairs(const double *d, size_t n, double *a, double *b)
+{
+	for (size_t i = 0; i < n; i++) {
+		a[i] = iops_a[i % 10];
+		b[i] = a[i] * exp(d[i]);
+	}
+}
+
+static void params(struct bb_ab_params *p, bool higher)
+{
+	bb_ab_params_init(p);
+	p->higher_is_better = higher;
+}
+
+static void assert_wording(const struct bb_ab_result *r, const char *want)
+{
+	char buf[256];
+
+	assert_int_equal(bb_ab_format(r, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, want);
+}
+
+#define assert_near(x, y, tol) assert_true(fabs((x) - (y)) <= (tol))
+
+/* ---- data sets ------------------------------------------------------- */
+
+/* FAST8, d in per mille: 12 25 31 38 40 47 52 66.  Walsh averages by hand
+ * (i<j: (d_i+d_j)/2; plus the 8 singles):
+ *   12: 18.5 21.5 25 26 29.5 32 39      25: 28 31.5 32.5 36 38.5 45.5
+ *   31: 34.5 35.5 39 41.5 48.5          38: 39 42.5 45 52
+ *   40: 43.5 46 53                      47: 49.5 56.5       52: 59
+ * sorted (36): 12 18.5 21.5 25 25 26 28 29.5 31 31.5 32 32.5 34.5 35.5 36
+ *   38 38.5 39 39 39 40 41.5 42.5 43.5 45 45.5 46 47 48.5 49.5 52 52 53
+ *   56.5 59 66
+ * HL = (W18+W19)/2 = 39.  n=8, 95%: critical T+ = 3 (P(T+<=3) = 5/256 <=
+ * 0.025 < P(T+<=4) = 7/256), so k = 4: CI [W4, W33] = [25, 53],
+ * coverage 1 - 2*5/256 = 0.9609375 (scipy _get_wilcoxon_distr(8)).
+ * All d > 0: T+ = 36, exact p = 2/256 = 0.0078125.
+ * Relative: expm1(.039) = 3.977%, expm1(.025) = 2.532%,
+ * expm1(.053) = 5.443%; negated: -3.825%, -2.469%, -5.162%. */
+static const double fast8[8] = { .012, .025, .031, .038, .040, .047, .052, .066 };
+
+/* ---- building blocks ------------------------------------------------- */
+
+static void test_summary_hand(void **state)
+{
+	/* sorted 1 2 3 4 5 10; median 3.5; mean 25/6; sample var
+	 * (155 - 6*(25/6)^2)/5 = 10.1666..; type-7 q1: h = 1.25 -> 2.25,
+	 * q3: h = 3.75 -> 4.75; |x - 3.5| sorted .5 .5 1.5 1.5 2.5 6.5 ->
+	 * MAD 1.5 */
+	const double x[6] = { 5, 1, 4, 2, 3, 10 };
+	struct bb_ab_summary s;
+
+	(void)state;
+	assert_int_equal(bb_ab_summarize(x, 6, &s), 0);
+	assert_int_equal(s.n, 6);
+	assert_near(s.median, 3.5, 1e-15);
+	assert_near(s.mean, 25.0 / 6, 1e-14);
+	assert_near(s.stddev, sqrt(61.0 / 6), 1e-14);
+	assert_near(s.min, 1, 0);
+	assert_near(s.max, 10, 0);
+	assert_near(s.q1, 2.25, 1e-15);
+	assert_near(s.q3, 4.75, 1e-15);
+	assert_near(s.iqr, 2.5, 1e-15);
+	assert_near(s.mad, 1.5, 1e-15);
+}
+
+static void test_hl_hand_n3(void **state)
+{
+	/* d = .01 .03 .08: Walsh .01 .03 .08 .02 .045 .055 -> sorted
+	 * .01 .02 .03 .045 .055 .08, HL = (.03+.045)/2 = .0375.  n=3 is
+	 * too small for 95% (P(T+=0) = 1/8 > .025): widest CI [.01, .08],
+	 * coverage 1 - 2/8 = .75. */
+	const double d[3] = { .01, .03, .08 };
+	double est, lo, hi, lvl;
+
+	(void)state;
+	assert_int_equal(bb_ab_hodges_lehmann(d, 3, .95, &est, &lo, &hi, &lvl), 0);
+	assert_near(est, .0375, 1e-15);
+	assert_near(lo, .01, 1e-15);
+	assert_near(hi, .08, 1e-15);
+	assert_near(lvl, .75, 1e-15);
+}
+
+static void test_hl_hand_n8(void **state)
+{
+	double est, lo, hi, lvl;
+
+	(void)state;
+	assert_int_equal(bb_ab_hodges_lehmann(fast8, 8, .95, &est, &lo, &hi, &lvl), 0);
+	assert_near(est, .039, 1e-15);
+	assert_near(lo, .025, 1e-15);
+	assert_near(hi, .053, 1e-15);
+	assert_near(lvl, 0.9609375, 1e-15);
+}
+
+/* CI index k against the brute-force critical values (n = 6..12), then
+ * against the textbook/scipy table for n = 20, 25, 30 (critical T+ 52, 89,
+ * 137; coverage from scipy _get_wilcoxon_distr(n): 1 - 2*cdf(c)), and the
+ * normal approximation at n = 40: k = floor(410 - 1.959964*sqrt(5535) +
+ * .5) = 264 (the exact critical value, from scipy, would give 265). */
+static void check_k(size_t n, size_t k, double level)
+{
+	double d[40], est, lo, hi, lvl, *w;
+	size_t m = n * (n + 1) / 2;
+
+	for (size_t i = 0; i < n; i++)
+		d[i] = sqrt((double)i + 2) / 100; /* distinct Walsh averages */
+	w = walsh_sorted(d, n);
+	assert_int_equal(bb_ab_hodges_lehmann(d, n, .95, &est, &lo, &hi, &lvl), 0);
+	assert_true(lo == w[k - 1]);
+	assert_true(hi == w[m - k]);
+	assert_near(lvl, level, 1e-12);
+	assert_near(est, (m & 1) ? w[m / 2] : (w[m / 2 - 1] + w[m / 2]) / 2, 0);
+	free(w);
+}
+
+static void test_hl_k_exact(void **state)
+{
+	(void)state;
+	for (unsigned n = 6; n <= 12; n++) {
+		uint64_t cum;
+		int c = bf_signrank_crit(n, .05, &cum);
+
+		assert_true(c >= 0);
+		check_k(n, (size_t)c + 1, 1 - 2.0 * (double)cum / ldexp(1.0, (int)n));
+	}
+	check_k(20, 53, 0.9515590667724609);
+	check_k(25, 90, 0.9517375826835632);
+	check_k(30, 138, 0.9502898789942265);
+	/* normal approximation: coverage 1 - 2*Phi((264 - .5 - 410)/sqrt(5535)) */
+	check_k(40, 264, 1 - erfc((410 - 263.5) / sqrt(5535.0) / M_SQRT2));
+}
+
+static void test_signrank_exact(void **state)
+{
+	/* scipy.stats.wilcoxon(d, method='exact').pvalue = 0.02734375 */
+	const double d[10] = { .013, -.004, .021, .008, -.011,
+			       .017, .026, .002, .019, .031 };
+	double p;
+
+	(void)state;
+	assert_int_equal(bb_ab_signrank_p(d, 10, &p), 0);
+	assert_near(p, 0.02734375, 1e-15);
+	assert_near(p, bf_signrank_p(d, 10), 1e-15);
+	assert_int_equal(bb_ab_signrank_p(fast8, 8, &p), 0);
+	assert_near(p, 2.0 / 256, 1e-15);
+}
+
+static void test_signrank_ties_zeros(void **state)
+{
+	/* per mille 0 10 -10 20 20 30 30 30 -20 40: zero dropped (n'=9);
+	 * |d| midranks 10,10 -> 1.5; 20 x3 -> 4; 30 x3 -> 7; 40 -> 9;
+	 * T+ = 1.5 + 4+4 + 7*3 + 9 = 39.5.  Exact conditional p by brute
+	 * force: #{T <= 39.5} = 505, #{T >= 39.5} = 13 of 512 ->
+	 * p = 26/512 = 0.05078125 (scipy's normal approximation,
+	 * wilcoxon(d, correction=True, method='approx'), says 0.0488: the
+	 * exact answer is on the other side of .05).
+	 * HL/CI by hand from the 55 sorted Walsh averages: -20 -15 -10 -10 -5
+	 * -5 0 0 0 0 5 5 ...: W9 = 0, W47 = 30, median W28 = 15. */
+	const double d[10] = { 0, .010, -.010, .020, .020, .030, .030, .030,
+			       -.020, .040 };
+	double p, est, lo, hi;
+
+	(void)state;
+	assert_int_equal(bb_ab_signrank_p(d, 10, &p), 0);
+	assert_near(p, 0.05078125, 1e-15);
+	assert_near(p, bf_signrank_p(d, 10), 1e-15);
+	assert_int_equal(bb_ab_hodges_lehmann(d, 10, .95, &est, &lo, &hi, NULL), 0);
+	assert_near(est, .015, 1e-15);
+	assert_near(lo, 0, 1e-15);
+	assert_near(hi, .030, 1e-15);
+}
+
+static void test_signrank_normal(void **state)
+{
+	/* d_i = ((7i mod 13) - 4)/1000, i < 40: 3 zeros, n' = 37 > 30, many
+	 * ties.  scipy.stats.wilcoxon(d, zero_method='wilcox',
+	 * correction=True, method='approx') -> statistic 173.5,
+	 * pvalue 0.007262025376266908 */
+	double d[40], p;
+
+	(void)state;
+	for (int i = 0; i < 40; i++)
+		d[i] = ((i * 7) % 13 - 4) / 1000.0;
+	assert_int_equal(bb_ab_signrank_p(d, 40, &p), 0);
+	assert_near(p, 0.007262025376266908, 1e-12);
+}
+
+static void test_mannwhitney(void **state)
+{
+	/* scipy.stats.mannwhitneyu(y, x, use_continuity=True,
+	 * alternative='two-sided', method='asymptotic') -> statistic 51.0,
+	 * pvalue 0.04337247173772931 (ties: 12 x2, 20 x3, 22 x2) */
+	const double x[9] = { 10, 12, 12, 15, 17, 20, 20, 20, 25 };
+	const double y[7] = { 14, 18, 22, 22, 26, 27, 30 };
+	double u, p;
+
+	(void)state;
+	assert_int_equal(bb_ab_mannwhitney_p(x, 9, y, 7, &u, &p), 0);
+	assert_near(u, 51, 1e-12);
+	assert_near(p, 0.04337247173772931, 1e-12);
+	/* identical samples: U = nx*ny/2, p = 1 (scipy: statistic 50, 1.0) */
+	assert_int_equal(bb_ab_mannwhitney_p(x, 9, x, 9, &u, &p), 0);
+	assert_near(p, 1, 0);
+}
+
+/* ---- verdicts -------------------------------------------------------- */
+
+static void run_paired(const double *d, size_t n, bool higher,
+		       struct bb_ab_result *r)
+{
+	double a[40], b[40];
+	struct bb_ab_params p;
+
+	make_pairs(d, n, a, b);
+	params(&p, higher);
+	assert_int_equal(bb_ab_compare(a, n, b, n, &p, r), 0);
+}
+
+static void test_clearly_faster(void **state)
+{
+	struct bb_ab_result r;
+
+	(void)state;
+	run_paired(fast8, 8, true, &r);
+	assert_int_equal(r.verdict, BB_AB_FASTER);
+	assert_int_equal(r.method, BB_AB_METHOD_PAIRED);
+	assert_int_equal(r.n, 8);
+	assert_int_equal(r.a.n, 8);
+	assert_near(r.change, expm1(.039), 1e-12);
+	assert_near(r.ci_lo, expm1(.025), 1e-12);
+	assert_near(r.ci_hi, expm1(.053), 1e-12);
+	assert_near(r.p_value, 2.0 / 256, 1e-15);
+	assert_int_equal(r.more_needed, 0);
+	assert_wording(&r, "B is 4.0% faster than A (95% CI +2.5% .. +5.4%, "
+			   "p=0.008, n=8 pairs)");
+}
+
+static void test_clearly_slower(void **state)
+{
+	double d[8];
+	struct bb_ab_result r;
+
+	(void)state;
+	for (int i = 0; i < 8; i++)
+		d[i] = -fast8[i];
+	run_paired(d, 8, true, &r);
+	assert_int_equal(r.verdict, BB_AB_SLOWER);
+	assert_near(r.change, expm1(-.039), 1e-12);
+	assert_near(r.ci_lo, expm1(-.053), 1e-12);
+	assert_near(r.ci_hi, expm1(-.025), 1e-12);
+	assert_wording(&r, "B is 3.8% slower than A (95% CI -5.2% .. -2.5%, "
+			   "p=0.008, n=8 pairs)");
+}
+
+static void test_latency_flips(void **state)
+{
+	double d[8];
+	struct bb_ab_result r;
+
+	(void)state;
+	/* B's latency 4% higher: slower */
+	run_paired(fast8, 8, false, &r);
+	assert_int_equal(r.verdict, BB_AB_SLOWER);
+	assert_wording(&r, "B is 4.0% slower than A (lower is better; 95% CI "
+			   "+2.5% .. +5.4%, p=0.008, n=8 pairs)");
+	/* B's latency 3.8% lower: faster */
+	for (int i = 0; i < 8; i++)
+		d[i] = -fast8[i];
+	run_paired(d, 8, false, &r);
+	assert_int_equal(r.verdict, BB_AB_FASTER);
+	assert_wording(&r, "B is 3.8% faster than A (lower is better; 95% CI "
+			   "-5.2% .. -2.5%, p=0.008, n=8 pairs)");
+}
+
+static void test_aa_no_change(void **state)
+{
+	/* per mille +-0.6 +-1.4 +-2.3 +-3.9: Walsh averages symmetric around
+	 * 0 -> HL 0; smallest four: -3.9, (-3.9-2.3)/2 = -3.1,
+	 * (-3.9-1.4)/2 = -2.65, -2.3 -> CI [-2.3, +2.3] per mille, inside
+	 * +-1%.  T+ = M/2 = 18 -> p = 1. */
+	const double d[8] = { -.0039, -.0023, -.0014, -.0006,
+			      .0006, .0014, .0023, .0039 };
+	struct bb_ab_result r;
+
+	(void)state;
+	run_paired(d, 8, true, &r);
+	assert_int_equal(r.verdict, BB_AB_NO_CHANGE);
+	assert_near(r.change, 0, 1e-12);
+	assert_near(r.ci_lo, expm1(-.0023), 1e-12);
+	assert_near(r.ci_hi, expm1(.0023), 1e-12);
+	assert_near(r.p_value, 1, 1e-12);
+	assert_wording(&r, "no change: B within ±1% of A (95% CI -0.2% .. "
+			   "+0.2%, n=8 pairs)");
+}
+
+static void test_aa_noisy_inconclusive(void **state)
+{
+	/* per mille +-3 +-9 +-17 +-26: smallest Walsh averages -26, -21.5,
+	 * -17.5, -17 -> CI [-17, +17] per mille (-1.69% .. +1.71%): spans 0,
+	 * not inside +-1%.  More pairs: s = SD(d) = 0.017361698402764962
+	 * (numpy std ddof=1), target T = log(1.01) (estimate 0),
+	 * n_total = ceil(pi/3 * (1.959964 * s / T)^2) = ceil(12.25) = 13,
+	 * 13 - 8 = 5. */
+	const double d[8] = { -.026, -.017, -.009, -.003, .003, .009, .017, .026 };
+	struct bb_ab_result r;
+
+	(void)state;
+	run_paired(d, 8, true, &r);
+	assert_int_equal(r.verdict, BB_AB_INCONCLUSIVE);
+	assert_near(r.log_sd, 0.017361698402764962, 1e-12);
+	assert_int_equal(r.more_needed, 5);
+	assert_false(r.more_capped);
+	assert_wording(&r, "inconclusive: 95% CI -1.7% .. +1.7% spans 0; "
+			   "about 5 more pairs needed");
+}
+
+static void test_aa_symmetric_never_significant(void **state)
+{
+	/* Any set symmetric around 0 has T+ = M/2 (p = 1) and a CI
+	 * symmetric around 0: never faster or slower, whatever the spread. */
+	const double base[8] = { -.0039, -.0023, -.0014, -.0006,
+				 .0006, .0014, .0023, .0039 };
+	double d[8];
+	struct bb_ab_result r;
+
+	(void)state;
+	for (double scale = 0.25; scale <= 64; scale *= 2) {
+		for (int i = 0; i < 8; i++)
+			d[i] = base[i] * scale;
+		run_paired(d, 8, true, &r);
+		assert_true(r.verdict == BB_AB_NO_CHANGE ||
+			    r.verdict == BB_AB_INCONCLUSIVE);
+		assert_near(r.p_value, 1, 1e-12);
+		assert_true(r.ci_lo < 0 && r.ci_hi > 0);
+	}
+}
+
+static void test_no_change_wins_over_tiny_significant(void **state)
+{
+	/* per mille 1..8: all positive (p = 2/256) but CI [W4, W33] =
+	 * [2, 7] per mille by hand (sorted Walsh 1 1.5 2 2 ..., symmetric
+	 * around 4.5) lies inside +-1%: documented precedence: no change. */
+	const double d[8] = { .001, .002, .003, .004, .005, .006, .007, .008 };
+	struct bb_ab_result r;
+
+	(void)state;
+	run_paired(d, 8, true, &r);
+	assert_near(r.p_value, 2.0 / 256, 1e-15);
+	assert_near(r.ci_lo, expm1(.002), 1e-12);
+	assert_near(r.ci_hi, expm1(.007), 1e-12);
+	assert_int_equal(r.verdict, BB_AB_NO_CHANGE);
+	assert_wording(&r, "no change: B within ±1% of A (95% CI +0.2% .. "
+			   "+0.7%, n=8 pairs)");
+}
+
+static void test_ties_in_compare(void **state)
+{
+	/* Integer IOPS with repeated values: A all 1000, B below; d_i =
+	 * log(B_i) - log(1000) has a zero and exact ties.  Exact conditional
+	 * p from the brute-force enumerator (also in Python: T2 = 84,
+	 * #{T2 >= 84} = 5 of 512 -> 0.01953125).  HL/CI from the 55 Walsh
+	 * averages sorted in Python (statistics.median; M = 55 is odd, so
+	 * W28): median 0.019610356576640786,
+	 * W9 = 0.0049751654265839385, W47 = 0.02951167022473067. */
+	const double b[10] = { 1000, 1010, 1010, 1020, 1020, 1020, 1030, 1030,
+			       990, 1040 };
+	double a[10], d[10];
+	struct bb_ab_params p;
+	struct bb_ab_result r;
+
+	(void)state;
+	for (int i = 0; i < 10; i++) {
+		a[i] = 1000;
+		d[i] = log(b[i]) - log(a[i]);
+	}
+	params(&p, true);
+	assert_int_equal(bb_ab_compare(a, 10, b, 10, &p, &r), 0);
+	assert_near(r.p_value, bf_signrank_p(d, 10), 1e-15);
+	assert_near(r.p_value, 0.01953125, 1e-15);
+	assert_near(r.change, expm1(0.019610356576640786), 1e-12);
+	assert_near(r.ci_lo, expm1(0.0049751654265839385), 1e-12);
+	assert_near(r.ci_hi, expm1(0.02951167022473067), 1e-12);
+	assert_near(r.change_median, 0.02, 1e-12);
+	assert_int_equal(r.verdict, BB_AB_FASTER);
+	assert_wording(&r, "B is 2.0% faster than A (95% CI +0.5% .. +3.0%, "
+			   "p=0.020, n=10 pairs)");
+}
+
+static void test_n2_edge(void **state)
+{
+	/* n=2: 2^(1-2) = .5 > .05, no verdict possible.  s = SD(.05,.06)
+	 * = .00707, estimate .055 -> n_total = ceil(pi/3*(1.96*.00707/
+	 * .055)^2) = 1, raised to n_min = 6 (smallest n with 2^(1-n) <=
+	 * .05): 4 more. */
+	const double d[2] = { .05, .06 };
+	struct bb_ab_result r;
+	bool more;
+
+	(void)state;
+	run_paired(d, 2, true, &r);
+	assert_int_equal(r.verdict, BB_AB_INCONCLUSIVE);
+	assert_true(r.too_few);
+	assert_int_equal(r.n_min, 6);
+	assert_int_equal(r.more_needed, 4);
+	assert_near(r.ci_level, 0.5, 1e-15);
+	assert_wording(&r, "inconclusive: 2 pairs are too few for a 95% "
+			   "verdict; about 4 more pairs needed");
+	assert_int_equal(bb_ab_want_more(&r, 10, &more), 0);
+	assert_true(more);
+	assert_int_equal(bb_ab_want_more(&r, 2, &more), 0);
+	assert_false(more);
+}
+
+static void test_more_capped(void **state)
+{
+	/* per mille +-30 +-100 +-200 +-260: s = 0.18400310556385419 (numpy),
+	 * n_total = ceil(pi/3*(1.959964*s/log(1.01))^2) = 1376 -> capped.
+	 * CI: smallest Walsh -260 -230 -200 -180 -> [-.18, .18]:
+	 * expm1 -> -16.47% .. +19.72%. */
+	const double d[8] = { -.26, -.2, -.1, -.03, .03, .1, .2, .26 };
+	struct bb_ab_result r;
+	bool more;
+
+	(void)state;
+	run_paired(d, 8, true, &r);
+	assert_int_equal(r.verdict, BB_AB_INCONCLUSIVE);
+	assert_true(r.more_capped);
+	assert_int_equal(r.more_needed, BB_AB_MORE_CAP);
+	assert_wording(&r, "inconclusive: 95% CI -16.5% .. +19.7% spans 0; "
+			   "more than 1000 more pairs needed");
+	/* futile: 8 + 1000 > 2 * 20 */
+	assert_int_equal(bb_ab_want_more(&r, 20, &more), 0);
+	assert_false(more);
+}
+
+static void test_want_more(void **state)
+{
+	const double d[8] = { -.026, -.017, -.009, -.003, .003, .009, .017, .026 };
+	struct bb_ab_result r;
+	bool more;
+
+	(void)state;
+	run_paired(d, 8, true, &r); /* inconclusive, 5 more */
+	assert_int_equal(bb_ab_want_more(&r, 20, &more), 0);
+	assert_true(more);
+	assert_int_equal(bb_ab_want_more(&r, 8, &more), 0);
+	assert_false(more); /* budget spent */
+	assert_int_equal(bb_ab_want_more(&r, 6, &more), 0);
+	assert_false(more); /* 8 + 5 > 2*6: futile, and over budget */
+	run_paired(fast8, 8, true, &r); /* settled */
+	assert_int_equal(bb_ab_want_more(&r, 20, &more), 0);
+	assert_false(more);
+	assert_int_equal(bb_ab_want_more(NULL, 20, &more), -EINVAL);
+}
+
+/* ---- unpaired / bootstrap -------------------------------------------- */
+
+/* Python reference (run with /usr/bin/python3):
+ *   M64=(1<<64)-1; rotl=lambda x,k: ((x<<k)|(x>>(64-k)))&M64
+ *   def seed(sd): st=[]
+ *     for _ in range(4): sd=(sd+0x9e3779b97f4a7c15)&M64; z=sd
+ *       z=((z^(z>>30))*0xbf58476d1ce4e5b9)&M64
+ *       z=((z^(z>>27))*0x94d049bb133111eb)&M64; st.append(z^(z>>31))
+ *     return st
+ *   def nxt(s): r=(rotl((s[1]*5)&M64,7)*9)&M64; t=(s[1]<<17)&M64
+ *     s[2]^=s[0]; s[3]^=s[1]; s[1]^=s[2]; s[0]^=s[3]; s[2]^=t
+ *     s[3]=rotl(s[3],45); return r
+ *   def below(s,n): m=nxt(s)*n      # Lemire
+ *     if (m&M64)<n:
+ *       t=((1<<64)-n)%n
+ *       while (m&M64)<t: m=nxt(s)*n
+ *     return m>>64
+ *   def q7(v,q): h=(len(v)-1)*q; lo=floor(h)
+ *     return v[-1] if lo>=len(v)-1 else v[lo]+(h-lo)*(v[lo+1]-v[lo])
+ *   def med(s,x): return q7(sorted(x[below(s,len(x))] for _ in x),.5)
+ *   def boot(a,b,sd,R=2000): s=seed(sd)
+ *     r=sorted(med(s,b)/med(s,a) ... )   # per resample: A first, then B
+ *     return q7(r,.025)-1, q7(r,.975)-1
+ * boot(UA, UB, 42) = (0.04021747322315217, 0.06174698795180733)
+ * boot(UA, UB, 7)  = (0.039958545195452944, 0.06162634002945655)
+ * boot(UA, UA, 42) = (-0.009466865969108174, 0.010040160642570184)
+ * medians 100100 / 105200 -> change 0.05094905094905089;
+ * stats.mannwhitneyu(UB, UA, use_continuity=True, alternative='two-sided',
+ *   method='asymptotic') -> U 100.0, p 0.00018267179110955002 */
+static const double ua[10] = { 100200, 99800, 101100, 98900, 100500,
+			       99400, 100900, 99100, 100000, 100700 };
+static const double ub[10] = { 105300, 104100, 106000, 103800, 105900,
+			       104700, 105100, 106400, 104400, 105600 };
+
+static void test_unpaired_bootstrap(void **state)
+{
+	struct bb_ab_params p;
+	struct bb_ab_result r;
+
+	(void)state;
+	params(&p, true);
+	p.paired = false;
+	p.seed = 42;
+	assert_int_equal(bb_ab_compare(ua, 10, ub, 10, &p, &r), 0);
+	assert_int_equal(r.method, BB_AB_METHOD_UNPAIRED);
+	assert_near(r.a.median, 100100, 0);
+	assert_near(r.b.median, 105200, 0);
+	assert_near(r.change, 0.05094905094905089, 1e-14);
+	assert_near(r.ci_lo, 0.04021747322315217, 1e-14);
+	assert_near(r.ci_hi, 0.06174698795180733, 1e-14);
+	assert_near(r.p_value, 0.00018267179110955002, 1e-15);
+	assert_int_equal(r.verdict, BB_AB_FASTER);
+	assert_wording(&r, "B is 5.1% faster than A (95% CI +4.0% .. +6.2%, "
+			   "p<0.001, n=10+10 runs)");
+}
+
+static void test_bootstrap_determinism(void **state)
+{
+	const double fa[3] = { 100, 100, 100 }, fb[4] = { 105, 105, 105, 105 };
+	double lo1, hi1, lo2, hi2;
+
+	(void)state;
+	assert_int_equal(bb_ab_bootstrap_ratio(ua, 10, ub, 10, .95, 2000, 42, &lo1, &hi1), 0);
+	assert_int_equal(bb_ab_bootstrap_ratio(ua, 10, ub, 10, .95, 2000, 42, &lo2, &hi2), 0);
+	assert_memory_equal(&lo1, &lo2, sizeof(lo1));
+	assert_memory_equal(&hi1, &hi2, sizeof(hi1));
+	assert_int_equal(bb_ab_bootstrap_ratio(ua, 10, ub, 10, .95, 2000, 7, &lo2, &hi2), 0);
+	assert_near(lo2, 0.039958545195452944, 1e-14);
+	assert_near(hi2, 0.06162634002945655, 1e-14);
+	assert_true(lo1 != lo2);
+	/* constant samples: every resample gives 105/100 */
+	assert_int_equal(bb_ab_bootstrap_ratio(fa, 3, fb, 4, .95, 500, 1, &lo1, &hi1), 0);
+	assert_near(lo1, .05, 1e-15);
+	assert_near(hi1, .05, 1e-15);
+}
+
+static void test_unpaired_aa(void **state)
+{
+	/* A against itself: MWU p = 1, bootstrap CI -0.95% .. +1.00% (Python
+	 * above): spans 0 but pokes out of +-1%.  More: sA = sB = SD(log A),
+	 * n_total = ceil(pi/2 * z^2 * 2 sA^2 / log(1.01)^2) = ceil(7.02) = 8
+	 * per variant <= 10, so the floor of 1 applies. */
+	struct bb_ab_params p;
+	struct bb_ab_result r;
+
+	(void)state;
+	params(&p, true);
+	p.paired = false;
+	p.seed = 42;
+	assert_int_equal(bb_ab_compare(ua, 10, ua, 10, &p, &r), 0);
+	assert_near(r.p_value, 1, 0);
+	assert_near(r.ci_lo, -0.009466865969108174, 1e-14);
+	assert_near(r.ci_hi, 0.010040160642570184, 1e-14);
+	assert_int_equal(r.verdict, BB_AB_INCONCLUSIVE);
+	assert_int_equal(r.more_needed, 1);
+	assert_wording(&r, "inconclusive: 95% CI -0.9% .. +1.0% spans 0; "
+			   "about 1 more run per variant needed");
+}
+
+static void test_unpaired_too_few(void **state)
+{
+	/* 3+3: the most extreme MWU split gives z = (4.5-.5)/sqrt(9*7/12),
+	 * p = 0.081 > .05 -> no verdict; 4+4 gives p = 0.030 (n_min 4). */
+	const double a[3] = { 100, 101, 102 }, b[3] = { 120, 121, 122 };
+	struct bb_ab_params p;
+	struct bb_ab_result r;
+
+	(void)state;
+	params(&p, true);
+	p.paired = false;
+	assert_int_equal(bb_ab_compare(a, 3, b, 3, &p, &r), 0);
+	assert_true(r.too_few);
+	assert_int_equal(r.n_min, 4);
+	assert_int_equal(r.verdict, BB_AB_INCONCLUSIVE);
+	assert_int_equal(r.more_needed, 1);
+	assert_wording(&r, "inconclusive: 3+3 runs are too few for a 95% "
+			   "verdict; about 1 more run per variant needed");
+}
+
+/* ---- errors ---------------------------------------------------------- */
+
+static void test_errors(void **state)
+{
+	const double a[3] = { 1, 2, 3 }, bad0[3] = { 1, 0, 3 },
+		     badneg[3] = { 1, -2, 3 }, badnan[3] = { 1, NAN, 3 };
+	struct bb_ab_params p;
+	struct bb_ab_result r;
+	char small[8];
+	double x, y, z;
+
+	(void)state;
+	params(&p, true);
+	assert_int_equal(bb_ab_compare(a, 1, a, 1, &p, &r), -EINVAL);
+	assert_int_equal(bb_ab_compare(a, 3, bad0, 3, &p, &r), -EINVAL);
+	assert_int_equal(bb_ab_compare(badneg, 3, a, 3, &p, &r), -EINVAL);
+	assert_int_equal(bb_ab_compare(a, 3, badnan, 3, &p, &r), -EINVAL);
+	assert_int_equal(bb_ab_compare(a, 3, a, 2, &p, &r), -EINVAL); /* paired */
+	assert_int_equal(bb_ab_compare(NULL, 3, a, 3, &p, &r), -EINVAL);
+	p.confidence = 1.0;
+	assert_int_equal(bb_ab_compare(a, 3, a, 3, &p, &r), -EINVAL);
+	params(&p, true);
+	p.min_effect = -0.01;
+	assert_int_equal(bb_ab_compare(a, 3, a, 3, &p, &r), -EINVAL);
+	params(&p, true);
+	p.paired = false;
+	p.resamples = 10;
+	assert_int_equal(bb_ab_compare(a, 3, a, 3, &p, &r), -EINVAL);
+	assert_int_equal(bb_ab_hodges_lehmann(a, 1, .95, &x, &y, &z, NULL), -EINVAL);
+	assert_int_equal(bb_ab_bootstrap_ratio(a, 3, bad0, 3, .95, 100, 1, &x, &y), -EINVAL);
+	params(&p, true);
+	assert_int_equal(bb_ab_compare(a, 3, a, 3, &p, &r), 0);
+	assert_int_equal(bb_ab_format(&r, small, sizeof(small)), -ENOSPC);
+	assert_int_equal(strlen(small), sizeof(small) - 1);
+	assert_int_equal(bb_ab_format(&r, NULL, 0), -EINVAL);
+	assert_string_equal(bb_ab_verdict_name(BB_AB_NO_CHANGE), "no_change");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_summary_hand),
+		cmocka_unit_test(test_hl_hand_n3),
+		cmocka_unit_test(test_hl_hand_n8),
+		cmocka_unit_test(test_hl_k_exact),
+		cmocka_unit_test(test_signrank_exact),
+		cmocka_unit_test(test_signrank_ties_zeros),
+		cmocka_unit_test(test_signrank_normal),
+		cmocka_unit_test(test_mannwhitney),
+		cmocka_unit_test(test_clearly_faster),
+		cmocka_unit_test(test_clearly_slower),
+		cmocka_unit_test(test_latency_flips),
+		cmocka_unit_test(test_aa_no_change),
+		cmocka_unit_test(test_aa_noisy_inconclusive),
+		cmocka_unit_test(test_aa_symmetric_never_significant),
+		cmocka_unit_test(test_no_change_wins_over_tiny_significant),
+		cmocka_unit_test(test_ties_in_compare),
+		cmocka_unit_test(test_n2_edge),
+		cmocka_unit_test(test_more_capped),
+		cmocka_unit_test(test_want_more),
+		cmocka_unit_test(test_unpaired_bootstrap),
+		cmocka_unit_test(test_bootstrap_determinism),
+		cmocka_unit_test(test_unpaired_aa),
+		cmocka_unit_test(test_unpaired_too_few),
+		cmocka_unit_test(test_errors),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
