@@ -2,6 +2,10 @@
  * and writing them with a read-back check. */
 #include <biobench/sysknob.h>
 
+#include <biobench/common.h>
+
+#include "util/mountinfo.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -18,20 +22,6 @@
 
 #define KNOB_NAME_MAX 63
 #define KNOB_VAL_MAX 4096
-
-static int fail(char *err, size_t len, int ret, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t len, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && len) {
-		va_start(ap, fmt);
-		vsnprintf(err, len, fmt, ap);
-		va_end(ap);
-	}
-	return ret;
-}
 
 int bb_sysknob_name_ok(const char *name)
 {
@@ -67,34 +57,16 @@ static void fs_type(const char *path, dev_t dev, char *buf, size_t len)
 		{ 0x62656572, "sysfs" },   { 0x1373, "devtmpfs" },
 		{ 0xff534d42, "cifs" },    { 0x01021997, "9p" },
 	};
-	char want[32], *line = NULL, *sep, *p;
-	size_t cap = 0;
+	struct bb_mount *m = malloc(sizeof(*m));
 	struct statfs sf;
-	FILE *f;
+	int found;
 
-	snprintf(want, sizeof(want), "%u:%u", major(dev), minor(dev));
-	f = fopen("/proc/self/mountinfo", "re");
-	if (f) {
-		while (getline(&line, &cap, f) > 0) {
-			/* id parent MAJ:MIN ... - fstype source opts */
-			p = strchr(line, ' ');
-			p = p ? strchr(p + 1, ' ') : NULL;
-			if (!p || strncmp(p + 1, want, strlen(want)) ||
-			    p[1 + strlen(want)] != ' ')
-				continue;
-			sep = strstr(line, " - ");
-			if (!sep)
-				continue;
-			sep += 3;
-			snprintf(buf, len, "%.*s", (int)strcspn(sep, " \n"),
-				 sep);
-			free(line);
-			fclose(f);
-			return;
-		}
-		free(line);
-		fclose(f);
-	}
+	found = m ? bb_mountinfo_find_dev(dev, m) : 0;
+	if (found > 0)
+		snprintf(buf, len, "%s", m->fstype);
+	free(m);
+	if (found > 0)
+		return;
 	if (!statfs(path, &sf)) {
 		for (size_t i = 0; i < sizeof(magics) / sizeof(magics[0]); i++)
 			if ((long)sf.f_type == magics[i].magic) {
@@ -118,7 +90,7 @@ int bb_sysknob_queue_dir(const char *target, char *dir, size_t len,
 	int ret;
 
 	if (!strcmp(target, "nop"))
-		return fail(err, errlen, -ENODEV,
+		return bb_errf(err, errlen, -ENODEV,
 			    "nop has no block device (and no queue knobs)");
 	if (stat(target, &st)) {
 		ret = -errno;
@@ -126,7 +98,7 @@ int bb_sysknob_queue_dir(const char *target, char *dir, size_t len,
 		 * (not for /dev: a missing device is missing) */
 		if (ret != -ENOENT || !strncmp(target, "/dev/", 5) ||
 		    strlen(target) >= sizeof(parent))
-			return fail(err, errlen, -ENODEV, "%s: %s", target,
+			return bb_errf(err, errlen, -ENODEV, "%s: %s", target,
 				    strerror(-ret));
 		snprintf(parent, sizeof(parent), "%s", target);
 		slash = strrchr(parent, '/');
@@ -137,7 +109,7 @@ int bb_sysknob_queue_dir(const char *target, char *dir, size_t len,
 		else
 			*slash = '\0';
 		if (stat(parent, &st) || !S_ISDIR(st.st_mode))
-			return fail(err, errlen, -ENODEV, "%s: %s", target,
+			return bb_errf(err, errlen, -ENODEV, "%s: %s", target,
 				    strerror(-ret));
 		where = parent;
 	}
@@ -146,7 +118,7 @@ int bb_sysknob_queue_dir(const char *target, char *dir, size_t len,
 	} else if (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) {
 		dev = st.st_dev;
 	} else {
-		return fail(err, errlen, -ENODEV,
+		return bb_errf(err, errlen, -ENODEV,
 			    "%s is neither a block device, a file nor a "
 			    "directory", target);
 	}
@@ -156,11 +128,11 @@ int bb_sysknob_queue_dir(const char *target, char *dir, size_t len,
 		ret = errno;
 		if (ret == ENOENT && !S_ISBLK(st.st_mode)) {
 			fs_type(where, dev, fst, sizeof(fst));
-			return fail(err, errlen, -ENODEV,
+			return bb_errf(err, errlen, -ENODEV,
 				    "%s is on %s (no block device)", target,
 				    fst);
 		}
-		return fail(err, errlen, -ENODEV, "%s: device %u:%u: %s: %s",
+		return bb_errf(err, errlen, -ENODEV, "%s: device %u:%u: %s: %s",
 			    target, major(dev), minor(dev), link,
 			    strerror(ret));
 	}
@@ -173,10 +145,10 @@ int bb_sysknob_queue_dir(const char *target, char *dir, size_t len,
 			*slash = '\0';
 	}
 	if ((size_t)snprintf(dir, len, "%s/queue", real) >= len)
-		return fail(err, errlen, -ENAMETOOLONG,
+		return bb_errf(err, errlen, -ENAMETOOLONG,
 			    "%s: sysfs path too long", target);
 	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
-		return fail(err, errlen, -ENODEV,
+		return bb_errf(err, errlen, -ENODEV,
 			    "%s: device %u:%u has no queue directory (%s)",
 			    target, major(dev), minor(dev), dir);
 	return 0;
@@ -189,24 +161,24 @@ int bb_sysknob_path(const char *dir, const char *knob, char *path,
 	int ret;
 
 	if (!bb_sysknob_name_ok(knob))
-		return fail(err, errlen, -EINVAL,
+		return bb_errf(err, errlen, -EINVAL,
 			    "bad knob name '%s' (allowed: [a-z0-9_], 1..%d "
 			    "characters)", knob ? knob : "(null)",
 			    KNOB_NAME_MAX);
 	if ((size_t)snprintf(path, len, "%s/%s", dir, knob) >= len)
-		return fail(err, errlen, -ENAMETOOLONG,
+		return bb_errf(err, errlen, -ENAMETOOLONG,
 			    "sysfs path %s/%s too long", dir, knob);
 	if (stat(path, &st)) {
 		ret = -errno;
 		if (ret == -ENOENT)
-			return fail(err, errlen, -ENOENT,
+			return bb_errf(err, errlen, -ENOENT,
 				    "the device has no knob '%s' (%s does not "
 				    "exist)", knob, path);
-		return fail(err, errlen, ret, "sysfs %s: %s", path,
+		return bb_errf(err, errlen, ret, "sysfs %s: %s", path,
 			    strerror(-ret));
 	}
 	if (!S_ISREG(st.st_mode))
-		return fail(err, errlen, -ENOENT,
+		return bb_errf(err, errlen, -ENOENT,
 			    "'%s' is not a knob (%s is not a file)", knob,
 			    path);
 	return 0;
@@ -238,19 +210,19 @@ int bb_sysknob_read(const char *path, char *val, size_t len, char *err,
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
-		return fail(err, errlen, ret, "sysfs %s: %s", path,
+		return bb_errf(err, errlen, ret, "sysfs %s: %s", path,
 			    strerror(-ret));
 	}
 	n = read(fd, buf, KNOB_VAL_MAX);
 	if (n < 0) {
 		ret = -errno;
-		fail(err, errlen, ret, "sysfs %s: %s", path, strerror(-ret));
+		bb_errf(err, errlen, ret, "sysfs %s: %s", path, strerror(-ret));
 		goto out;
 	}
 	buf[n] = '\0';
 	knob_value(buf);
 	if (strlen(buf) >= len) {
-		ret = fail(err, errlen, -ERANGE,
+		ret = bb_errf(err, errlen, -ERANGE,
 			   "sysfs %s: the value is longer than %zu bytes",
 			   path, len ? len - 1 : 0);
 		goto out;
@@ -292,7 +264,7 @@ int bb_sysknob_write(const char *path, const char *value, char *err,
 
 	n = strlen(value);
 	if (strchr(value, '\n') || n > KNOB_VAL_MAX)
-		return fail(err, errlen, -EINVAL,
+		return bb_errf(err, errlen, -EINVAL,
 			    "sysfs %s: value '%s' is not a single line of at "
 			    "most %d bytes", path, value, KNOB_VAL_MAX);
 	memcpy(buf, value, n);
@@ -301,23 +273,23 @@ int bb_sysknob_write(const char *path, const char *value, char *err,
 	if (fd < 0) {
 		ret = -errno;
 		if (ret == -EACCES || ret == -EPERM)
-			return fail(err, errlen, ret,
+			return bb_errf(err, errlen, ret,
 				    "sysfs %s: cannot write (%s): read-only "
 				    "knob or not root", path, strerror(-ret));
-		return fail(err, errlen, ret, "sysfs %s: %s", path,
+		return bb_errf(err, errlen, ret, "sysfs %s: %s", path,
 			    strerror(-ret));
 	}
 	w = write(fd, buf, n + 1);
 	if (w < 0) {
 		ret = -errno;
-		fail(err, errlen, ret, "sysfs %s: the kernel refused '%s': %s",
+		bb_errf(err, errlen, ret, "sysfs %s: the kernel refused '%s': %s",
 		     path, value, strerror(-ret));
 		close(fd);
 		return ret;
 	}
 	close(fd);
 	if ((size_t)w != n + 1)
-		return fail(err, errlen, -EIO,
+		return bb_errf(err, errlen, -EIO,
 			    "sysfs %s: short write of '%s' (%zd of %zu bytes)",
 			    path, value, w, n + 1);
 
@@ -332,7 +304,7 @@ int bb_sysknob_write(const char *path, const char *value, char *err,
 	} else if (!strcmp(want + strspn(want, " \t"), back)) {
 		return 0;
 	}
-	return fail(err, errlen, -EINVAL,
+	return bb_errf(err, errlen, -EINVAL,
 		    "sysfs %s: wrote '%s' but it reads back '%s'", path, value,
 		    back);
 }

@@ -155,32 +155,20 @@ static int read_u64(const char *dir, const char *name, uint64_t *out)
 {
 	char path[PATH_MAX], buf[64], *end;
 	unsigned long long v;
-	size_t n;
-	FILE *f;
-	int ret = 0;
+	int ret;
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >=
 	    sizeof(path))
 		return -ENAMETOOLONG;
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	if (ferror(f)) {
-		ret = -EIO;
-		goto out;
-	}
-	buf[n] = '\0';
+	ret = bb_read_text(path, buf, sizeof(buf));
+	if (ret)
+		return ret;
 	errno = 0;
 	v = strtoull(buf, &end, 10);
-	if (end == buf || errno || (*end && *end != '\n') || buf[0] == '-') {
-		ret = -EINVAL;
-		goto out;
-	}
+	if (end == buf || errno || *end || buf[0] == '-')
+		return -EINVAL;
 	*out = v;
-out:
-	fclose(f);
-	return ret;
+	return 0;
 }
 
 static unsigned int clamp_u32(uint64_t v)

@@ -1,5 +1,6 @@
 /* target.c - opening nop, file and block-device targets safely. */
 #include "io/target.h"
+#include "util/mountinfo.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -20,33 +21,6 @@ static const char *const kind_names[] = { "nop", "file", "block",
 const char *bb_target_kind_name(enum bb_target_kind k)
 {
 	return (unsigned)k < bb_array_size(kind_names) ? kind_names[k] : "?";
-}
-
-static int fail(char *err, size_t len, int ret, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t len, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return ret;
-}
-
-static int read_sysfs_str(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "re");
-	int ret = 0;
-
-	if (!f)
-		return -errno;
-	if (!fgets(buf, (int)len, f))
-		ret = -EIO;
-	else
-		buf[strcspn(buf, "\n")] = '\0';
-	fclose(f);
-	return ret;
 }
 
 int bb_dev_names(dev_t dev, char *disk, size_t dlen, char *part, size_t plen)
@@ -96,7 +70,7 @@ bool bb_dev_can_poll(dev_t dev, char *why, size_t len)
 		return false;
 	}
 	snprintf(path, sizeof(path), "/sys/block/%s/queue/io_poll", disk);
-	ret = read_sysfs_str(path, val, sizeof(val));
+	ret = bb_read_text(path, val, sizeof(val));
 	if (ret) {
 		snprintf(why, len, "cannot read %s: %s", path, strerror(-ret));
 		return false;
@@ -116,31 +90,18 @@ bool bb_dev_can_poll(dev_t dev, char *why, size_t len)
 	return true;
 }
 
-/* Is any of the given "maj:min" strings mounted (/proc/self/mountinfo
- * field 3)?  Returns the mount point of the first match in mnt. */
+/* Is dev mounted?  The mount point of its first mount in mnt. */
 static bool dev_mounted(dev_t dev, char *mnt, size_t len)
 {
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char line[4096], want[32];
-	bool found = false;
+	struct bb_mount *m = malloc(sizeof(*m));
+	bool found;
 
-	if (!f)
+	if (!m)
 		return false;
-	snprintf(want, sizeof(want), "%u:%u", major(dev), minor(dev));
-	while (fgets(line, sizeof(line), f)) {
-		char majmin[32], root[PATH_MAX], mp[PATH_MAX];
-		int id, parent;
-
-		if (sscanf(line, "%d %d %31s %4095s %4095s", &id, &parent,
-			   majmin, root, mp) != 5)
-			continue;
-		if (strcmp(majmin, want) == 0) {
-			snprintf(mnt, len, "%s", mp);
-			found = true;
-			break;
-		}
-	}
-	fclose(f);
+	found = bb_mountinfo_find_dev(dev, m) > 0;
+	if (found)
+		snprintf(mnt, len, "%s", m->point);
+	free(m);
 	return found;
 }
 
@@ -175,13 +136,13 @@ static int check_block_unused(const char *path, dev_t dev, char *err,
 	struct dirent *de;
 
 	if (dev_mounted(dev, mnt, sizeof(mnt)))
-		return fail(err, len, -EBUSY,
+		return bb_errf(err, len, -EBUSY,
 			    "refusing to write to %s: it is mounted on %s",
 			    path, mnt);
 	snprintf(sysdir, sizeof(sysdir), "/sys/dev/block/%u:%u", major(dev),
 		 minor(dev));
 	if (count_holders(sysdir, holder, sizeof(holder)))
-		return fail(err, len, -EBUSY,
+		return bb_errf(err, len, -EBUSY,
 			    "refusing to write to %s: it has holders (%s uses "
 			    "it; see %s/holders)",
 			    path, holder, sysdir);
@@ -201,19 +162,19 @@ static int check_block_unused(const char *path, dev_t dev, char *err,
 			continue;
 		snprintf(pdir, sizeof(pdir), "%s/%s", sysdir, de->d_name);
 		snprintf(pf, sizeof(pf), "%s/dev", pdir);
-		if (read_sysfs_str(pf, devstr, sizeof(devstr)) ||
+		if (bb_read_text(pf, devstr, sizeof(devstr)) ||
 		    sscanf(devstr, "%u:%u", &ma, &mi) != 2)
 			continue;
 		if (dev_mounted(makedev(ma, mi), mnt, sizeof(mnt))) {
 			closedir(d);
-			return fail(err, len, -EBUSY,
+			return bb_errf(err, len, -EBUSY,
 				    "refusing to write to %s: its partition "
 				    "%s is mounted on %s",
 				    path, de->d_name, mnt);
 		}
 		if (count_holders(pdir, holder, sizeof(holder))) {
 			closedir(d);
-			return fail(err, len, -EBUSY,
+			return bb_errf(err, len, -EBUSY,
 				    "refusing to write to %s: its partition "
 				    "%s is in use by %s",
 				    path, de->d_name, holder);
@@ -259,7 +220,7 @@ static int apply_limits(struct bb_queue_limits *lim,
 			lim->physical_block_size = lim->logical_block_size;
 	}
 	if (bb_limits_validate(lim, &why))
-		return fail(err, len, -EINVAL, "queue limits: %s",
+		return bb_errf(err, len, -EINVAL, "queue limits: %s",
 			    why ? why : "invalid");
 	return 0;
 }
@@ -273,7 +234,7 @@ static int layout_file(int fd, uint64_t from, uint64_t to, char *err,
 	int ret = 0;
 
 	if (posix_memalign((void **)&buf, BB_PAGE_SIZE, chunk))
-		return fail(err, len, -ENOMEM, "out of memory");
+		return bb_errf(err, len, -ENOMEM, "out of memory");
 	for (size_t i = 0; i < chunk; i += 8)
 		*(uint64_t *)(buf + i) = 0x6262656e63680000ull ^ i;
 	for (off = from & ~(uint64_t)(BB_PAGE_SIZE - 1); off < to;) {
@@ -281,7 +242,7 @@ static int layout_file(int fd, uint64_t from, uint64_t to, char *err,
 		ssize_t w = pwrite(fd, buf, n, (off_t)off);
 
 		if (w < 0) {
-			ret = fail(err, len, -errno,
+			ret = bb_errf(err, len, -errno,
 				   "%s: cannot lay out the file: %s", path,
 				   strerror(errno));
 			break;
@@ -300,7 +261,7 @@ static int nvme_blk_dev(const char *blk, dev_t *dev)
 	int ret;
 
 	snprintf(path, sizeof(path), "/sys/block/%s/dev", blk);
-	ret = read_sysfs_str(path, val, sizeof(val));
+	ret = bb_read_text(path, val, sizeof(val));
 	if (ret)
 		return ret;
 	if (sscanf(val, "%u:%u", &ma, &mi) != 2)
@@ -320,17 +281,17 @@ static int open_nvme_char(struct bb_target *t, const struct bb_config *cfg,
 	int ret;
 
 	if (stat(cfg->target, &st))
-		return fail(err, errlen, -errno, "%s: %s", cfg->target,
+		return bb_errf(err, errlen, -errno, "%s: %s", cfg->target,
 			    strerror(errno));
 	if (!S_ISCHR(st.st_mode)) {
 		if (S_ISBLK(st.st_mode) &&
 		    bb_nvme_ns_resolve(cfg->target, -1, &ns) == 0 && ns.chr[0])
-			return fail(err, errlen, -EINVAL,
+			return bb_errf(err, errlen, -EINVAL,
 				    "--engine uring_cmd: %s is a block device; "
 				    "passthrough goes through the namespace's "
 				    "generic char device /dev/%s",
 				    cfg->target, ns.chr);
-		return fail(err, errlen, -EINVAL,
+		return bb_errf(err, errlen, -EINVAL,
 			    "--engine uring_cmd: %s is not a char device: give "
 			    "an NVMe generic char device /dev/ngXnY (or use "
 			    "--engine io_uring)",
@@ -338,7 +299,7 @@ static int open_nvme_char(struct bb_target *t, const struct bb_config *cfg,
 	}
 	ret = bb_nvme_ns_resolve(cfg->target, -1, &ns);
 	if (ret || strncmp(ns.chr, "ng", 2))
-		return fail(err, errlen, -EINVAL,
+		return bb_errf(err, errlen, -EINVAL,
 			    "--engine uring_cmd: %s is not an NVMe generic char "
 			    "device (/dev/ngXnY with a /sys/class/nvme-generic "
 			    "entry)",
@@ -346,7 +307,7 @@ static int open_nvme_char(struct bb_target *t, const struct bb_config *cfg,
 	t->kind = BB_TARGET_NVME_CHAR;
 	ret = nvme_blk_dev(ns.blk, &t->dev);
 	if (ret)
-		return fail(err, errlen, ret,
+		return bb_errf(err, errlen, ret,
 			    "%s: cannot find the block device %s of the "
 			    "namespace in sysfs: %s",
 			    cfg->target, ns.blk, strerror(-ret));
@@ -354,14 +315,14 @@ static int open_nvme_char(struct bb_target *t, const struct bb_config *cfg,
 	snprintf(t->part, sizeof(t->part), "%s", ns.blk);
 	if (cfg->mode == BB_MODE_POLL &&
 	    !bb_dev_can_poll(t->dev, t->poll_why, sizeof(t->poll_why)))
-		return fail(err, errlen, -EOPNOTSUPP,
+		return bb_errf(err, errlen, -EOPNOTSUPP,
 			    "--mode poll: %s cannot poll: %s", cfg->target,
 			    t->poll_why);
 	if (writes) {
 		char blkpath[80];
 
 		if (!cfg->allow_write)
-			return fail(err, errlen, -EPERM,
+			return bb_errf(err, errlen, -EPERM,
 				    "refusing to write to NVMe namespace %s "
 				    "without --allow-write (its data will be "
 				    "overwritten)",
@@ -374,22 +335,22 @@ static int open_nvme_char(struct bb_target *t, const struct bb_config *cfg,
 	}
 	t->fd = open(cfg->target, (writes ? O_RDWR : O_RDONLY) | O_CLOEXEC);
 	if (t->fd < 0)
-		return fail(err, errlen, -errno, "%s: %s", cfg->target,
+		return bb_errf(err, errlen, -errno, "%s: %s", cfg->target,
 			    strerror(errno));
 	ret = bb_nvme_ns_resolve(cfg->target, t->fd, &t->nvme);
 	if (ret)
-		return fail(err, errlen, ret, "%s: cannot identify the "
+		return bb_errf(err, errlen, ret, "%s: cannot identify the "
 			    "namespace: %s", cfg->target, strerror(-ret));
 	t->is_nvme = true;
 	if (t->nvme.lba_size < 512 || (t->nvme.lba_size & (t->nvme.lba_size - 1)))
-		return fail(err, errlen, -EINVAL, "%s: unusable LBA size %u",
+		return bb_errf(err, errlen, -EINVAL, "%s: unusable LBA size %u",
 			    cfg->target, t->nvme.lba_size);
 	t->lba_shift = (unsigned)__builtin_ctz(t->nvme.lba_size);
 	*devsize = t->nvme.lba_count << t->lba_shift;
 	ret = bb_limits_read_sysfs_dev("/sys", major(t->dev), minor(t->dev),
 				       &t->lim);
 	if (ret)
-		return fail(err, errlen, ret,
+		return bb_errf(err, errlen, ret,
 			    "%s: cannot read the queue limits of %s from "
 			    "sysfs: %s",
 			    cfg->target, ns.blk, strerror(-ret));
@@ -400,7 +361,7 @@ static int open_nvme_char(struct bb_target *t, const struct bb_config *cfg,
 	if (ret)
 		return ret;
 	if (t->lim.logical_block_size != t->nvme.lba_size)
-		return fail(err, errlen, -EINVAL,
+		return bb_errf(err, errlen, -EINVAL,
 			    "%s: the LBA size %u differs from the logical "
 			    "block size %u of %s",
 			    cfg->target, t->nvme.lba_size,
@@ -425,11 +386,11 @@ int bb_target_open(struct bb_target *t, const struct bb_config *cfg,
 	if (strcmp(cfg->target, "nop") == 0) {
 		t->kind = BB_TARGET_NOP;
 		if (cfg->mode == BB_MODE_POLL)
-			return fail(err, errlen, -EOPNOTSUPP,
+			return bb_errf(err, errlen, -EOPNOTSUPP,
 				    "--mode poll: the nop target has no device "
 				    "to poll; use --mode irq or --mode sqpoll");
 		if (cfg->verify)
-			return fail(err, errlen, -EINVAL,
+			return bb_errf(err, errlen, -EINVAL,
 				    "--verify needs a file or block device "
 				    "target (nop moves no data)");
 		t->region_off = 0;
@@ -455,7 +416,7 @@ int bb_target_open(struct bb_target *t, const struct bb_config *cfg,
 
 		if (stat(cfg->target, &ps) == 0) {
 			if (S_ISCHR(ps.st_mode))
-				return fail(err, errlen, -EINVAL,
+				return bb_errf(err, errlen, -EINVAL,
 					    "%s is a char device: for an NVMe "
 					    "generic char device (/dev/ngXnY) "
 					    "use --engine uring_cmd",
@@ -469,12 +430,12 @@ int bb_target_open(struct bb_target *t, const struct bb_config *cfg,
 			else
 				snprintf(dir, sizeof(dir), ".");
 			if (stat(dir, &ps))
-				return fail(err, errlen, -errno, "%s: %s", dir,
+				return bb_errf(err, errlen, -errno, "%s: %s", dir,
 					    strerror(errno));
 			pdev = ps.st_dev;
 		}
 		if (!bb_dev_can_poll(pdev, t->poll_why, sizeof(t->poll_why)))
-			return fail(err, errlen, -EOPNOTSUPP,
+			return bb_errf(err, errlen, -EOPNOTSUPP,
 				    "--mode poll: %s cannot poll: %s",
 				    cfg->target, t->poll_why);
 	}
@@ -487,7 +448,7 @@ int bb_target_open(struct bb_target *t, const struct bb_config *cfg,
 			     sizeof(t->part));
 		if (writes) {
 			if (!cfg->allow_write)
-				return fail(err, errlen, -EPERM,
+				return bb_errf(err, errlen, -EPERM,
 					    "refusing to write to block device "
 					    "%s without --allow-write (its data "
 					    "will be overwritten)",
@@ -510,25 +471,25 @@ int bb_target_open(struct bb_target *t, const struct bb_config *cfg,
 		if (t->fd < 0) {
 			ret = -errno;
 			if (writes && ret == -EBUSY)
-				return fail(err, errlen, ret,
+				return bb_errf(err, errlen, ret,
 					    "refusing to write to %s: it cannot "
 					    "be opened exclusively (O_EXCL: in "
 					    "use by another program or the "
 					    "kernel)",
 					    cfg->target);
-			return fail(err, errlen, ret, "%s: %s", cfg->target,
+			return bb_errf(err, errlen, ret, "%s: %s", cfg->target,
 				    strerror(-ret));
 		}
 		if (ioctl(t->fd, BLKGETSIZE64, &devsize)) {
 			ret = -errno;
 			bb_target_close(t);
-			return fail(err, errlen, ret, "%s: BLKGETSIZE64: %s",
+			return bb_errf(err, errlen, ret, "%s: BLKGETSIZE64: %s",
 				    cfg->target, strerror(-ret));
 		}
 		ret = bb_limits_read_sysfs(cfg->target, &t->lim);
 		if (ret) {
 			bb_target_close(t);
-			return fail(err, errlen, ret,
+			return bb_errf(err, errlen, ret,
 				    "%s: cannot read queue limits from sysfs: "
 				    "%s",
 				    cfg->target, strerror(-ret));
@@ -539,7 +500,7 @@ int bb_target_open(struct bb_target *t, const struct bb_config *cfg,
 			return ret;
 		}
 	} else if (have_st && S_ISCHR(st.st_mode)) {
-		return fail(err, errlen, -EINVAL,
+		return bb_errf(err, errlen, -EINVAL,
 			    "%s is a char device: for an NVMe generic char "
 			    "device (/dev/ngXnY) use --engine uring_cmd; "
 			    "--engine io_uring takes nop, a file or a block "
@@ -555,22 +516,22 @@ int bb_target_open(struct bb_target *t, const struct bb_config *cfg,
 		if (t->fd < 0) {
 			ret = -errno;
 			if (ret == -ENOENT)
-				return fail(err, errlen, ret,
+				return bb_errf(err, errlen, ret,
 					    "%s: no such file (give --size to "
 					    "create it, or use nop or a block "
 					    "device)",
 					    cfg->target);
 			if (ret == -EINVAL && direct)
-				return fail(err, errlen, ret,
+				return bb_errf(err, errlen, ret,
 					    "%s: the filesystem does not "
 					    "support O_DIRECT (use --direct 0)",
 					    cfg->target);
-			return fail(err, errlen, ret, "%s: %s", cfg->target,
+			return bb_errf(err, errlen, ret, "%s: %s", cfg->target,
 				    strerror(-ret));
 		}
 		if (fstat(t->fd, &st) || !S_ISREG(st.st_mode)) {
 			bb_target_close(t);
-			return fail(err, errlen, -EINVAL,
+			return bb_errf(err, errlen, -EINVAL,
 				    "%s: not a regular file or block device",
 				    cfg->target);
 		}
@@ -599,7 +560,7 @@ int bb_target_open(struct bb_target *t, const struct bb_config *cfg,
 region:
 	if (cfg->offset >= devsize) {
 		bb_target_close(t);
-		return fail(err, errlen, -EINVAL,
+		return bb_errf(err, errlen, -EINVAL,
 			    "--offset %llu is beyond the end of %s (%llu bytes)",
 			    (unsigned long long)cfg->offset, cfg->target,
 			    (unsigned long long)devsize);
@@ -611,7 +572,7 @@ region:
 	t->region_len -= t->region_len % cfg->bs;
 	if (t->region_len < cfg->bs) {
 		bb_target_close(t);
-		return fail(err, errlen, -EINVAL,
+		return bb_errf(err, errlen, -EINVAL,
 			    "%s: the region (%llu bytes from offset %llu) is "
 			    "smaller than one block of --bs %u",
 			    cfg->target,
@@ -621,7 +582,7 @@ region:
 	if ((cfg->offset % t->lim.logical_block_size) ||
 	    (cfg->bs % t->lim.logical_block_size)) {
 		bb_target_close(t);
-		return fail(err, errlen, -EINVAL,
+		return bb_errf(err, errlen, -EINVAL,
 			    "--bs %u and --offset %llu must be multiples of "
 			    "the logical block size %u of %s",
 			    cfg->bs, (unsigned long long)cfg->offset,
@@ -634,7 +595,7 @@ region:
 				      sizeof(t->poll_why));
 	if (cfg->mode == BB_MODE_POLL && !t->can_poll) {
 		bb_target_close(t);
-		return fail(err, errlen, -EOPNOTSUPP,
+		return bb_errf(err, errlen, -EOPNOTSUPP,
 			    "--mode poll: %s cannot poll: %s", cfg->target,
 			    t->poll_why);
 	}

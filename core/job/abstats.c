@@ -1,6 +1,8 @@
 /* abstats.c - A/B statistics (see abstats.h for the methods). */
 #include <biobench/abstats.h>
 
+#include "util/rng.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -456,68 +458,12 @@ int bb_ab_mannwhitney_p(const double *x, size_t nx, const double *y,
 
 /* ---- bootstrap ------------------------------------------------------ */
 
-struct bb_ab_rng {
-	uint64_t s[4];
-};
 
-static uint64_t bb_ab_splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-static void bb_ab_rng_seed(struct bb_ab_rng *r, uint64_t seed)
-{
-	for (int i = 0; i < 4; i++)
-		r->s[i] = bb_ab_splitmix64(&seed);
-}
-
-static inline uint64_t bb_ab_rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-/* xoshiro256** (Blackman, Vigna) */
-static uint64_t bb_ab_rng_next(struct bb_ab_rng *r)
-{
-	uint64_t *s = r->s;
-	uint64_t res = bb_ab_rotl(s[1] * 5, 7) * 9;
-	uint64_t t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = bb_ab_rotl(s[3], 45);
-	return res;
-}
-
-/* Uniform in [0, n), unbiased (Lemire's multiply-and-reject). */
-static size_t bb_ab_rng_below(struct bb_ab_rng *r, uint64_t n)
-{
-	__uint128_t m = (__uint128_t)bb_ab_rng_next(r) * n;
-	uint64_t l = (uint64_t)m;
-
-	if (l < n) {
-		uint64_t t = -n % n;
-
-		while (l < t) {
-			m = (__uint128_t)bb_ab_rng_next(r) * n;
-			l = (uint64_t)m;
-		}
-	}
-	return (size_t)(m >> 64);
-}
-
-static double bb_ab_resample_median(struct bb_ab_rng *r, const double *x,
+static double bb_ab_resample_median(struct bb_rng *r, const double *x,
 				    size_t n, double *buf)
 {
 	for (size_t i = 0; i < n; i++)
-		buf[i] = x[bb_ab_rng_below(r, n)];
+		buf[i] = x[bb_rng_below(r, n)];
 	qsort(buf, n, sizeof(*buf), bb_ab_cmp_double);
 	return bb_ab_quantile_sorted(buf, n, 0.5);
 }
@@ -526,7 +472,7 @@ int bb_ab_bootstrap_ratio(const double *x, size_t nx, const double *y,
 			  size_t ny, double conf, unsigned resamples,
 			  uint64_t seed, double *lo, double *hi)
 {
-	struct bb_ab_rng rng;
+	struct bb_rng rng;
 	double *ratio = NULL, *buf = NULL;
 	double alpha = 1.0 - conf;
 	int ret = 0;
@@ -546,7 +492,7 @@ int bb_ab_bootstrap_ratio(const double *x, size_t nx, const double *y,
 		ret = -ENOMEM;
 		goto out;
 	}
-	bb_ab_rng_seed(&rng, seed);
+	bb_rng_seed(&rng, seed);
 	for (unsigned i = 0; i < resamples; i++) {
 		double ma = bb_ab_resample_median(&rng, x, nx, buf);
 		double mb = bb_ab_resample_median(&rng, y, ny, buf);

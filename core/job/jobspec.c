@@ -7,6 +7,8 @@
  * gives its own error; the set of known fields is the "properties" of
  * bb_options_json_schema(), the table itself. */
 #include <biobench/jobspec.h>
+
+#include "util/rng.h"
 #include <biobench/options.h>
 #include <biobench/sysknob.h>
 
@@ -981,48 +983,19 @@ int bb_job_parse_string(struct bb_job *job, const char *text, size_t len,
 /* ------------------------------------------------------------------ */
 /* plan */
 
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-static uint64_t rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-static uint64_t xoshiro256ss(uint64_t s[4])
-{
-	uint64_t r = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return r;
-}
-
 /* The variant order of one round of the random order: a Fisher-Yates
  * shuffle from xoshiro256** seeded by splitmix64 from (seed, round). */
 static void round_permutation(uint64_t seed, unsigned round, unsigned n,
 			      unsigned *perm)
 {
 	uint64_t x = seed ^ (0xd1b54a32d192ed03ull * ((uint64_t)round + 1));
-	uint64_t s[4];
+	struct bb_rng r;
 
-	for (unsigned i = 0; i < 4; i++)
-		s[i] = splitmix64(&x);
+	bb_rng_seed(&r, x);
 	for (unsigned i = 0; i < n; i++)
 		perm[i] = i;
 	for (unsigned i = n; i > 1; i--) {
-		unsigned j = (unsigned)(((unsigned __int128)xoshiro256ss(s) *
-					 i) >> 64);
+		unsigned j = (unsigned)bb_rng_below_fast(&r, i);
 		unsigned t = perm[i - 1];
 
 		perm[i - 1] = perm[j];

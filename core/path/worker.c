@@ -18,6 +18,7 @@
 #include "path/split.h"
 #include "run/verify.h"
 #include "run/worker.h"
+#include "util/rng.h"
 
 #include <errno.h>
 #include <linux/nvme_ioctl.h>
@@ -127,7 +128,7 @@ struct worker {
 	bool verify_phase;
 	uint32_t opf_base;
 	/* offsets */
-	uint64_t rng;
+	struct bb_rng rng;
 	uint64_t blk_first, blk_count, seq_next;
 	uint64_t region_off;
 	unsigned rwmix;        /* percent reads */
@@ -155,23 +156,6 @@ struct worker {
 };
 
 /* --- small helpers ------------------------------------------------------ */
-
-static inline uint64_t rng_next(uint64_t *s)
-{
-	/* xorshift64* */
-	uint64_t x = *s;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*s = x;
-	return x * 0x2545F4914F6CDD1Dull;
-}
-
-static inline uint64_t rng_below(uint64_t *s, uint64_t n)
-{
-	return (uint64_t)(((unsigned __int128)rng_next(s) * n) >> 64);
-}
 
 static void set_fatal(struct worker *w, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -534,7 +518,7 @@ static inline bool next_io(struct worker *w, struct wslot *s)
 		if (w->limit && w->issued >= w->limit)
 			return false;
 		if (w->random)
-			blk = rng_below(&w->rng, w->blk_count);
+			blk = bb_rng_below_fast(&w->rng, w->blk_count);
 		else {
 			blk = w->seq_next++;
 			if (w->seq_next >= w->blk_count)
@@ -542,7 +526,7 @@ static inline bool next_io(struct worker *w, struct wslot *s)
 		}
 		s->write = w->rwmix >= 100 ? 0 :
 			   w->rwmix == 0 ? 1 :
-			   rng_below(&w->rng, 100) >= w->rwmix;
+			   bb_rng_below_fast(&w->rng, 100) >= w->rwmix;
 		s->check = 0;
 		if (bb_unlikely(w->gens) && s->write) {
 			/* never two writes of one block in flight */
@@ -829,7 +813,7 @@ static int setup(struct worker *w)
 	w->rwmix = cfg->rw == BB_RW_RANDRW ? cfg->rwmixread :
 		   bb_rw_writes(cfg->rw) ? 0 : 100;
 	w->random = bb_rw_random(cfg->rw);
-	w->rng = cfg->seed * 0x9E3779B97F4A7C15ull + w->a->index + 1;
+	bb_rng_seed(&w->rng, cfg->seed * 0x9E3779B97F4A7C15ull + w->a->index + 1);
 	w->limit = cfg->number_ios;
 	w->region_off = t->region_off;
 	nblocks = t->region_len / cfg->bs;

@@ -242,20 +242,6 @@ static const struct bb_option opt_table[] = {
 /* ------------------------------------------------------------------ */
 /* helpers */
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
-
 static void *field_ptr(struct bb_config *cfg, const struct bb_option *o)
 {
 	return (char *)cfg + o->off;
@@ -640,7 +626,7 @@ static int set_number(struct bb_config *cfg, const struct bb_option *o,
 		ok = mag <= o->max && (o->min <= 0 || mag >= (uint64_t)o->min);
 	if (!ok) {
 		fmt_range(range, sizeof(range), o);
-		return fail(err, errlen, "%s: %s is out of range %s", label,
+		return bb_errf(err, errlen, -EINVAL, "%s: %s is out of range %s", label,
 			    shown, range);
 	}
 	if (o->type == OT_INT)
@@ -655,7 +641,7 @@ static int set_mask(struct bb_config *cfg, const struct bb_option *o,
 		    const char *label, uint64_t v, char *err, size_t errlen)
 {
 	if (v & (v + 1))
-		return fail(err, errlen,
+		return bb_errf(err, errlen, -EINVAL,
 			    "%s: 0x%" PRIx64 " is not of the form 2^n-1 (" MASK_EXAMPLES ")",
 			    label, v);
 	store_u(cfg, o, v);
@@ -683,7 +669,7 @@ static int set_enum_text(struct bb_config *cfg, const struct bb_option *o,
 		}
 	}
 	fmt_enum_list(list, sizeof(list), o, ", ");
-	return fail(err, errlen, "%s: '%s' is not one of %s", label, v, list);
+	return bb_errf(err, errlen, -EINVAL, "%s: '%s' is not one of %s", label, v, list);
 }
 
 static int opt_set_text(struct bb_config *cfg, const struct bb_option *o,
@@ -699,7 +685,7 @@ static int opt_set_text(struct bb_config *cfg, const struct bb_option *o,
 	switch (o->type) {
 	case OT_BOOL:
 		if (parse_bool_text(v, &b))
-			return fail(err, errlen,
+			return bb_errf(err, errlen, -EINVAL,
 				    "%s: '%s' is not a boolean (use 1, 0, true, false, yes, no, on or off)",
 				    label, v);
 		store_b(cfg, o, b);
@@ -708,29 +694,29 @@ static int opt_set_text(struct bb_config *cfg, const struct bb_option *o,
 	case OT_INT:
 		ret = parse_int_text(v, &neg, &u);
 		if (ret == -ERANGE)
-			return fail(err, errlen, "%s: %s is too large", label,
+			return bb_errf(err, errlen, -EINVAL, "%s: %s is too large", label,
 				    v);
 		if (ret)
-			return fail(err, errlen, "%s: '%s' is not an integer",
+			return bb_errf(err, errlen, -EINVAL, "%s: '%s' is not an integer",
 				    label, v);
 		return set_number(cfg, o, label, neg, u, v, err, errlen);
 	case OT_SIZE:
 		ret = bb_parse_size(v, &u);
 		if (ret == -ERANGE)
-			return fail(err, errlen, "%s: %s is too large", label,
+			return bb_errf(err, errlen, -EINVAL, "%s: %s is too large", label,
 				    v);
 		if (ret)
-			return fail(err, errlen,
+			return bb_errf(err, errlen, -EINVAL,
 				    "%s: '%s' is not a size (" SIZE_EXAMPLES ")",
 				    label, v);
 		return set_number(cfg, o, label, false, u, v, err, errlen);
 	case OT_DURATION:
 		ret = bb_parse_duration_ns(v, &u);
 		if (ret == -ERANGE)
-			return fail(err, errlen, "%s: %s is too long", label,
+			return bb_errf(err, errlen, -EINVAL, "%s: %s is too long", label,
 				    v);
 		if (ret)
-			return fail(err, errlen,
+			return bb_errf(err, errlen, -EINVAL,
 				    "%s: '%s' is not a duration (" DURATION_EXAMPLES ")",
 				    label, v);
 		return set_number(cfg, o, label, false, u, v, err, errlen);
@@ -739,31 +725,31 @@ static int opt_set_text(struct bb_config *cfg, const struct bb_option *o,
 	case OT_MASK:
 		ret = parse_int_text(v, &neg, &u);
 		if (ret || neg)
-			return fail(err, errlen,
+			return bb_errf(err, errlen, -EINVAL,
 				    "%s: '%s' is not a mask (" MASK_EXAMPLES ")",
 				    label, v);
 		return set_mask(cfg, o, label, u, err, errlen);
 	case OT_CPULIST:
 		ret = bb_parse_cpulist(v, cpus, BB_MAX_THREADS, &n);
 		if (ret == -ERANGE)
-			return fail(err, errlen,
+			return bb_errf(err, errlen, -EINVAL,
 				    "%s: '%s' names a CPU above %d", label, v,
 				    MAX_CPU);
 		if (ret == -E2BIG)
-			return fail(err, errlen,
+			return bb_errf(err, errlen, -EINVAL,
 				    "%s: '%s' lists more than %d CPUs", label,
 				    v, BB_MAX_THREADS);
 		if (ret)
-			return fail(err, errlen,
+			return bb_errf(err, errlen, -EINVAL,
 				    "%s: '%s' is not a CPU list (" CPULIST_EXAMPLES ")",
 				    label, v);
 		return set_cpus(cfg, cpus, n);
 	case OT_STRING:
 		if (!*v)
-			return fail(err, errlen, "%s: must not be empty",
+			return bb_errf(err, errlen, -EINVAL, "%s: must not be empty",
 				    label);
 		if (strlen(v) >= o->width)
-			return fail(err, errlen,
+			return bb_errf(err, errlen, -EINVAL,
 				    "%s: longer than %zu bytes", label,
 				    o->width - 1);
 		memcpy(field_ptr(cfg, o), v, strlen(v) + 1);
@@ -771,7 +757,7 @@ static int opt_set_text(struct bb_config *cfg, const struct bb_option *o,
 	case OT_HELP:
 		break;
 	}
-	return fail(err, errlen, "%s: cannot be set", label);
+	return bb_errf(err, errlen, -EINVAL, "%s: cannot be set", label);
 }
 
 /* A JSON number that is a mathematical integer. */
@@ -855,7 +841,7 @@ static int opt_set_json(struct bb_config *cfg, const struct bb_option *o,
 		if (!json_integer(j, &neg, &mag))
 			break;
 		if (neg)
-			return fail(err, errlen,
+			return bb_errf(err, errlen, -EINVAL,
 				    "%s: -%" PRIu64 " is not a mask (" MASK_EXAMPLES ")",
 				    label, mag);
 		return set_mask(cfg, o, label, mag, err, errlen);
@@ -866,7 +852,7 @@ static int opt_set_json(struct bb_config *cfg, const struct bb_option *o,
 			break;
 		d = json_object_get_double(j);
 		if (!(d >= 0) || d * 1e9 > (double)o->max)
-			return fail(err, errlen,
+			return bb_errf(err, errlen, -EINVAL,
 				    "%s: %s is out of range 0..%.0f (seconds)",
 				    label, json_object_to_json_string(j),
 				    (double)o->max / 1e9);
@@ -879,18 +865,18 @@ static int opt_set_json(struct bb_config *cfg, const struct bb_option *o,
 			break;
 		n = json_object_array_length(j);
 		if (n > BB_MAX_THREADS)
-			return fail(err, errlen, "%s: lists more than %d CPUs",
+			return bb_errf(err, errlen, -EINVAL, "%s: lists more than %d CPUs",
 				    label, BB_MAX_THREADS);
 		for (size_t i = 0; i < n; i++) {
 			struct json_object *e = json_object_array_get_idx(j, i);
 
 			if (!json_integer(e, &neg, &mag))
-				return fail(err, errlen,
+				return bb_errf(err, errlen, -EINVAL,
 					    "%s[%zu]: expected an integer",
 					    label, i);
 			if (neg || mag > MAX_CPU) {
 				fmt_range(range, sizeof(range), o);
-				return fail(err, errlen,
+				return bb_errf(err, errlen, -EINVAL,
 					    "%s[%zu]: %s is out of range %s",
 					    label, i,
 					    json_object_to_json_string(e),
@@ -903,14 +889,14 @@ static int opt_set_json(struct bb_config *cfg, const struct bb_option *o,
 		char list[128];
 
 		fmt_enum_list(list, sizeof(list), o, ", ");
-		return fail(err, errlen, "%s: expected one of %s", label,
+		return bb_errf(err, errlen, -EINVAL, "%s: expected one of %s", label,
 			    list);
 	}
 	case OT_STRING:
 	case OT_HELP:
 		break;
 	}
-	return fail(err, errlen, "%s: %s", label, json_type_hint(o));
+	return bb_errf(err, errlen, -EINVAL, "%s: %s", label, json_type_hint(o));
 }
 
 /* ------------------------------------------------------------------ */
@@ -968,7 +954,7 @@ int bb_options_set(struct bb_config *cfg, const char *name,
 	if (!o)
 		o = find_json(name);
 	if (!o || o->type == OT_HELP) {
-		fail(err, errlen, "unknown option '%s' (see biobench run --help)",
+		bb_errf(err, errlen, -EINVAL, "unknown option '%s' (see biobench run --help)",
 		     name);
 		return -ENOENT;
 	}
@@ -976,7 +962,7 @@ int bb_options_set(struct bb_config *cfg, const char *name,
 		if (o->type == OT_BOOL)
 			value = "1";
 		else
-			return fail(err, errlen, "%s: missing value (%s)",
+			return bb_errf(err, errlen, -EINVAL, "%s: missing value (%s)",
 				    name, type_hint(o, hint, sizeof(hint)));
 	}
 	return opt_set_text(cfg, o, name, value, err, errlen);
@@ -989,7 +975,7 @@ int bb_options_from_json(struct bb_config *cfg, struct json_object *obj,
 	int ret;
 
 	if (!json_object_is_type(obj, json_type_object))
-		return fail(err, errlen, "%s: expected an object",
+		return bb_errf(err, errlen, -EINVAL, "%s: expected an object",
 			    path && *path ? path : "options");
 	json_object_object_foreach(obj, key, val) {
 		const struct bb_option *o = find_json(key);
@@ -999,7 +985,7 @@ int bb_options_from_json(struct bb_config *cfg, struct json_object *obj,
 		else
 			snprintf(label, sizeof(label), "%s", key);
 		if (!o)
-			return fail(err, errlen,
+			return bb_errf(err, errlen, -EINVAL,
 				    "%s: unknown option (see biobench run --help)",
 				    label);
 		ret = opt_set_json(cfg, o, label, val, err, errlen);
@@ -1037,20 +1023,20 @@ int bb_options_parse(int argc, char **argv, struct bb_config *cfg,
 		}
 		if (opts_done || a[0] != '-' || a[1] == '\0') {
 			if (target)
-				return fail(err, errlen,
+				return bb_errf(err, errlen, -EINVAL,
 					    "unexpected argument '%s' after '%s' (give one target, nop, a file or a block device, as the last argument)",
 					    a, target);
 			target = a;
 			continue;
 		}
 		if (a[1] != '-' || a[2] == '\0' || a[2] == '=')
-			return fail(err, errlen,
+			return bb_errf(err, errlen, -EINVAL,
 				    "unknown option %s (see biobench run --help)",
 				    a);
 		eq = strchr(a + 2, '=');
 		nlen = eq ? (size_t)(eq - (a + 2)) : strlen(a + 2);
 		if (nlen >= sizeof(name))
-			return fail(err, errlen,
+			return bb_errf(err, errlen, -EINVAL,
 				    "unknown option %.*s (see biobench run --help)",
 				    (int)(nlen + 2), a);
 		memcpy(name, a + 2, nlen);
@@ -1061,19 +1047,19 @@ int bb_options_parse(int argc, char **argv, struct bb_config *cfg,
 		if (!o && !strncmp(name, "no-", 3)) {
 			o = find_cli(name + 3);
 			if (o && o->type != OT_BOOL)
-				return fail(err, errlen,
+				return bb_errf(err, errlen, -EINVAL,
 					    "%s: --%s is not a boolean option",
 					    label, o->name);
 			if (o) {
 				if (eq)
-					return fail(err, errlen,
+					return bb_errf(err, errlen, -EINVAL,
 						    "%s takes no value", label);
 				store_b(cfg, o, false);
 				continue;
 			}
 		}
 		if (!o)
-			return fail(err, errlen,
+			return bb_errf(err, errlen, -EINVAL,
 				    "unknown option %s (see biobench run --help)",
 				    label);
 		if (o->type == OT_HELP)
@@ -1085,7 +1071,7 @@ int bb_options_parse(int argc, char **argv, struct bb_config *cfg,
 		} else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2)) {
 			value = argv[++i];
 		} else {
-			return fail(err, errlen, "%s: missing value (%s)", label,
+			return bb_errf(err, errlen, -EINVAL, "%s: missing value (%s)", label,
 				    type_hint(o, hint, sizeof(hint)));
 		}
 		ret = opt_set_text(cfg, o, label, value, err, errlen);
@@ -1094,10 +1080,10 @@ int bb_options_parse(int argc, char **argv, struct bb_config *cfg,
 	}
 
 	if (!target)
-		return fail(err, errlen,
+		return bb_errf(err, errlen, -EINVAL,
 			    "missing target (nop, a file or a block device) as the last argument");
 	if (strlen(target) >= sizeof(cfg->target))
-		return fail(err, errlen, "target: longer than %zu bytes",
+		return bb_errf(err, errlen, -EINVAL, "target: longer than %zu bytes",
 			    sizeof(cfg->target) - 1);
 	strcpy(cfg->target, target);
 	return bb_config_check(cfg, err, errlen);
@@ -1109,32 +1095,32 @@ int bb_config_check(struct bb_config *cfg, char *err, size_t errlen)
 	char a[32], b[32];
 
 	if (cfg->bs < 512 || cfg->bs > SZ_64M)
-		return fail(err, errlen, "--bs: %u is out of range 512..64m",
+		return bb_errf(err, errlen, -EINVAL, "--bs: %u is out of range 512..64m",
 			    cfg->bs);
 	if (cfg->bs % 512)
-		return fail(err, errlen, "--bs: %u is not a multiple of 512",
+		return bb_errf(err, errlen, -EINVAL, "--bs: %u is not a multiple of 512",
 			    cfg->bs);
 	if ((cfg->limits_set & BB_LIM_LBS) && lbs) {
 		if (lbs < 512 || lbs > 65536 || (lbs & (lbs - 1)))
-			return fail(err, errlen,
+			return bb_errf(err, errlen, -EINVAL,
 				    "--lbs: %u is not a power of two in 512..64k",
 				    lbs);
 		if (cfg->bs % lbs)
-			return fail(err, errlen,
+			return bb_errf(err, errlen, -EINVAL,
 				    "--bs: %u is not a multiple of --lbs %u",
 				    cfg->bs, lbs);
 	}
 	if (cfg->iodepth < 1 || cfg->iodepth > 65536)
-		return fail(err, errlen, "--iodepth: %u is out of range 1..65536",
+		return bb_errf(err, errlen, -EINVAL, "--iodepth: %u is out of range 1..65536",
 			    cfg->iodepth);
 	if (cfg->threads < 1 || cfg->threads > BB_MAX_THREADS)
-		return fail(err, errlen, "--threads: %u is out of range 1..%d",
+		return bb_errf(err, errlen, -EINVAL, "--threads: %u is out of range 1..%d",
 			    cfg->threads, BB_MAX_THREADS);
 	if (cfg->ncpus > BB_MAX_THREADS)
-		return fail(err, errlen, "--cpus: more than %d CPUs",
+		return bb_errf(err, errlen, -EINVAL, "--cpus: more than %d CPUs",
 			    BB_MAX_THREADS);
 	if (cfg->rwmixread > 100)
-		return fail(err, errlen, "--rwmixread: %u is out of range 0..100",
+		return bb_errf(err, errlen, -EINVAL, "--rwmixread: %u is out of range 0..100",
 			    cfg->rwmixread);
 	if (cfg->rw >= BB_RW__COUNT || cfg->mode >= BB_MODE__COUNT ||
 	    cfg->engine >= BB_ENGINE__COUNT ||
@@ -1142,32 +1128,32 @@ int bb_config_check(struct bb_config *cfg, char *err, size_t errlen)
 	    cfg->lat >= BB_LAT__COUNT || cfg->bio_cache >= BB_CACHE__COUNT ||
 	    cfg->split_check >= BB_SPLIT_CHECK__COUNT ||
 	    cfg->bio_layout >= BB_LAYOUT__COUNT)
-		return fail(err, errlen, "invalid enum value in the configuration");
+		return bb_errf(err, errlen, -EINVAL, "invalid enum value in the configuration");
 	if (cfg->runtime_ns == 0 && cfg->number_ios == 0)
-		return fail(err, errlen,
+		return bb_errf(err, errlen, -EINVAL,
 			    "--runtime and --number-ios are both 0: set one of them so the run ends");
 	if (cfg->size && cfg->size < cfg->bs) {
 		fmt_size(a, sizeof(a), cfg->size);
 		fmt_size(b, sizeof(b), cfg->bs);
-		return fail(err, errlen, "--size: %s is smaller than --bs %s",
+		return bb_errf(err, errlen, -EINVAL, "--size: %s is smaller than --bs %s",
 			    a, b);
 	}
 	if (cfg->direct && cfg->offset % 512)
-		return fail(err, errlen,
+		return bb_errf(err, errlen, -EINVAL,
 			    "--offset: %" PRIu64 " is not a multiple of 512 (needed by --direct)",
 			    cfg->offset);
 	if (cfg->verify && !bb_rw_writes(cfg->rw))
-		return fail(err, errlen,
+		return bb_errf(err, errlen, -EINVAL,
 			    "--verify needs a write workload (write, randwrite, randrw)");
 	if (cfg->verify && !strcmp(cfg->target, "nop"))
-		return fail(err, errlen,
+		return bb_errf(err, errlen, -EINVAL,
 			    "--verify needs a file or a block device: nop moves no data");
 	if (cfg->engine == BB_ENGINE_URING_CMD && !strcmp(cfg->target, "nop"))
-		return fail(err, errlen,
+		return bb_errf(err, errlen, -EINVAL,
 			    "--engine uring_cmd needs an NVMe generic char device (/dev/ngXnY), not nop");
 	if (cfg->mode == BB_MODE_POLL &&
 	    cfg->completion == BB_COMPLETION_THREAD)
-		return fail(err, errlen,
+		return bb_errf(err, errlen, -EINVAL,
 			    "--completion thread models IRQ completions and cannot be combined with --mode poll");
 
 	/* adjustments, as t/io_uring does */

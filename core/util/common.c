@@ -1,9 +1,12 @@
-/* common.c - names of the shared enums, the clock, reading small files. */
+/* common.c - names of the shared enums, the clock, the error helper,
+ * reading small files. */
 #include <biobench/common.h>
 
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -65,5 +68,17 @@ int bb_read_text(const char *path, char *buf, size_t len)
 		p++;
 	if (p != buf)
 		memmove(buf, p, strlen(p) + 1);
+	return ret;
+}
+
+int bb_errf(char *err, size_t len, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && len) {
+		va_start(ap, fmt);
+		vsnprintf(err, len, fmt, ap);
+		va_end(ap);
+	}
 	return ret;
 }

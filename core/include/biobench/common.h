@@ -117,6 +117,12 @@ const char *bb_layout_name(enum bb_layout v);
 /* Monotonic clock in nanoseconds. */
 uint64_t bb_now_ns(void);
 
+/* The one error helper: writes the formatted one-line message into err
+ * (when err and len are set) and returns ret (a -errno), so that an error
+ * path reads `return bb_errf(err, len, -EINVAL, "...", ...);`. */
+int bb_errf(char *err, size_t len, int ret, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 /* The first len-1 bytes of a (sysfs, proc) file into buf, surrounding
  * white space removed; "" on error.  0 or -errno. */
 int bb_read_text(const char *path, char *buf, size_t len);
