@@ -4,6 +4,7 @@
  * per JSON field); an NVMe enrichment via libnvme adds its fields after
  * them in bb_device_info() without changing the sysfs part. */
 #include <biobench/hostinfo.h>
+#include <biobench/config.h>
 
 #include <biobench/nvme.h>
 #include "io/target.h"
@@ -316,9 +317,9 @@ struct json_object *bb_target_device_info(const char *target)
 
 	if (!o)
 		return NULL;
-	if (!strcmp(target, "nop")) {
+	if (bb_target_is_nop(target)) {
 		json_object_object_add(o, "kind",
-				       json_object_new_string("nop"));
+				       json_object_new_string(BB_TARGET_NOP_NAME));
 		return o;
 	}
 	if (stat(target, &st) == 0) {

@@ -1,6 +1,7 @@
 /* sysknob.c - kernel block queue knobs (sysfs): where they live, reading
  * and writing them with a read-back check. */
 #include <biobench/sysknob.h>
+#include <biobench/config.h>
 
 #include <biobench/common.h>
 
@@ -89,9 +90,9 @@ int bb_sysknob_queue_dir(const char *target, char *dir, size_t len,
 	dev_t dev;
 	int ret;
 
-	if (!strcmp(target, "nop"))
+	if (bb_target_is_nop(target))
 		return bb_errf(err, errlen, -ENODEV,
-			    "nop has no block device (and no queue knobs)");
+			       "nop has no block device (and no queue knobs)");
 	if (stat(target, &st)) {
 		ret = -errno;
 		/* a file the run will create: its directory's filesystem
@@ -99,7 +100,7 @@ int bb_sysknob_queue_dir(const char *target, char *dir, size_t len,
 		if (ret != -ENOENT || !strncmp(target, "/dev/", 5) ||
 		    strlen(target) >= sizeof(parent))
 			return bb_errf(err, errlen, -ENODEV, "%s: %s", target,
-				    strerror(-ret));
+				       strerror(-ret));
 		snprintf(parent, sizeof(parent), "%s", target);
 		slash = strrchr(parent, '/');
 		if (!slash)
@@ -110,7 +111,7 @@ int bb_sysknob_queue_dir(const char *target, char *dir, size_t len,
 			*slash = '\0';
 		if (stat(parent, &st) || !S_ISDIR(st.st_mode))
 			return bb_errf(err, errlen, -ENODEV, "%s: %s", target,
-				    strerror(-ret));
+				       strerror(-ret));
 		where = parent;
 	}
 	if (S_ISBLK(st.st_mode)) {
@@ -119,8 +120,8 @@ int bb_sysknob_queue_dir(const char *target, char *dir, size_t len,
 		dev = st.st_dev;
 	} else {
 		return bb_errf(err, errlen, -ENODEV,
-			    "%s is neither a block device, a file nor a "
-			    "directory", target);
+			       "%s is neither a block device, a file nor a "
+			       "directory", target);
 	}
 	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(dev),
 		 minor(dev));
@@ -129,12 +130,12 @@ int bb_sysknob_queue_dir(const char *target, char *dir, size_t len,
 		if (ret == ENOENT && !S_ISBLK(st.st_mode)) {
 			fs_type(where, dev, fst, sizeof(fst));
 			return bb_errf(err, errlen, -ENODEV,
-				    "%s is on %s (no block device)", target,
-				    fst);
+				       "%s is on %s (no block device)", target,
+				       fst);
 		}
 		return bb_errf(err, errlen, -ENODEV, "%s: device %u:%u: %s: %s",
-			    target, major(dev), minor(dev), link,
-			    strerror(ret));
+			       target, major(dev), minor(dev), link,
+			       strerror(ret));
 	}
 	/* a partition: the queue is the whole disk's, the parent folder */
 	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u/partition",
@@ -146,11 +147,11 @@ int bb_sysknob_queue_dir(const char *target, char *dir, size_t len,
 	}
 	if ((size_t)snprintf(dir, len, "%s/queue", real) >= len)
 		return bb_errf(err, errlen, -ENAMETOOLONG,
-			    "%s: sysfs path too long", target);
+			       "%s: sysfs path too long", target);
 	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
 		return bb_errf(err, errlen, -ENODEV,
-			    "%s: device %u:%u has no queue directory (%s)",
-			    target, major(dev), minor(dev), dir);
+			       "%s: device %u:%u has no queue directory (%s)",
+			       target, major(dev), minor(dev), dir);
 	return 0;
 }
 
@@ -162,25 +163,25 @@ int bb_sysknob_path(const char *dir, const char *knob, char *path,
 
 	if (!bb_sysknob_name_ok(knob))
 		return bb_errf(err, errlen, -EINVAL,
-			    "bad knob name '%s' (allowed: [a-z0-9_], 1..%d "
-			    "characters)", knob ? knob : "(null)",
-			    KNOB_NAME_MAX);
+			       "bad knob name '%s' (allowed: [a-z0-9_], 1..%d "
+			       "characters)", knob ? knob : "(null)",
+			       KNOB_NAME_MAX);
 	if ((size_t)snprintf(path, len, "%s/%s", dir, knob) >= len)
 		return bb_errf(err, errlen, -ENAMETOOLONG,
-			    "sysfs path %s/%s too long", dir, knob);
+			       "sysfs path %s/%s too long", dir, knob);
 	if (stat(path, &st)) {
 		ret = -errno;
 		if (ret == -ENOENT)
 			return bb_errf(err, errlen, -ENOENT,
-				    "the device has no knob '%s' (%s does not "
-				    "exist)", knob, path);
+				       "the device has no knob '%s' (%s does not "
+				       "exist)", knob, path);
 		return bb_errf(err, errlen, ret, "sysfs %s: %s", path,
-			    strerror(-ret));
+			       strerror(-ret));
 	}
 	if (!S_ISREG(st.st_mode))
 		return bb_errf(err, errlen, -ENOENT,
-			    "'%s' is not a knob (%s is not a file)", knob,
-			    path);
+			       "'%s' is not a knob (%s is not a file)", knob,
+			       path);
 	return 0;
 }
 
@@ -211,7 +212,7 @@ int bb_sysknob_read(const char *path, char *val, size_t len, char *err,
 	if (fd < 0) {
 		ret = -errno;
 		return bb_errf(err, errlen, ret, "sysfs %s: %s", path,
-			    strerror(-ret));
+			       strerror(-ret));
 	}
 	n = read(fd, buf, KNOB_VAL_MAX);
 	if (n < 0) {
@@ -223,8 +224,8 @@ int bb_sysknob_read(const char *path, char *val, size_t len, char *err,
 	knob_value(buf);
 	if (strlen(buf) >= len) {
 		ret = bb_errf(err, errlen, -ERANGE,
-			   "sysfs %s: the value is longer than %zu bytes",
-			   path, len ? len - 1 : 0);
+			      "sysfs %s: the value is longer than %zu bytes",
+			      path, len ? len - 1 : 0);
 		goto out;
 	}
 	memcpy(val, buf, strlen(buf) + 1);
@@ -265,8 +266,8 @@ int bb_sysknob_write(const char *path, const char *value, char *err,
 	n = strlen(value);
 	if (strchr(value, '\n') || n > KNOB_VAL_MAX)
 		return bb_errf(err, errlen, -EINVAL,
-			    "sysfs %s: value '%s' is not a single line of at "
-			    "most %d bytes", path, value, KNOB_VAL_MAX);
+			       "sysfs %s: value '%s' is not a single line of at "
+			       "most %d bytes", path, value, KNOB_VAL_MAX);
 	memcpy(buf, value, n);
 	buf[n] = '\n';
 	fd = open(path, O_WRONLY | O_CLOEXEC);
@@ -274,24 +275,24 @@ int bb_sysknob_write(const char *path, const char *value, char *err,
 		ret = -errno;
 		if (ret == -EACCES || ret == -EPERM)
 			return bb_errf(err, errlen, ret,
-				    "sysfs %s: cannot write (%s): read-only "
-				    "knob or not root", path, strerror(-ret));
+				       "sysfs %s: cannot write (%s): read-only "
+				       "knob or not root", path, strerror(-ret));
 		return bb_errf(err, errlen, ret, "sysfs %s: %s", path,
-			    strerror(-ret));
+			       strerror(-ret));
 	}
 	w = write(fd, buf, n + 1);
 	if (w < 0) {
 		ret = -errno;
 		bb_errf(err, errlen, ret, "sysfs %s: the kernel refused '%s': %s",
-		     path, value, strerror(-ret));
+			path, value, strerror(-ret));
 		close(fd);
 		return ret;
 	}
 	close(fd);
 	if ((size_t)w != n + 1)
 		return bb_errf(err, errlen, -EIO,
-			    "sysfs %s: short write of '%s' (%zd of %zu bytes)",
-			    path, value, w, n + 1);
+			       "sysfs %s: short write of '%s' (%zd of %zu bytes)",
+			       path, value, w, n + 1);
 
 	ret = bb_sysknob_read(path, back, sizeof(back), err, errlen);
 	if (ret)
@@ -305,6 +306,6 @@ int bb_sysknob_write(const char *path, const char *value, char *err,
 		return 0;
 	}
 	return bb_errf(err, errlen, -EINVAL,
-		    "sysfs %s: wrote '%s' but it reads back '%s'", path, value,
-		    back);
+		       "sysfs %s: wrote '%s' but it reads back '%s'", path, value,
+		       back);
 }

@@ -415,7 +415,7 @@ static inline void complete_one(struct worker *w, struct side *sd,
 				  "NVMe load the driver with "
 				  "nvme.poll_queues=N); stopping",
 				  w->t->path);
-		else if (cqe->res > 0 && w->t->kind == BB_TARGET_NVME_CHAR)
+		else if (cqe->res > 0 && w->t->ops->sqe == BB_SQE_NVME_CMD)
 			set_fatal(w, -EIO,
 				  "%s: NVMe command failed with status 0x%x "
 				  "(sector %llu, %u bytes)",
@@ -715,7 +715,7 @@ static int setup_buffers(struct worker *w)
 		w->free_stack[i] = w->depth - 1 - i;
 	}
 	w->nfree = w->depth;
-	if (cfg->fixedbufs && !w->nop && w->t->kind == BB_TARGET_NVME_CHAR) {
+	if (cfg->fixedbufs && w->t->ops->sqe == BB_SQE_NVME_CMD) {
 		/* passthrough: one registered buffer per slot (buf_index =
 		 * slot), as fio's io_uring_cmd engine.  A single large one
 		 * fails on kernels whose blk_rq_map_user_bvec() counts the
@@ -799,8 +799,9 @@ static int setup(struct worker *w)
 
 	w->depth = cfg->iodepth;
 	w->lim = t->lim;
-	w->nop = t->kind == BB_TARGET_NOP;
-	w->res_mask = w->nop || t->kind == BB_TARGET_NVME_CHAR ? 0 : ~0u;
+	w->nop = t->ops->sqe == BB_SQE_NOP;
+	/* read/write return the bytes; NOPs and NVMe commands return 0 */
+	w->res_mask = t->ops->sqe == BB_SQE_RW ? ~0u : 0;
 	w->nsid = t->nvme.nsid;
 	w->lba_shift = t->lba_shift;
 	w->fixed = cfg->fixedbufs; /* the bio model; nop registers nothing */
@@ -862,7 +863,7 @@ static int setup(struct worker *w)
 			w->fd = 0;
 			w->sqe_flags = IOSQE_FIXED_FILE;
 		}
-		if (t->kind == BB_TARGET_NVME_CHAR) {
+		if (t->ops->sqe == BB_SQE_NVME_CMD) {
 			w->prep[0] = w->fixed ? prep_nvme_read_fixed
 					      : prep_nvme_read;
 			w->prep[1] = w->fixed ? prep_nvme_write_fixed

@@ -22,7 +22,7 @@ static const char *const lat_names[BB_LAT__COUNT] = {
 void bb_config_default(struct bb_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
-	strcpy(cfg->target, "nop");
+	strcpy(cfg->target, BB_TARGET_NOP_NAME);
 	cfg->size = 0;
 	cfg->offset = 0;
 	cfg->direct = true;

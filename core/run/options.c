@@ -627,7 +627,7 @@ static int set_number(struct bb_config *cfg, const struct bb_option *o,
 	if (!ok) {
 		fmt_range(range, sizeof(range), o);
 		return bb_errf(err, errlen, -EINVAL, "%s: %s is out of range %s", label,
-			    shown, range);
+			       shown, range);
 	}
 	if (o->type == OT_INT)
 		store_i(cfg, o, neg ? -(int64_t)(mag - 1) - 1 : (int64_t)mag);
@@ -642,8 +642,8 @@ static int set_mask(struct bb_config *cfg, const struct bb_option *o,
 {
 	if (v & (v + 1))
 		return bb_errf(err, errlen, -EINVAL,
-			    "%s: 0x%" PRIx64 " is not of the form 2^n-1 (" MASK_EXAMPLES ")",
-			    label, v);
+			       "%s: 0x%" PRIx64 " is not of the form 2^n-1 (" MASK_EXAMPLES ")",
+			       label, v);
 	store_u(cfg, o, v);
 	mark_set(cfg, o);
 	return 0;
@@ -686,8 +686,8 @@ static int opt_set_text(struct bb_config *cfg, const struct bb_option *o,
 	case OT_BOOL:
 		if (parse_bool_text(v, &b))
 			return bb_errf(err, errlen, -EINVAL,
-				    "%s: '%s' is not a boolean (use 1, 0, true, false, yes, no, on or off)",
-				    label, v);
+				       "%s: '%s' is not a boolean (use 1, 0, true, false, yes, no, on or off)",
+				       label, v);
 		store_b(cfg, o, b);
 		return 0;
 	case OT_UINT:
@@ -695,30 +695,30 @@ static int opt_set_text(struct bb_config *cfg, const struct bb_option *o,
 		ret = parse_int_text(v, &neg, &u);
 		if (ret == -ERANGE)
 			return bb_errf(err, errlen, -EINVAL, "%s: %s is too large", label,
-				    v);
+				       v);
 		if (ret)
 			return bb_errf(err, errlen, -EINVAL, "%s: '%s' is not an integer",
-				    label, v);
+				       label, v);
 		return set_number(cfg, o, label, neg, u, v, err, errlen);
 	case OT_SIZE:
 		ret = bb_parse_size(v, &u);
 		if (ret == -ERANGE)
 			return bb_errf(err, errlen, -EINVAL, "%s: %s is too large", label,
-				    v);
+				       v);
 		if (ret)
 			return bb_errf(err, errlen, -EINVAL,
-				    "%s: '%s' is not a size (" SIZE_EXAMPLES ")",
-				    label, v);
+				       "%s: '%s' is not a size (" SIZE_EXAMPLES ")",
+				       label, v);
 		return set_number(cfg, o, label, false, u, v, err, errlen);
 	case OT_DURATION:
 		ret = bb_parse_duration_ns(v, &u);
 		if (ret == -ERANGE)
 			return bb_errf(err, errlen, -EINVAL, "%s: %s is too long", label,
-				    v);
+				       v);
 		if (ret)
 			return bb_errf(err, errlen, -EINVAL,
-				    "%s: '%s' is not a duration (" DURATION_EXAMPLES ")",
-				    label, v);
+				       "%s: '%s' is not a duration (" DURATION_EXAMPLES ")",
+				       label, v);
 		return set_number(cfg, o, label, false, u, v, err, errlen);
 	case OT_ENUM:
 		return set_enum_text(cfg, o, label, v, err, errlen);
@@ -726,32 +726,32 @@ static int opt_set_text(struct bb_config *cfg, const struct bb_option *o,
 		ret = parse_int_text(v, &neg, &u);
 		if (ret || neg)
 			return bb_errf(err, errlen, -EINVAL,
-				    "%s: '%s' is not a mask (" MASK_EXAMPLES ")",
-				    label, v);
+				       "%s: '%s' is not a mask (" MASK_EXAMPLES ")",
+				       label, v);
 		return set_mask(cfg, o, label, u, err, errlen);
 	case OT_CPULIST:
 		ret = bb_parse_cpulist(v, cpus, BB_MAX_THREADS, &n);
 		if (ret == -ERANGE)
 			return bb_errf(err, errlen, -EINVAL,
-				    "%s: '%s' names a CPU above %d", label, v,
-				    MAX_CPU);
+				       "%s: '%s' names a CPU above %d", label, v,
+				       MAX_CPU);
 		if (ret == -E2BIG)
 			return bb_errf(err, errlen, -EINVAL,
-				    "%s: '%s' lists more than %d CPUs", label,
-				    v, BB_MAX_THREADS);
+				       "%s: '%s' lists more than %d CPUs", label,
+				       v, BB_MAX_THREADS);
 		if (ret)
 			return bb_errf(err, errlen, -EINVAL,
-				    "%s: '%s' is not a CPU list (" CPULIST_EXAMPLES ")",
-				    label, v);
+				       "%s: '%s' is not a CPU list (" CPULIST_EXAMPLES ")",
+				       label, v);
 		return set_cpus(cfg, cpus, n);
 	case OT_STRING:
 		if (!*v)
 			return bb_errf(err, errlen, -EINVAL, "%s: must not be empty",
-				    label);
+				       label);
 		if (strlen(v) >= o->width)
 			return bb_errf(err, errlen, -EINVAL,
-				    "%s: longer than %zu bytes", label,
-				    o->width - 1);
+				       "%s: longer than %zu bytes", label,
+				       o->width - 1);
 		memcpy(field_ptr(cfg, o), v, strlen(v) + 1);
 		return 0;
 	case OT_HELP:
@@ -842,8 +842,8 @@ static int opt_set_json(struct bb_config *cfg, const struct bb_option *o,
 			break;
 		if (neg)
 			return bb_errf(err, errlen, -EINVAL,
-				    "%s: -%" PRIu64 " is not a mask (" MASK_EXAMPLES ")",
-				    label, mag);
+				       "%s: -%" PRIu64 " is not a mask (" MASK_EXAMPLES ")",
+				       label, mag);
 		return set_mask(cfg, o, label, mag, err, errlen);
 	case OT_DURATION: {
 		double d;
@@ -853,9 +853,9 @@ static int opt_set_json(struct bb_config *cfg, const struct bb_option *o,
 		d = json_object_get_double(j);
 		if (!(d >= 0) || d * 1e9 > (double)o->max)
 			return bb_errf(err, errlen, -EINVAL,
-				    "%s: %s is out of range 0..%.0f (seconds)",
-				    label, json_object_to_json_string(j),
-				    (double)o->max / 1e9);
+				       "%s: %s is out of range 0..%.0f (seconds)",
+				       label, json_object_to_json_string(j),
+				       (double)o->max / 1e9);
 		return set_number(cfg, o, label, false,
 				  (uint64_t)(d * 1e9 + 0.5), NULL, err,
 				  errlen);
@@ -866,21 +866,21 @@ static int opt_set_json(struct bb_config *cfg, const struct bb_option *o,
 		n = json_object_array_length(j);
 		if (n > BB_MAX_THREADS)
 			return bb_errf(err, errlen, -EINVAL, "%s: lists more than %d CPUs",
-				    label, BB_MAX_THREADS);
+				       label, BB_MAX_THREADS);
 		for (size_t i = 0; i < n; i++) {
 			struct json_object *e = json_object_array_get_idx(j, i);
 
 			if (!json_integer(e, &neg, &mag))
 				return bb_errf(err, errlen, -EINVAL,
-					    "%s[%zu]: expected an integer",
-					    label, i);
+					       "%s[%zu]: expected an integer",
+					       label, i);
 			if (neg || mag > MAX_CPU) {
 				fmt_range(range, sizeof(range), o);
 				return bb_errf(err, errlen, -EINVAL,
-					    "%s[%zu]: %s is out of range %s",
-					    label, i,
-					    json_object_to_json_string(e),
-					    range);
+					       "%s[%zu]: %s is out of range %s",
+					       label, i,
+					       json_object_to_json_string(e),
+					       range);
 			}
 			cpus[i] = (int)mag;
 		}
@@ -890,7 +890,7 @@ static int opt_set_json(struct bb_config *cfg, const struct bb_option *o,
 
 		fmt_enum_list(list, sizeof(list), o, ", ");
 		return bb_errf(err, errlen, -EINVAL, "%s: expected one of %s", label,
-			    list);
+			       list);
 	}
 	case OT_STRING:
 	case OT_HELP:
@@ -955,7 +955,7 @@ int bb_options_set(struct bb_config *cfg, const char *name,
 		o = find_json(name);
 	if (!o || o->type == OT_HELP) {
 		bb_errf(err, errlen, -EINVAL, "unknown option '%s' (see biobench run --help)",
-		     name);
+			name);
 		return -ENOENT;
 	}
 	if (!value) {
@@ -963,7 +963,7 @@ int bb_options_set(struct bb_config *cfg, const char *name,
 			value = "1";
 		else
 			return bb_errf(err, errlen, -EINVAL, "%s: missing value (%s)",
-				    name, type_hint(o, hint, sizeof(hint)));
+				       name, type_hint(o, hint, sizeof(hint)));
 	}
 	return opt_set_text(cfg, o, name, value, err, errlen);
 }
@@ -976,7 +976,7 @@ int bb_options_from_json(struct bb_config *cfg, struct json_object *obj,
 
 	if (!json_object_is_type(obj, json_type_object))
 		return bb_errf(err, errlen, -EINVAL, "%s: expected an object",
-			    path && *path ? path : "options");
+			       path && *path ? path : "options");
 	json_object_object_foreach(obj, key, val) {
 		const struct bb_option *o = find_json(key);
 
@@ -986,8 +986,8 @@ int bb_options_from_json(struct bb_config *cfg, struct json_object *obj,
 			snprintf(label, sizeof(label), "%s", key);
 		if (!o)
 			return bb_errf(err, errlen, -EINVAL,
-				    "%s: unknown option (see biobench run --help)",
-				    label);
+				       "%s: unknown option (see biobench run --help)",
+				       label);
 		ret = opt_set_json(cfg, o, label, val, err, errlen);
 		if (ret)
 			return ret;
@@ -1024,21 +1024,21 @@ int bb_options_parse(int argc, char **argv, struct bb_config *cfg,
 		if (opts_done || a[0] != '-' || a[1] == '\0') {
 			if (target)
 				return bb_errf(err, errlen, -EINVAL,
-					    "unexpected argument '%s' after '%s' (give one target, nop, a file or a block device, as the last argument)",
-					    a, target);
+					       "unexpected argument '%s' after '%s' (give one target, nop, a file or a block device, as the last argument)",
+					       a, target);
 			target = a;
 			continue;
 		}
 		if (a[1] != '-' || a[2] == '\0' || a[2] == '=')
 			return bb_errf(err, errlen, -EINVAL,
-				    "unknown option %s (see biobench run --help)",
-				    a);
+				       "unknown option %s (see biobench run --help)",
+				       a);
 		eq = strchr(a + 2, '=');
 		nlen = eq ? (size_t)(eq - (a + 2)) : strlen(a + 2);
 		if (nlen >= sizeof(name))
 			return bb_errf(err, errlen, -EINVAL,
-				    "unknown option %.*s (see biobench run --help)",
-				    (int)(nlen + 2), a);
+				       "unknown option %.*s (see biobench run --help)",
+				       (int)(nlen + 2), a);
 		memcpy(name, a + 2, nlen);
 		name[nlen] = '\0';
 		snprintf(label, sizeof(label), "--%s", name);
@@ -1048,20 +1048,20 @@ int bb_options_parse(int argc, char **argv, struct bb_config *cfg,
 			o = find_cli(name + 3);
 			if (o && o->type != OT_BOOL)
 				return bb_errf(err, errlen, -EINVAL,
-					    "%s: --%s is not a boolean option",
-					    label, o->name);
+					       "%s: --%s is not a boolean option",
+					       label, o->name);
 			if (o) {
 				if (eq)
 					return bb_errf(err, errlen, -EINVAL,
-						    "%s takes no value", label);
+						       "%s takes no value", label);
 				store_b(cfg, o, false);
 				continue;
 			}
 		}
 		if (!o)
 			return bb_errf(err, errlen, -EINVAL,
-				    "unknown option %s (see biobench run --help)",
-				    label);
+				       "unknown option %s (see biobench run --help)",
+				       label);
 		if (o->type == OT_HELP)
 			return 1;
 		if (o->type == OT_BOOL) {
@@ -1072,7 +1072,7 @@ int bb_options_parse(int argc, char **argv, struct bb_config *cfg,
 			value = argv[++i];
 		} else {
 			return bb_errf(err, errlen, -EINVAL, "%s: missing value (%s)", label,
-				    type_hint(o, hint, sizeof(hint)));
+				       type_hint(o, hint, sizeof(hint)));
 		}
 		ret = opt_set_text(cfg, o, label, value, err, errlen);
 		if (ret)
@@ -1081,10 +1081,10 @@ int bb_options_parse(int argc, char **argv, struct bb_config *cfg,
 
 	if (!target)
 		return bb_errf(err, errlen, -EINVAL,
-			    "missing target (nop, a file or a block device) as the last argument");
+			       "missing target (nop, a file or a block device) as the last argument");
 	if (strlen(target) >= sizeof(cfg->target))
 		return bb_errf(err, errlen, -EINVAL, "target: longer than %zu bytes",
-			    sizeof(cfg->target) - 1);
+			       sizeof(cfg->target) - 1);
 	strcpy(cfg->target, target);
 	return bb_config_check(cfg, err, errlen);
 }
@@ -1096,32 +1096,32 @@ int bb_config_check(struct bb_config *cfg, char *err, size_t errlen)
 
 	if (cfg->bs < 512 || cfg->bs > SZ_64M)
 		return bb_errf(err, errlen, -EINVAL, "--bs: %u is out of range 512..64m",
-			    cfg->bs);
+			       cfg->bs);
 	if (cfg->bs % 512)
 		return bb_errf(err, errlen, -EINVAL, "--bs: %u is not a multiple of 512",
-			    cfg->bs);
+			       cfg->bs);
 	if ((cfg->limits_set & BB_LIM_LBS) && lbs) {
 		if (lbs < 512 || lbs > 65536 || (lbs & (lbs - 1)))
 			return bb_errf(err, errlen, -EINVAL,
-				    "--lbs: %u is not a power of two in 512..64k",
-				    lbs);
+				       "--lbs: %u is not a power of two in 512..64k",
+				       lbs);
 		if (cfg->bs % lbs)
 			return bb_errf(err, errlen, -EINVAL,
-				    "--bs: %u is not a multiple of --lbs %u",
-				    cfg->bs, lbs);
+				       "--bs: %u is not a multiple of --lbs %u",
+				       cfg->bs, lbs);
 	}
 	if (cfg->iodepth < 1 || cfg->iodepth > 65536)
 		return bb_errf(err, errlen, -EINVAL, "--iodepth: %u is out of range 1..65536",
-			    cfg->iodepth);
+			       cfg->iodepth);
 	if (cfg->threads < 1 || cfg->threads > BB_MAX_THREADS)
 		return bb_errf(err, errlen, -EINVAL, "--threads: %u is out of range 1..%d",
-			    cfg->threads, BB_MAX_THREADS);
+			       cfg->threads, BB_MAX_THREADS);
 	if (cfg->ncpus > BB_MAX_THREADS)
 		return bb_errf(err, errlen, -EINVAL, "--cpus: more than %d CPUs",
-			    BB_MAX_THREADS);
+			       BB_MAX_THREADS);
 	if (cfg->rwmixread > 100)
 		return bb_errf(err, errlen, -EINVAL, "--rwmixread: %u is out of range 0..100",
-			    cfg->rwmixread);
+			       cfg->rwmixread);
 	if (cfg->rw >= BB_RW__COUNT || cfg->mode >= BB_MODE__COUNT ||
 	    cfg->engine >= BB_ENGINE__COUNT ||
 	    cfg->completion >= BB_COMPLETION__COUNT ||
@@ -1131,30 +1131,30 @@ int bb_config_check(struct bb_config *cfg, char *err, size_t errlen)
 		return bb_errf(err, errlen, -EINVAL, "invalid enum value in the configuration");
 	if (cfg->runtime_ns == 0 && cfg->number_ios == 0)
 		return bb_errf(err, errlen, -EINVAL,
-			    "--runtime and --number-ios are both 0: set one of them so the run ends");
+			       "--runtime and --number-ios are both 0: set one of them so the run ends");
 	if (cfg->size && cfg->size < cfg->bs) {
 		fmt_size(a, sizeof(a), cfg->size);
 		fmt_size(b, sizeof(b), cfg->bs);
 		return bb_errf(err, errlen, -EINVAL, "--size: %s is smaller than --bs %s",
-			    a, b);
+			       a, b);
 	}
 	if (cfg->direct && cfg->offset % 512)
 		return bb_errf(err, errlen, -EINVAL,
-			    "--offset: %" PRIu64 " is not a multiple of 512 (needed by --direct)",
-			    cfg->offset);
+			       "--offset: %" PRIu64 " is not a multiple of 512 (needed by --direct)",
+			       cfg->offset);
 	if (cfg->verify && !bb_rw_writes(cfg->rw))
 		return bb_errf(err, errlen, -EINVAL,
-			    "--verify needs a write workload (write, randwrite, randrw)");
-	if (cfg->verify && !strcmp(cfg->target, "nop"))
+			       "--verify needs a write workload (write, randwrite, randrw)");
+	if (cfg->verify && bb_target_is_nop(cfg->target))
 		return bb_errf(err, errlen, -EINVAL,
-			    "--verify needs a file or a block device: nop moves no data");
-	if (cfg->engine == BB_ENGINE_URING_CMD && !strcmp(cfg->target, "nop"))
+			       "--verify needs a file or a block device: nop moves no data");
+	if (cfg->engine == BB_ENGINE_URING_CMD && bb_target_is_nop(cfg->target))
 		return bb_errf(err, errlen, -EINVAL,
-			    "--engine uring_cmd needs an NVMe generic char device (/dev/ngXnY), not nop");
+			       "--engine uring_cmd needs an NVMe generic char device (/dev/ngXnY), not nop");
 	if (cfg->mode == BB_MODE_POLL &&
 	    cfg->completion == BB_COMPLETION_THREAD)
 		return bb_errf(err, errlen, -EINVAL,
-			    "--completion thread models IRQ completions and cannot be combined with --mode poll");
+			       "--completion thread models IRQ completions and cannot be combined with --mode poll");
 
 	/* adjustments, as t/io_uring does */
 	if (cfg->submit_batch == 0)

@@ -223,7 +223,7 @@ static void fmt_bw(char *buf, size_t len, double bytes_per_s)
 
 static bool target_is_nop(const struct bb_config *cfg)
 {
-	return cfg && !strcmp(cfg->target, "nop");
+	return cfg && bb_target_is_nop(cfg->target);
 }
 
 void bb_sample_fprint(FILE *f, const struct bb_config *cfg,

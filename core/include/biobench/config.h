@@ -129,6 +129,15 @@ static inline bool bb_rw_random(enum bb_rw rw)
 	       rw == BB_RW_RANDRW;
 }
 
+/* The name of the target that sends io_uring NOPs and needs no device. */
+#define BB_TARGET_NOP_NAME "nop"
+
+/* Whether a target (a config's, a job's) is the nop target. */
+static inline bool bb_target_is_nop(const char *target)
+{
+	return __builtin_strcmp(target, BB_TARGET_NOP_NAME) == 0;
+}
+
 const char *bb_rw_name(enum bb_rw v);
 const char *bb_mode_name(enum bb_mode v);
 const char *bb_engine_name(enum bb_engine v);
