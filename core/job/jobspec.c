@@ -2,10 +2,10 @@
  * collected with its field path), the normalized document, the run plan
  * and the metrics of a run (see jobspec.h).
  *
- * Workload and variant fields go through the option table one field at a
- * time (bb_options_from_json on a one-key object), so that each bad field
- * gives its own error; the set of known fields is the "properties" of
- * bb_options_json_schema(), the table itself. */
+ * The top-level fields are decoded from one table (top_fields[]); the
+ * workload and variant fields go through the run option table one field at
+ * a time (bb_option_from_json), so that each bad field gives its own error
+ * with its own path. */
 #include <biobench/jobspec.h>
 
 #include "util/rng.h"
@@ -36,25 +36,24 @@ static const char *const order_names[BB_ORDER__COUNT] = {
 	[BB_ORDER_RANDOM] = "random",
 };
 
+static const char *const metric_names[BB_METRIC__COUNT] = {
+	[BB_METRIC_IOPS] = "iops",	   [BB_METRIC_BW] = "bw",
+	[BB_METRIC_LAT_MEAN] = "lat_mean", [BB_METRIC_LAT_P50] = "lat_p50",
+	[BB_METRIC_LAT_P99] = "lat_p99",   [BB_METRIC_LAT_P999] = "lat_p999",
+	[BB_METRIC_CPU_PER_IO] = "cpu_per_io",
+};
+
 static const struct {
-	const char *name;
 	const char *unit;
 	bool higher_is_better;
 } metric_info[BB_METRIC__COUNT] = {
-	[BB_METRIC_IOPS] = { "iops", "IO/s", true },
-	[BB_METRIC_BW] = { "bw", "B/s", true },
-	[BB_METRIC_LAT_MEAN] = { "lat_mean", "ns", false },
-	[BB_METRIC_LAT_P50] = { "lat_p50", "ns", false },
-	[BB_METRIC_LAT_P99] = { "lat_p99", "ns", false },
-	[BB_METRIC_LAT_P999] = { "lat_p999", "ns", false },
-	[BB_METRIC_CPU_PER_IO] = { "cpu_per_io", "ns/IO", false },
-};
-
-/* The top-level fields, in the order of the normalized document. */
-static const char *const top_fields[] = {
-	"name",	  "target", "workload", "variants",   "repeat",	    "warmup",
-	"max_repeat", "order", "seed",	    "metric",	  "min_effect", "confidence",
-	"quiescence", "aa",
+	[BB_METRIC_IOPS] = { "IO/s", true },
+	[BB_METRIC_BW] = { "B/s", true },
+	[BB_METRIC_LAT_MEAN] = { "ns", false },
+	[BB_METRIC_LAT_P50] = { "ns", false },
+	[BB_METRIC_LAT_P99] = { "ns", false },
+	[BB_METRIC_LAT_P999] = { "ns", false },
+	[BB_METRIC_CPU_PER_IO] = { "ns/IO", false },
 };
 
 /* ------------------------------------------------------------------ */
@@ -62,13 +61,13 @@ static const char *const top_fields[] = {
 
 const char *bb_metric_name(enum bb_metric m)
 {
-	return (unsigned)m < BB_METRIC__COUNT ? metric_info[m].name : "?";
+	return (unsigned)m < BB_METRIC__COUNT ? metric_names[m] : "?";
 }
 
 int bb_metric_from_name(const char *s, enum bb_metric *m)
 {
 	for (unsigned i = 0; s && i < BB_METRIC__COUNT; i++) {
-		if (!strcmp(s, metric_info[i].name)) {
+		if (!strcmp(s, metric_names[i])) {
 			*m = (enum bb_metric)i;
 			return 0;
 		}
@@ -89,17 +88,6 @@ const char *bb_metric_unit(enum bb_metric m)
 const char *bb_job_order_name(enum bb_job_order o)
 {
 	return (unsigned)o < BB_ORDER__COUNT ? order_names[o] : "?";
-}
-
-static int order_from_name(const char *s, enum bb_job_order *o)
-{
-	for (unsigned i = 0; i < BB_ORDER__COUNT; i++) {
-		if (!strcmp(s, order_names[i])) {
-			*o = (enum bb_job_order)i;
-			return 0;
-		}
-	}
-	return -EINVAL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -186,51 +174,19 @@ static void err_add(struct bb_job_errors *e, const char *field,
 	err_add_raw(e, field, msg);
 }
 
-/* The option table's messages quote text values as 'x'; in a JSON
- * document they are shown as JSON strings, "x". */
-static void requote(char *msg, size_t len, const char *s)
-{
-	char pat[160], *p;
-	size_t n = strlen(s);
-
-	if (n + 3 > sizeof(pat))
-		return;
-	for (size_t i = 0; i < n; i++)
-		if (s[i] == '"' || s[i] == '\\' || s[i] == '\'' ||
-		    (unsigned char)s[i] < 0x20)
-			return;
-	snprintf(pat, sizeof(pat), "'%s'", s);
-	p = strstr(msg, pat);
-	if (!p || (size_t)(p - msg) + n + 2 >= len)
-		return;
-	p[0] = '"';
-	p[n + 1] = '"';
-}
-
-/* bb_config_check() names options as on the command line ("--bs: ...");
- * a job names them by JSON field under path ("variants.B.bs: ..."). */
+/* A failed bb_config_check_field() under path: the option's field below
+ * path when it names one, else path itself. */
 static void err_add_check(struct bb_job_errors *e, const char *path,
-			  const char *msg)
+			  const char *field, const char *msg)
 {
-	char field[128], name[64];
-	size_t n = 0;
+	char where[128];
 
-	if (!strncmp(msg, "--", 2)) {
-		const char *p = msg + 2;
-
-		while (n + 1 < sizeof(name) &&
-		       (isalnum((unsigned char)p[n]) || p[n] == '-')) {
-			name[n] = p[n] == '-' ? '_' : p[n];
-			n++;
-		}
-		name[n] = '\0';
-		if (n && p[n] == ':') {
-			snprintf(field, sizeof(field), "%s.%s", path, name);
-			err_add(e, field, "%s", p + n + 2);
-			return;
-		}
+	if (field[0]) {
+		snprintf(where, sizeof(where), "%s.%s", path, field);
+		err_add(e, where, "%s", msg);
+	} else {
+		err_add(e, path, "%s", msg);
 	}
-	err_add(e, path, "%s", msg);
 }
 
 /* ------------------------------------------------------------------ */
@@ -328,8 +284,11 @@ static int get_string(struct bb_job_errors *e, const char *field,
 struct job_ctx {
 	struct bb_job *job;
 	struct bb_job_errors *errs;
-	struct json_object *opt_schema; /* owns opt_props */
-	struct json_object *opt_props;  /* the option table's JSON fields */
+	struct bb_config base;    /* the workload: what every variant starts from */
+	bool base_ok;             /* the workload's fields were all valid */
+	bool bad_uint;            /* the last TOP_UINT field was invalid */
+	bool repeat_bad;          /* repeat was invalid (max_repeat not compared) */
+	bool max_repeat_given;
 };
 
 static bool variant_name_ok(const char *s)
@@ -410,7 +369,6 @@ static unsigned apply_fields(struct job_ctx *c, struct bb_config *cfg,
 
 	json_object_object_foreach(obj, key, val) {
 		char field[128], msg[BB_JOB_ERRLEN];
-		struct json_object *one;
 		int ret;
 
 		snprintf(field, sizeof(field), "%s.%s", path, key);
@@ -433,34 +391,14 @@ static unsigned apply_fields(struct job_ctx *c, struct bb_config *cfg,
 			add_knob(c, v, path, key + 6, val);
 			continue;
 		}
-		if (!json_object_object_get_ex(c->opt_props, key, NULL)) {
+		ret = bb_option_from_json(cfg, path, key, val, field,
+					  sizeof(field), msg, sizeof(msg));
+		if (ret == -ENOENT)
 			err_add(c->errs, field, "unknown field (%s)",
 				v ? "a run option, \"sysfs.<knob>\" or \"sysfs\"; see biobench run --help" :
 				    "a run option; see biobench run --help");
-			continue;
-		}
-		one = json_object_new_object();
-		if (!one) {
-			err_add(c->errs, field, "out of memory");
-			continue;
-		}
-		json_object_object_add(one, key, json_object_get(val));
-		ret = bb_options_from_json(cfg, one, path, msg, sizeof(msg));
-		json_object_put(one);
-		if (ret) {
-			size_t n = strlen(field);
-			const char *colon = strstr(msg, ": ");
-
-			if (json_object_is_type(val, json_type_string))
-				requote(msg, sizeof(msg),
-					json_object_get_string(val));
-			/* the option's label may go deeper: "x.cpus[1]: ..." */
-			if (!strncmp(msg, field, n) && msg[n] == '[' && colon &&
-			    (size_t)(colon - msg) < sizeof(field))
-				snprintf(field, sizeof(field), "%.*s",
-					 (int)(colon - msg), msg);
+		else if (ret)
 			err_add_raw(c->errs, field, msg);
-		}
 	}
 	return c->errs->n - before;
 }
@@ -470,7 +408,7 @@ static void parse_variants(struct job_ctx *c, struct json_object *vars,
 {
 	struct bb_job *job = c->job;
 	struct bb_config chk = *base;
-	char base_msg[BB_JOB_ERRLEN] = "";
+	char base_msg[BB_JOB_ERRLEN] = "", base_field[64] = "";
 	bool base_reported = false;
 	size_t count;
 
@@ -491,12 +429,13 @@ static void parse_variants(struct job_ctx *c, struct json_object *vars,
 		err_add(c->errs, "variants", "at most %d variants, got %zu",
 			BB_JOB_MAX_VARIANTS, count);
 	/* the workload's own cross-field error is reported once, on it */
-	if (base_ok && bb_config_check(&chk, base_msg, sizeof(base_msg)) == 0)
+	if (base_ok && bb_config_check_field(&chk, base_field, sizeof(base_field),
+					     base_msg, sizeof(base_msg)) == 0)
 		base_msg[0] = '\0';
 
 	json_object_object_foreach(vars, name, vobj) {
 		struct bb_job_variant *v, scratch;
-		char path[128], msg[BB_JOB_ERRLEN];
+		char path[128], msg[BB_JOB_ERRLEN], field[64];
 		unsigned nerr;
 
 		snprintf(path, sizeof(path), "variants.%s", name);
@@ -519,14 +458,16 @@ static void parse_variants(struct job_ctx *c, struct json_object *vars,
 		nerr = apply_fields(c, &v->cfg, vobj, path, v);
 		if (nerr || !base_ok)
 			continue; /* cross-field checks once the fields are valid */
-		if (bb_config_check(&v->cfg, msg, sizeof(msg)) == 0)
+		if (bb_config_check_field(&v->cfg, field, sizeof(field), msg,
+					  sizeof(msg)) == 0)
 			continue;
-		if (base_msg[0] && !strcmp(msg, base_msg)) {
+		if (base_msg[0] && !strcmp(msg, base_msg) &&
+		    !strcmp(field, base_field)) {
 			if (!base_reported)
-				err_add_check(c->errs, "workload", msg);
+				err_add_check(c->errs, "workload", field, msg);
 			base_reported = true;
 		} else {
-			err_add_check(c->errs, path, msg);
+			err_add_check(c->errs, path, field, msg);
 		}
 	}
 }
@@ -658,7 +599,301 @@ static void parse_quiescence(struct bb_job_errors *e, struct json_object *q,
 	}
 }
 
-/* The normalized document: the top-level fields in a fixed order, the
+/* The top-level fields: one table entry each, in the order of the
+ * normalized document.  A field is decoded by its type (into the struct
+ * bb_job member at off) or by its own parse function; then its check, if
+ * any, sees the decoded job.  Fields marked late are parsed after all the
+ * others (variants build on the workload and on aa).  def gives the
+ * normalized document's value of a field that was not given (NULL: the
+ * generic one from the decoded member). */
+enum top_type {
+	TOP_STRING,   /* char[size] */
+	TOP_UINT,     /* unsigned or uint64_t (by size), min..max */
+	TOP_NUMBER,   /* double, dmin..dmax in the document, stored / scale */
+	TOP_NAME,     /* an enum by name: names[0..nnames) */
+	TOP_BOOL,
+	TOP_CUSTOM,   /* parse() does it all */
+};
+
+struct top_field;
+typedef void (*top_parse_fn)(struct job_ctx *c, const struct top_field *f,
+			     struct json_object *val);
+
+struct top_field {
+	const char *name;
+	enum top_type type;
+	size_t off, size;
+	uint64_t min, max;        /* TOP_UINT */
+	double dmin, dmax, scale; /* TOP_NUMBER: stored = given / scale */
+	bool dmax_open;           /* TOP_NUMBER: dmax itself excluded */
+	const char *range_text;   /* TOP_NUMBER: how the range is shown */
+	const char *const *names; /* TOP_NAME */
+	unsigned nnames;
+	const char *required;     /* message when missing; NULL: optional */
+	const char *hint;         /* TOP_NAME/TOP_BOOL: what is expected */
+	bool late;
+	top_parse_fn parse;       /* TOP_CUSTOM */
+	void (*check)(struct job_ctx *c, const struct top_field *f);
+	struct json_object *(*def)(const struct bb_job *job,
+				   struct json_object *given);
+};
+
+#define TOP_MEMBER(m) .off = offsetof(struct bb_job, m), \
+		      .size = sizeof(((struct bb_job *)0)->m)
+
+static void parse_target(struct job_ctx *c, const struct top_field *f,
+			 struct json_object *val);
+static void parse_workload(struct job_ctx *c, const struct top_field *f,
+			   struct json_object *val);
+static void parse_variants_field(struct job_ctx *c, const struct top_field *f,
+				 struct json_object *val);
+static void parse_quiescence_field(struct job_ctx *c,
+				   const struct top_field *f,
+				   struct json_object *val);
+static void check_max_repeat(struct job_ctx *c, const struct top_field *f);
+static struct json_object *def_workload(const struct bb_job *job,
+					struct json_object *given);
+static struct json_object *def_variants(const struct bb_job *job,
+					struct json_object *given);
+static struct json_object *def_quiescence(const struct bb_job *job,
+					  struct json_object *given);
+
+static const struct top_field top_fields[] = {
+	{ .name = "name", .type = TOP_STRING, TOP_MEMBER(name),
+	  .required = "required (a short title of the job)" },
+	{ .name = "target", .type = TOP_CUSTOM, .parse = parse_target,
+	  .required = "required (nop, a regular file or a block device)" },
+	{ .name = "workload", .type = TOP_CUSTOM, .parse = parse_workload,
+	  .def = def_workload },
+	{ .name = "variants", .type = TOP_CUSTOM, .parse = parse_variants_field,
+	  .late = true, .def = def_variants },
+	{ .name = "repeat", .type = TOP_UINT, TOP_MEMBER(repeat),
+	  .min = JOB_MIN_REPEAT, .max = BB_JOB_MAX_REPEAT },
+	{ .name = "warmup", .type = TOP_UINT, TOP_MEMBER(warmup), .min = 0,
+	  .max = BB_JOB_MAX_WARMUP },
+	{ .name = "max_repeat", .type = TOP_UINT, TOP_MEMBER(max_repeat),
+	  .min = JOB_MIN_REPEAT, .max = BB_JOB_MAX_REPEAT,
+	  .check = check_max_repeat },
+	{ .name = "order", .type = TOP_NAME, TOP_MEMBER(order),
+	  .names = order_names, .nnames = BB_ORDER__COUNT,
+	  .hint = "interleaved, blocked or random" },
+	{ .name = "seed", .type = TOP_UINT, TOP_MEMBER(seed), .min = 0,
+	  .max = UINT64_MAX },
+	{ .name = "metric", .type = TOP_NAME, TOP_MEMBER(metric),
+	  .names = metric_names, .nnames = BB_METRIC__COUNT },
+	{ .name = "min_effect", .type = TOP_NUMBER, TOP_MEMBER(min_effect),
+	  .dmin = 0, .dmax = 100, .dmax_open = true, .scale = 100,
+	  .range_text = "0 <= x < 100 (percent)" },
+	{ .name = "confidence", .type = TOP_NUMBER, TOP_MEMBER(confidence),
+	  .dmin = 0.5, .dmax = 0.999, .scale = 1,
+	  .range_text = "0.5..0.999 (a fraction: 0.95 for 95%)" },
+	{ .name = "quiescence", .type = TOP_CUSTOM,
+	  .parse = parse_quiescence_field, .def = def_quiescence },
+	{ .name = "aa", .type = TOP_BOOL, TOP_MEMBER(aa),
+	  .hint = "true: an A/A job, its one variant run as A and as A2" },
+};
+
+static void *top_member(struct bb_job *job, const struct top_field *f)
+{
+	return (char *)job + f->off;
+}
+
+static const void *top_cmember(const struct bb_job *job,
+			       const struct top_field *f)
+{
+	return (const char *)job + f->off;
+}
+
+static void names_list(char *buf, size_t len, const struct top_field *f,
+		       const char *sep)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < f->nnames && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? sep : "",
+				      f->names[i]);
+}
+
+/* Decode a field of a generic type into its member. */
+static void top_decode(struct job_ctx *c, const struct top_field *f,
+		       struct json_object *j)
+{
+	struct bb_job_errors *e = c->errs;
+	char list[160];
+	const char *s;
+	uint64_t u;
+	double d;
+
+	switch (f->type) {
+	case TOP_STRING:
+		if (!get_string(e, f->name, j, f->size - 1, &s))
+			snprintf(top_member(c->job, f), f->size, "%s", s);
+		break;
+	case TOP_UINT:
+		if (get_uint(e, f->name, j, f->min, f->max, &u)) {
+			c->bad_uint = true;
+			break;
+		}
+		if (f->size == sizeof(uint64_t))
+			*(uint64_t *)top_member(c->job, f) = u;
+		else
+			*(unsigned *)top_member(c->job, f) = (unsigned)u;
+		break;
+	case TOP_NUMBER:
+		if (get_number(e, f->name, j, &d))
+			break;
+		if (d < f->dmin || d > f->dmax || (f->dmax_open && d == f->dmax))
+			err_add(e, f->name, "%g is out of range %s", d,
+				f->range_text);
+		else
+			*(double *)top_member(c->job, f) = d / f->scale;
+		break;
+	case TOP_NAME:
+		names_list(list, sizeof(list), f, ", ");
+		if (!json_object_is_type(j, json_type_string)) {
+			err_add(e, f->name, "expected a string (%s)",
+				f->hint ? f->hint : list);
+			break;
+		}
+		s = json_object_get_string(j);
+		for (unsigned i = 0; i < f->nnames; i++) {
+			if (!strcmp(s, f->names[i])) {
+				*(int *)top_member(c->job, f) = (int)i;
+				return;
+			}
+		}
+		err_add(e, f->name, "\"%.64s\" is not one of %s", s, list);
+		break;
+	case TOP_BOOL:
+		if (!json_object_is_type(j, json_type_boolean))
+			err_add(e, f->name, "expected true or false (%s)",
+				f->hint);
+		else
+			*(bool *)top_member(c->job, f) =
+				json_object_get_boolean(j);
+		break;
+	case TOP_CUSTOM:
+		break;
+	}
+}
+
+/* The normalized value of a field of a generic type. */
+static struct json_object *top_encode(const struct bb_job *job,
+				      const struct top_field *f)
+{
+	const void *m = top_cmember(job, f);
+
+	switch (f->type) {
+	case TOP_STRING:
+		return json_object_new_string(m);
+	case TOP_UINT:
+		return json_u64(f->size == sizeof(uint64_t) ?
+					*(const uint64_t *)m :
+					*(const unsigned *)m);
+	case TOP_NUMBER:
+		return json_short_double(*(const double *)m * f->scale);
+	case TOP_NAME:
+		return json_object_new_string(f->names[*(const int *)m]);
+	case TOP_BOOL:
+		return json_object_new_boolean(*(const bool *)m);
+	case TOP_CUSTOM:
+		break;
+	}
+	return NULL;
+}
+
+static void parse_target(struct job_ctx *c, const struct top_field *f,
+			 struct json_object *val)
+{
+	const char *s;
+
+	if (!val || get_string(c->errs, f->name, val,
+			       sizeof(c->job->target) - 1, &s))
+		return;
+	snprintf(c->job->target, sizeof(c->job->target), "%s", s);
+	snprintf(c->base.target, sizeof(c->base.target), "%s", s);
+}
+
+static void parse_workload(struct job_ctx *c, const struct top_field *f,
+			   struct json_object *wl)
+{
+	if (!wl)
+		return;
+	if (!json_object_is_type(wl, json_type_object)) {
+		err_add(c->errs, f->name,
+			"expected an object of run options ({\"bs\": \"4k\", ...})");
+		c->base_ok = false;
+	} else if (apply_fields(c, &c->base, wl, f->name, NULL)) {
+		c->base_ok = false;
+	}
+}
+
+static void parse_variants_field(struct job_ctx *c, const struct top_field *f,
+				 struct json_object *val)
+{
+	struct bb_job *job = c->job;
+
+	if (val) {
+		parse_variants(c, val, &c->base, c->base_ok, job->aa);
+	} else if (job->aa) {
+		/* an A/A job of the workload alone */
+		struct json_object *one = json_object_new_object();
+
+		json_object_object_add(one, "A", json_object_new_object());
+		parse_variants(c, one, &c->base, c->base_ok, true);
+		json_object_put(one);
+	} else {
+		err_add(c->errs, f->name,
+			"required (an object of at least 2 variants: {\"A\": {...}, \"B\": {...}})");
+	}
+}
+
+static void parse_quiescence_field(struct job_ctx *c,
+				   const struct top_field *f,
+				   struct json_object *val)
+{
+	(void)f;
+	if (val)
+		parse_quiescence(c->errs, val, c->job);
+}
+
+static void check_max_repeat(struct job_ctx *c, const struct top_field *f)
+{
+	struct bb_job *job = c->job;
+
+	if (!c->max_repeat_given || c->bad_uint) {
+		job->max_repeat = job->repeat;
+	} else if (job->max_repeat < job->repeat && !c->repeat_bad) {
+		err_add(c->errs, f->name, "%u is less than repeat (%u)",
+			job->max_repeat, job->repeat);
+		job->max_repeat = job->repeat;
+	}
+}
+
+static struct json_object *def_workload(const struct bb_job *job,
+					struct json_object *given)
+{
+	(void)job;
+	(void)given;
+	return json_object_new_object();
+}
+
+static struct json_object *def_variants(const struct bb_job *job,
+					struct json_object *given)
+{
+	(void)given;
+	return job->aa ? aa_variants_json(job) : NULL;
+}
+
+static struct json_object *def_quiescence(const struct bb_job *job,
+					  struct json_object *given)
+{
+	(void)given;
+	return quiescence_json(job);
+}
+
+/* The normalized document: the top-level fields in table order, the
  * given ones as given, the others with their defaults. */
 static int build_spec(struct bb_job *job, struct json_object *doc)
 {
@@ -668,36 +903,14 @@ static int build_spec(struct bb_job *job, struct json_object *doc)
 	if (!spec)
 		return -ENOMEM;
 	for (size_t i = 0; i < bb_array_size(top_fields) && !ret; i++) {
-		const char *k = top_fields[i];
-		struct json_object *given = json_object_object_get(doc, k);
+		const struct top_field *f = &top_fields[i];
+		struct json_object *given = json_object_object_get(doc, f->name);
 		struct json_object *def = NULL, *val;
 
-		if (!strcmp(k, "workload"))
-			def = json_object_new_object();
-		else if (!strcmp(k, "repeat"))
-			def = json_object_new_int64(job->repeat);
-		else if (!strcmp(k, "warmup"))
-			def = json_object_new_int64(job->warmup);
-		else if (!strcmp(k, "max_repeat"))
-			def = json_object_new_int64(job->max_repeat);
-		else if (!strcmp(k, "order"))
-			def = json_object_new_string(bb_job_order_name(job->order));
-		else if (!strcmp(k, "seed"))
-			def = json_u64(job->seed);
-		else if (!strcmp(k, "metric"))
-			def = json_object_new_string(bb_metric_name(job->metric));
-		else if (!strcmp(k, "min_effect"))
-			def = json_short_double(job->min_effect * 100.0);
-		else if (!strcmp(k, "confidence"))
-			def = json_short_double(job->confidence);
-		else if (!strcmp(k, "quiescence"))
-			def = quiescence_json(job);
-		else if (!strcmp(k, "aa"))
-			def = json_object_new_boolean(job->aa);
-		else if (!strcmp(k, "variants") && job->aa && !given)
-			def = aa_variants_json(job);
+		if (!given)
+			def = f->def ? f->def(job, given) : top_encode(job, f);
 		ret = copy_or_new(given, def, &val);
-		if (!ret && json_object_object_add(spec, k, val)) {
+		if (!ret && json_object_object_add(spec, f->name, val)) {
 			json_object_put(val);
 			ret = -ENOMEM;
 		}
@@ -710,146 +923,62 @@ static int build_spec(struct bb_job *job, struct json_object *doc)
 	return 0;
 }
 
-static bool is_top_field(const char *k)
+static const struct top_field *top_find(const char *k)
 {
 	for (size_t i = 0; i < bb_array_size(top_fields); i++)
-		if (!strcmp(k, top_fields[i]))
-			return true;
-	return false;
+		if (!strcmp(k, top_fields[i].name))
+			return &top_fields[i];
+	return NULL;
+}
+
+static void parse_one(struct job_ctx *c, const struct top_field *f,
+		      struct json_object *doc)
+{
+	struct json_object *j = json_object_object_get(doc, f->name);
+
+	c->bad_uint = false;
+	if (!j && f->required)
+		err_add(c->errs, f->name, "%s", f->required);
+	if (f->type == TOP_CUSTOM)
+		f->parse(c, f, j);
+	else if (j)
+		top_decode(c, f, j);
+	if (f->check)
+		f->check(c, f);
 }
 
 static void parse_top(struct job_ctx *c, struct json_object *doc)
 {
 	struct bb_job *job = c->job;
 	struct bb_job_errors *e = c->errs;
-	struct json_object *j, *wl;
-	struct bb_config base;
-	bool repeat_ok = true, base_ok = true;
-	const char *s;
-	uint64_t u;
-	double d;
+	char names[256];
+	size_t n = 0;
 
-	bb_config_default(&base);
-
-	if (!json_object_object_get_ex(doc, "name", &j))
-		err_add(e, "name", "required (a short title of the job)");
-	else if (!get_string(e, "name", j, sizeof(job->name) - 1, &s))
-		snprintf(job->name, sizeof(job->name), "%s", s);
-
-	if (!json_object_object_get_ex(doc, "target", &j))
-		err_add(e, "target", "required (nop, a regular file or a block device)");
-	else if (!get_string(e, "target", j, sizeof(job->target) - 1, &s)) {
-		snprintf(job->target, sizeof(job->target), "%s", s);
-		snprintf(base.target, sizeof(base.target), "%s", s);
-	}
-
-	/* repeat first: max_repeat depends on it */
+	bb_config_default(&c->base);
+	c->base_ok = true;
 	job->repeat = JOB_DEF_REPEAT;
-	if (json_object_object_get_ex(doc, "repeat", &j)) {
-		if (get_uint(e, "repeat", j, JOB_MIN_REPEAT, BB_JOB_MAX_REPEAT, &u))
-			repeat_ok = false;
-		else
-			job->repeat = (unsigned)u;
-	}
 	job->warmup = JOB_DEF_WARMUP;
-	if (json_object_object_get_ex(doc, "warmup", &j) &&
-	    !get_uint(e, "warmup", j, 0, BB_JOB_MAX_WARMUP, &u))
-		job->warmup = (unsigned)u;
-	job->max_repeat = job->repeat;
-	if (json_object_object_get_ex(doc, "max_repeat", &j) &&
-	    !get_uint(e, "max_repeat", j, JOB_MIN_REPEAT, BB_JOB_MAX_REPEAT, &u)) {
-		if (repeat_ok && u < job->repeat)
-			err_add(e, "max_repeat",
-				"%" PRIu64 " is less than repeat (%u)", u,
-				job->repeat);
-		else
-			job->max_repeat = (unsigned)u;
-	}
-
 	job->order = BB_ORDER_INTERLEAVED;
-	if (json_object_object_get_ex(doc, "order", &j)) {
-		if (!json_object_is_type(j, json_type_string))
-			err_add(e, "order",
-				"expected a string (interleaved, blocked or random)");
-		else if (order_from_name(json_object_get_string(j), &job->order))
-			err_add(e, "order",
-				"\"%.64s\" is not one of interleaved, blocked, random",
-				json_object_get_string(j));
-	}
-
 	job->seed = JOB_DEF_SEED;
-	if (json_object_object_get_ex(doc, "seed", &j) &&
-	    !get_uint(e, "seed", j, 0, UINT64_MAX, &u))
-		job->seed = u;
-
 	job->metric = BB_METRIC_IOPS;
-	if (json_object_object_get_ex(doc, "metric", &j)) {
-		if (!json_object_is_type(j, json_type_string))
-			err_add(e, "metric", "expected a string");
-		else if (bb_metric_from_name(json_object_get_string(j),
-					     &job->metric))
-			err_add(e, "metric",
-				"\"%.64s\" is not one of iops, bw, lat_mean, lat_p50, lat_p99, lat_p999, cpu_per_io",
-				json_object_get_string(j));
-	}
-
 	job->min_effect = JOB_DEF_MIN_EFFECT / 100.0;
-	if (json_object_object_get_ex(doc, "min_effect", &j) &&
-	    !get_number(e, "min_effect", j, &d)) {
-		if (d < 0 || d >= 100)
-			err_add(e, "min_effect",
-				"%g is out of range 0 <= x < 100 (percent)", d);
-		else
-			job->min_effect = d / 100.0;
-	}
-
 	job->confidence = JOB_DEF_CONFIDENCE;
-	if (json_object_object_get_ex(doc, "confidence", &j) &&
-	    !get_number(e, "confidence", j, &d)) {
-		if (d < 0.5 || d > 0.999)
-			err_add(e, "confidence",
-				"%g is out of range 0.5..0.999 (a fraction: 0.95 for 95%%)",
-				d);
-		else
-			job->confidence = d;
-	}
-
 	bb_quiesce_params_init(&job->quiesce);
 	job->exclude_disturbed = false;
-	if (json_object_object_get_ex(doc, "quiescence", &j))
-		parse_quiescence(e, j, job);
-
-	wl = json_object_object_get(doc, "workload");
-	if (wl && !json_object_is_type(wl, json_type_object)) {
-		err_add(e, "workload",
-			"expected an object of run options ({\"bs\": \"4k\", ...})");
-		base_ok = false;
-	} else if (wl && apply_fields(c, &base, wl, "workload", NULL)) {
-		base_ok = false;
-	}
-
 	job->aa = false;
-	if (json_object_object_get_ex(doc, "aa", &j)) {
-		if (!json_object_is_type(j, json_type_boolean))
-			err_add(e, "aa",
-				"expected true or false (true: an A/A job, its one variant run as A and as A2)");
-		else
-			job->aa = json_object_get_boolean(j);
-	}
+	c->max_repeat_given = json_object_object_get(doc, "max_repeat") != NULL;
 
-	if (json_object_object_get_ex(doc, "variants", &j)) {
-		parse_variants(c, j, &base, base_ok, job->aa);
-	} else if (job->aa) {
-		/* an A/A job of the workload alone */
-		struct json_object *one = json_object_new_object();
-
-		json_object_object_add(one, "A", json_object_new_object());
-		parse_variants(c, one, &base, base_ok, true);
-		json_object_put(one);
-	} else {
-		err_add(e, "variants",
-			"required (an object of at least 2 variants: {\"A\": {...}, \"B\": {...}})");
+	for (size_t i = 0; i < bb_array_size(top_fields); i++) {
+		if (top_fields[i].late)
+			continue;
+		parse_one(c, &top_fields[i], doc);
+		if (!strcmp(top_fields[i].name, "repeat"))
+			c->repeat_bad = c->bad_uint;
 	}
+	for (size_t i = 0; i < bb_array_size(top_fields); i++)
+		if (top_fields[i].late)
+			parse_one(c, &top_fields[i], doc);
+
 	if (job->aa && job->nvariants == 1) {
 		/* the copy: same configuration and knobs, its own name */
 		job->v[1] = job->v[0];
@@ -869,11 +998,13 @@ static void parse_top(struct job_ctx *c, struct json_object *doc)
 		}
 	}
 
+	for (size_t i = 0; i < bb_array_size(top_fields) && n < sizeof(names); i++)
+		n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s",
+				      i ? ", " : "", top_fields[i].name);
 	json_object_object_foreach(doc, key, val) {
 		(void)val;
-		if (!is_top_field(key))
-			err_add(e, key,
-				"unknown field (name, target, workload, variants, repeat, warmup, max_repeat, order, seed, metric, min_effect, confidence, quiescence, aa)");
+		if (!top_find(key))
+			err_add(e, key, "unknown field (%s)", names);
 	}
 }
 
@@ -901,14 +1032,7 @@ int bb_job_parse(struct bb_job *job, struct json_object *doc,
 		err_add(errs, "", "the job must be a JSON object");
 		return -EINVAL;
 	}
-	c.opt_schema = bb_options_json_schema();
-	if (!c.opt_schema ||
-	    !json_object_object_get_ex(c.opt_schema, "properties", &c.opt_props)) {
-		json_object_put(c.opt_schema);
-		return -ENOMEM;
-	}
 	parse_top(&c, doc);
-	json_object_put(c.opt_schema);
 	if (errs->n) {
 		memset(job, 0, sizeof(*job));
 		return -EINVAL;

@@ -657,7 +657,7 @@ static int set_cpus(struct bb_config *cfg, const int *cpus, unsigned n)
 }
 
 static int set_enum_text(struct bb_config *cfg, const struct bb_option *o,
-			 const char *label, const char *v, char *err,
+			 const char *label, char q, const char *v, char *err,
 			 size_t errlen)
 {
 	char list[128];
@@ -669,11 +669,14 @@ static int set_enum_text(struct bb_config *cfg, const struct bb_option *o,
 		}
 	}
 	fmt_enum_list(list, sizeof(list), o, ", ");
-	return bb_errf(err, errlen, -EINVAL, "%s: '%s' is not one of %s", label, v, list);
+	return bb_errf(err, errlen, -EINVAL, "%s: %c%s%c is not one of %s", label,
+		       q, v, q, list);
 }
 
+/* Set o from its text form v; label names it in messages, q quotes the
+ * value there (' on the command line, " in a JSON document). */
 static int opt_set_text(struct bb_config *cfg, const struct bb_option *o,
-			const char *label, const char *v, char *err,
+			const char *label, char q, const char *v, char *err,
 			size_t errlen)
 {
 	int cpus[BB_MAX_THREADS];
@@ -686,8 +689,8 @@ static int opt_set_text(struct bb_config *cfg, const struct bb_option *o,
 	case OT_BOOL:
 		if (parse_bool_text(v, &b))
 			return bb_errf(err, errlen, -EINVAL,
-				       "%s: '%s' is not a boolean (use 1, 0, true, false, yes, no, on or off)",
-				       label, v);
+				       "%s: %c%s%c is not a boolean (use 1, 0, true, false, yes, no, on or off)",
+				       label, q, v, q);
 		store_b(cfg, o, b);
 		return 0;
 	case OT_UINT:
@@ -697,8 +700,8 @@ static int opt_set_text(struct bb_config *cfg, const struct bb_option *o,
 			return bb_errf(err, errlen, -EINVAL, "%s: %s is too large", label,
 				       v);
 		if (ret)
-			return bb_errf(err, errlen, -EINVAL, "%s: '%s' is not an integer",
-				       label, v);
+			return bb_errf(err, errlen, -EINVAL, "%s: %c%s%c is not an integer",
+				       label, q, v, q);
 		return set_number(cfg, o, label, neg, u, v, err, errlen);
 	case OT_SIZE:
 		ret = bb_parse_size(v, &u);
@@ -707,8 +710,8 @@ static int opt_set_text(struct bb_config *cfg, const struct bb_option *o,
 				       v);
 		if (ret)
 			return bb_errf(err, errlen, -EINVAL,
-				       "%s: '%s' is not a size (" SIZE_EXAMPLES ")",
-				       label, v);
+				       "%s: %c%s%c is not a size (" SIZE_EXAMPLES ")",
+				       label, q, v, q);
 		return set_number(cfg, o, label, false, u, v, err, errlen);
 	case OT_DURATION:
 		ret = bb_parse_duration_ns(v, &u);
@@ -717,32 +720,32 @@ static int opt_set_text(struct bb_config *cfg, const struct bb_option *o,
 				       v);
 		if (ret)
 			return bb_errf(err, errlen, -EINVAL,
-				       "%s: '%s' is not a duration (" DURATION_EXAMPLES ")",
-				       label, v);
+				       "%s: %c%s%c is not a duration (" DURATION_EXAMPLES ")",
+				       label, q, v, q);
 		return set_number(cfg, o, label, false, u, v, err, errlen);
 	case OT_ENUM:
-		return set_enum_text(cfg, o, label, v, err, errlen);
+		return set_enum_text(cfg, o, label, q, v, err, errlen);
 	case OT_MASK:
 		ret = parse_int_text(v, &neg, &u);
 		if (ret || neg)
 			return bb_errf(err, errlen, -EINVAL,
-				       "%s: '%s' is not a mask (" MASK_EXAMPLES ")",
-				       label, v);
+				       "%s: %c%s%c is not a mask (" MASK_EXAMPLES ")",
+				       label, q, v, q);
 		return set_mask(cfg, o, label, u, err, errlen);
 	case OT_CPULIST:
 		ret = bb_parse_cpulist(v, cpus, BB_MAX_THREADS, &n);
 		if (ret == -ERANGE)
 			return bb_errf(err, errlen, -EINVAL,
-				       "%s: '%s' names a CPU above %d", label, v,
+				       "%s: %c%s%c names a CPU above %d", label, q, v, q,
 				       MAX_CPU);
 		if (ret == -E2BIG)
 			return bb_errf(err, errlen, -EINVAL,
-				       "%s: '%s' lists more than %d CPUs", label,
-				       v, BB_MAX_THREADS);
+				       "%s: %c%s%c lists more than %d CPUs", label, q,
+				       v, q, BB_MAX_THREADS);
 		if (ret)
 			return bb_errf(err, errlen, -EINVAL,
-				       "%s: '%s' is not a CPU list (" CPULIST_EXAMPLES ")",
-				       label, v);
+				       "%s: %c%s%c is not a CPU list (" CPULIST_EXAMPLES ")",
+				       label, q, v, q);
 		return set_cpus(cfg, cpus, n);
 	case OT_STRING:
 		if (!*v)
@@ -809,9 +812,12 @@ static const char *json_type_hint(const struct bb_option *o)
 	return "cannot be set";
 }
 
+/* Set o from the JSON value j; label names it in messages.  When the
+ * error is deeper than the option itself (an element of a CPU list),
+ * field (when not NULL) receives its path: "workload.cpus[1]". */
 static int opt_set_json(struct bb_config *cfg, const struct bb_option *o,
-			const char *label, struct json_object *j, char *err,
-			size_t errlen)
+			const char *label, struct json_object *j, char *field,
+			size_t flen, char *err, size_t errlen)
 {
 	enum json_type t = json_object_get_type(j);
 	int cpus[BB_MAX_THREADS];
@@ -822,8 +828,8 @@ static int opt_set_json(struct bb_config *cfg, const struct bb_option *o,
 
 	if (t == json_type_string && o->type != OT_BOOL &&
 	    o->type != OT_UINT && o->type != OT_INT)
-		return opt_set_text(cfg, o, label, json_object_get_string(j),
-				    err, errlen);
+		return opt_set_text(cfg, o, label, '"',
+				    json_object_get_string(j), err, errlen);
 
 	switch (o->type) {
 	case OT_BOOL:
@@ -870,6 +876,9 @@ static int opt_set_json(struct bb_config *cfg, const struct bb_option *o,
 		for (size_t i = 0; i < n; i++) {
 			struct json_object *e = json_object_array_get_idx(j, i);
 
+			if (field && (!json_integer(e, &neg, &mag) || neg ||
+				      mag > MAX_CPU))
+				snprintf(field, flen, "%s[%zu]", label, i);
 			if (!json_integer(e, &neg, &mag))
 				return bb_errf(err, errlen, -EINVAL,
 					       "%s[%zu]: expected an integer",
@@ -965,7 +974,7 @@ int bb_options_set(struct bb_config *cfg, const char *name,
 			return bb_errf(err, errlen, -EINVAL, "%s: missing value (%s)",
 				       name, type_hint(o, hint, sizeof(hint)));
 	}
-	return opt_set_text(cfg, o, name, value, err, errlen);
+	return opt_set_text(cfg, o, name, '\'', value, err, errlen);
 }
 
 int bb_options_from_json(struct bb_config *cfg, struct json_object *obj,
@@ -988,11 +997,37 @@ int bb_options_from_json(struct bb_config *cfg, struct json_object *obj,
 			return bb_errf(err, errlen, -EINVAL,
 				       "%s: unknown option (see biobench run --help)",
 				       label);
-		ret = opt_set_json(cfg, o, label, val, err, errlen);
+		ret = opt_set_json(cfg, o, label, val, NULL, 0, err, errlen);
 		if (ret)
 			return ret;
 	}
 	return 0;
+}
+
+bool bb_option_json_known(const char *field)
+{
+	const struct bb_option *o = find_json(field);
+
+	return o && o->type != OT_HELP;
+}
+
+int bb_option_from_json(struct bb_config *cfg, const char *path,
+			const char *key, struct json_object *val, char *field,
+			size_t flen, char *err, size_t errlen)
+{
+	const struct bb_option *o = find_json(key);
+	char label[256];
+
+	if (path && *path)
+		snprintf(label, sizeof(label), "%s.%s", path, key);
+	else
+		snprintf(label, sizeof(label), "%s", key);
+	snprintf(field, flen, "%s", label);
+	if (!o || o->type == OT_HELP)
+		return bb_errf(err, errlen, -ENOENT,
+			       "%s: unknown option (see biobench run --help)",
+			       label);
+	return opt_set_json(cfg, o, label, val, field, flen, err, errlen);
 }
 
 static bool is_help_arg(const char *a)
@@ -1074,7 +1109,7 @@ int bb_options_parse(int argc, char **argv, struct bb_config *cfg,
 			return bb_errf(err, errlen, -EINVAL, "%s: missing value (%s)", label,
 				       type_hint(o, hint, sizeof(hint)));
 		}
-		ret = opt_set_text(cfg, o, label, value, err, errlen);
+		ret = opt_set_text(cfg, o, label, '\'', value, err, errlen);
 		if (ret)
 			return ret;
 	}
@@ -1089,72 +1124,100 @@ int bb_options_parse(int argc, char **argv, struct bb_config *cfg,
 	return bb_config_check(cfg, err, errlen);
 }
 
-int bb_config_check(struct bb_config *cfg, char *err, size_t errlen)
+/* A failed cross-field check: the option's JSON field name in field (""
+ * when the message is about several), the message without it in err. */
+static int check_fail(char *field, size_t flen, char *err, size_t errlen,
+		      const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+static int check_fail(char *field, size_t flen, char *err, size_t errlen,
+		      const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (field && flen)
+		snprintf(field, flen, "%s", name);
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+int bb_config_check_field(struct bb_config *cfg, char *field, size_t flen,
+			  char *err, size_t errlen)
 {
 	unsigned lbs = cfg->limits.logical_block_size;
 	char a[32], b[32];
 
 	if (cfg->bs < 512 || cfg->bs > SZ_64M)
-		return bb_errf(err, errlen, -EINVAL, "--bs: %u is out of range 512..64m",
-			       cfg->bs);
+		return check_fail(field, flen, err, errlen, "bs",
+				  "%u is out of range 512..64m",
+				  cfg->bs);
 	if (cfg->bs % 512)
-		return bb_errf(err, errlen, -EINVAL, "--bs: %u is not a multiple of 512",
-			       cfg->bs);
+		return check_fail(field, flen, err, errlen, "bs",
+				  "%u is not a multiple of 512",
+				  cfg->bs);
 	if ((cfg->limits_set & BB_LIM_LBS) && lbs) {
 		if (lbs < 512 || lbs > 65536 || (lbs & (lbs - 1)))
-			return bb_errf(err, errlen, -EINVAL,
-				       "--lbs: %u is not a power of two in 512..64k",
-				       lbs);
+			return check_fail(field, flen, err, errlen, "lbs",
+					  "%u is not a power of two in 512..64k",
+					  lbs);
 		if (cfg->bs % lbs)
-			return bb_errf(err, errlen, -EINVAL,
-				       "--bs: %u is not a multiple of --lbs %u",
-				       cfg->bs, lbs);
+			return check_fail(field, flen, err, errlen, "bs",
+					  "%u is not a multiple of --lbs %u",
+					  cfg->bs, lbs);
 	}
 	if (cfg->iodepth < 1 || cfg->iodepth > 65536)
-		return bb_errf(err, errlen, -EINVAL, "--iodepth: %u is out of range 1..65536",
-			       cfg->iodepth);
+		return check_fail(field, flen, err, errlen, "iodepth",
+				  "%u is out of range 1..65536",
+				  cfg->iodepth);
 	if (cfg->threads < 1 || cfg->threads > BB_MAX_THREADS)
-		return bb_errf(err, errlen, -EINVAL, "--threads: %u is out of range 1..%d",
-			       cfg->threads, BB_MAX_THREADS);
+		return check_fail(field, flen, err, errlen, "threads",
+				  "%u is out of range 1..%d",
+				  cfg->threads, BB_MAX_THREADS);
 	if (cfg->ncpus > BB_MAX_THREADS)
-		return bb_errf(err, errlen, -EINVAL, "--cpus: more than %d CPUs",
-			       BB_MAX_THREADS);
+		return check_fail(field, flen, err, errlen, "cpus",
+				  "more than %d CPUs",
+				  BB_MAX_THREADS);
 	if (cfg->rwmixread > 100)
-		return bb_errf(err, errlen, -EINVAL, "--rwmixread: %u is out of range 0..100",
-			       cfg->rwmixread);
+		return check_fail(field, flen, err, errlen, "rwmixread",
+				  "%u is out of range 0..100",
+				  cfg->rwmixread);
 	if (cfg->rw >= BB_RW__COUNT || cfg->mode >= BB_MODE__COUNT ||
 	    cfg->engine >= BB_ENGINE__COUNT ||
 	    cfg->completion >= BB_COMPLETION__COUNT ||
 	    cfg->lat >= BB_LAT__COUNT || cfg->bio_cache >= BB_CACHE__COUNT ||
 	    cfg->split_check >= BB_SPLIT_CHECK__COUNT ||
 	    cfg->bio_layout >= BB_LAYOUT__COUNT)
-		return bb_errf(err, errlen, -EINVAL, "invalid enum value in the configuration");
+		return check_fail(field, flen, err, errlen, "", "invalid enum value in the configuration");
 	if (cfg->runtime_ns == 0 && cfg->number_ios == 0)
-		return bb_errf(err, errlen, -EINVAL,
-			       "--runtime and --number-ios are both 0: set one of them so the run ends");
+		return check_fail(field, flen, err, errlen, "",
+				  "--runtime and --number-ios are both 0: set one of them so the run ends");
 	if (cfg->size && cfg->size < cfg->bs) {
 		fmt_size(a, sizeof(a), cfg->size);
 		fmt_size(b, sizeof(b), cfg->bs);
-		return bb_errf(err, errlen, -EINVAL, "--size: %s is smaller than --bs %s",
-			       a, b);
+		return check_fail(field, flen, err, errlen, "size",
+				  "%s is smaller than --bs %s",
+				  a, b);
 	}
 	if (cfg->direct && cfg->offset % 512)
-		return bb_errf(err, errlen, -EINVAL,
-			       "--offset: %" PRIu64 " is not a multiple of 512 (needed by --direct)",
-			       cfg->offset);
+		return check_fail(field, flen, err, errlen, "offset",
+				  "%" PRIu64 " is not a multiple of 512 (needed by --direct)",
+				  cfg->offset);
 	if (cfg->verify && !bb_rw_writes(cfg->rw))
-		return bb_errf(err, errlen, -EINVAL,
-			       "--verify needs a write workload (write, randwrite, randrw)");
+		return check_fail(field, flen, err, errlen, "",
+				  "--verify needs a write workload (write, randwrite, randrw)");
 	if (cfg->verify && bb_target_is_nop(cfg->target))
-		return bb_errf(err, errlen, -EINVAL,
-			       "--verify needs a file or a block device: nop moves no data");
+		return check_fail(field, flen, err, errlen, "",
+				  "--verify needs a file or a block device: nop moves no data");
 	if (cfg->engine == BB_ENGINE_URING_CMD && bb_target_is_nop(cfg->target))
-		return bb_errf(err, errlen, -EINVAL,
-			       "--engine uring_cmd needs an NVMe generic char device (/dev/ngXnY), not nop");
+		return check_fail(field, flen, err, errlen, "",
+				  "--engine uring_cmd needs an NVMe generic char device (/dev/ngXnY), not nop");
 	if (cfg->mode == BB_MODE_POLL &&
 	    cfg->completion == BB_COMPLETION_THREAD)
-		return bb_errf(err, errlen, -EINVAL,
-			       "--completion thread models IRQ completions and cannot be combined with --mode poll");
+		return check_fail(field, flen, err, errlen, "",
+				  "--completion thread models IRQ completions and cannot be combined with --mode poll");
 
 	/* adjustments, as t/io_uring does */
 	if (cfg->submit_batch == 0)
@@ -1168,6 +1231,21 @@ int bb_config_check(struct bb_config *cfg, char *err, size_t errlen)
 	if (cfg->mode == BB_MODE_SQPOLL)
 		cfg->registerfiles = true;
 	return 0;
+}
+
+int bb_config_check(struct bb_config *cfg, char *err, size_t errlen)
+{
+	char field[64] = "", msg[512];
+	const struct bb_option *o;
+	int ret = bb_config_check_field(cfg, field, sizeof(field), msg,
+					sizeof(msg));
+
+	if (!ret)
+		return 0;
+	o = field[0] ? find_json(field) : NULL;
+	if (o && o->name)
+		return bb_errf(err, errlen, ret, "--%s: %s", o->name, msg);
+	return bb_errf(err, errlen, ret, "%s", msg);
 }
 
 /* ------------------------------------------------------------------ */

@@ -39,11 +39,34 @@ int bb_options_set(struct bb_config *cfg, const char *name,
 int bb_options_from_json(struct bb_config *cfg, struct json_object *obj,
 			 const char *path, char *err, size_t errlen);
 
+/* Whether field is the JSON name of a run option (the job parser's
+ * "unknown field" check). */
+bool bb_option_json_known(const char *field);
+
+/* Set one option from a JSON value: key is its JSON field name, path the
+ * prefix naming it in messages ("variants.B"; NULL or "" for none).
+ * Returns 0; -ENOENT for an unknown key (nothing set); or -EINVAL.  On
+ * error field receives the path of what is wrong ("variants.B.bs", or
+ * deeper: "workload.cpus[1]") and err the message naming it, text values
+ * quoted as JSON strings ("variants.B.bio_cache: \"fast\" is not one of
+ * off, task, ..."). */
+int bb_option_from_json(struct bb_config *cfg, const char *path,
+			const char *key, struct json_object *val, char *field,
+			size_t flen, char *err, size_t errlen);
+
 /* Cross-field checks (bs multiple of 512 and of the logical block size,
  * iodepth 1..65536, threads <= BB_MAX_THREADS, batches clamped to iodepth,
  * rwmixread 0..100, number_ios or runtime set, poll + thread completion
- * refused, ...).  Returns 0 or -EINVAL with a message. */
+ * refused, ...).  Returns 0 or -EINVAL with a message naming the option as
+ * on the command line ("--bs: 3000 is not a multiple of 512"). */
 int bb_config_check(struct bb_config *cfg, char *err, size_t errlen);
+
+/* bb_config_check for callers that name options their own way (a job:
+ * "variants.B.bs"): on failure field receives the offending option's JSON
+ * field name ("bs"; "" when the message is about several options) and err
+ * the message without it. */
+int bb_config_check_field(struct bb_config *cfg, char *field, size_t flen,
+			  char *err, size_t errlen);
 
 /* `biobench run --help`: every option with its default and allowed
  * values. */

@@ -620,19 +620,20 @@ static const struct json_bad json_bads[] = {
 	{ "{\"iodepth\":0}", "", "iodepth: 0 is out of range 1..65536" },
 	{ "{\"iodepth\":0}", NULL, "iodepth: 0 is out of range 1..65536" },
 	{ "{\"iodepth\":0}", "variants.b", "variants.b.iodepth: 0 is out of range 1..65536" },
-	{ "{\"bs\":\"3x\"}", "workload", "workload.bs: '3x' is not a size (examples: 512, 4k, 64k, 1m)" },
+	/* values from a JSON document are quoted as JSON strings */
+	{ "{\"bs\":\"3x\"}", "workload", "workload.bs: \"3x\" is not a size (examples: 512, 4k, 64k, 1m)" },
 	{ "{\"bs\":256}", "workload", "workload.bs: 256 is out of range 512..64m" },
 	{ "{\"bs\":true}", "workload", "workload.bs: expected a size (an integer in bytes or a string such as \"4k\")" },
-	{ "{\"bio_cache\":\"fast\"}", "workload", "workload.bio_cache: 'fast' is not one of off, task, irq, irq_fast, all" },
+	{ "{\"bio_cache\":\"fast\"}", "workload", "workload.bio_cache: \"fast\" is not one of off, task, irq, irq_fast, all" },
 	{ "{\"bio_cache\":3}", "workload", "workload.bio_cache: expected one of off, task, irq, irq_fast, all" },
 	{ "{\"direct\":1}", "workload", "workload.direct: expected a boolean" },
 	{ "{\"direct\":\"true\"}", "workload", "workload.direct: expected a boolean" },
 	{ "{\"runtime\":-1}", "workload", "workload.runtime: -1 is out of range" },
-	{ "{\"runtime\":\"5x\"}", "workload", "workload.runtime: '5x' is not a duration" },
+	{ "{\"runtime\":\"5x\"}", "workload", "workload.runtime: \"5x\" is not a duration" },
 	{ "{\"runtime\":[]}", "workload", "workload.runtime: expected a duration" },
 	{ "{\"cpus\":[0,\"x\"]}", "workload", "workload.cpus[1]: expected an integer" },
 	{ "{\"cpus\":[5000]}", "workload", "workload.cpus[0]: 5000 is out of range 0..1023" },
-	{ "{\"cpus\":\"0-x\"}", "workload", "workload.cpus: '0-x' is not a CPU list" },
+	{ "{\"cpus\":\"0-x\"}", "workload", "workload.cpus: \"0-x\" is not a CPU list" },
 	{ "{\"cpus\":3}", "workload", "workload.cpus: expected a CPU list" },
 	{ "{\"seg_boundary\":4096}", "workload", "workload.seg_boundary: 0x1000 is not of the form 2^n-1" },
 	{ "{\"seg_boundary\":-1}", "workload", "workload.seg_boundary: -1 is not a mask" },
@@ -649,6 +650,58 @@ static const struct json_bad json_bads[] = {
 	{ "{\"iodepth\":-1e300}", "workload", "workload.iodepth: " },
 	{ "{\"inject_ns\":9.3e18}", "workload", "workload.inject_ns: " },
 };
+
+/* One option at a time, with the path of what is wrong kept apart from
+ * the message, and the cross-field checks naming their option by field. */
+static void test_json_field(void **state)
+{
+	struct json_object *v;
+	struct bb_config cfg;
+	char field[128], err[256];
+
+	(void)state;
+	bb_config_default(&cfg);
+	v = json_tokener_parse("[0, 5000]");
+	assert_int_equal(bb_option_from_json(&cfg, "variants.B", "cpus", v,
+					     field, sizeof(field), err,
+					     sizeof(err)), -EINVAL);
+	assert_string_equal(field, "variants.B.cpus[1]");
+	assert_string_equal(err, "variants.B.cpus[1]: 5000 is out of range 0..1023");
+	json_object_put(v);
+	v = json_object_new_string("fast");
+	assert_int_equal(bb_option_from_json(&cfg, "workload", "bio_cache", v,
+					     field, sizeof(field), err,
+					     sizeof(err)), -EINVAL);
+	assert_string_equal(field, "workload.bio_cache");
+	assert_non_null(strstr(err, "\"fast\" is not one of"));
+	assert_int_equal(bb_option_from_json(&cfg, "workload", "frobnicate", v,
+					     field, sizeof(field), err,
+					     sizeof(err)), -ENOENT);
+	assert_string_equal(field, "workload.frobnicate");
+	json_object_put(v);
+	v = json_object_new_int(16);
+	assert_int_equal(bb_option_from_json(&cfg, NULL, "iodepth", v, field,
+					     sizeof(field), err, sizeof(err)), 0);
+	assert_int_equal(cfg.iodepth, 16);
+	json_object_put(v);
+	assert_true(bb_option_json_known("max_sectors_kb"));
+	assert_false(bb_option_json_known("max-sectors-kb"));
+	assert_false(bb_option_json_known("help"));
+
+	cfg.bs = 3000;
+	assert_int_equal(bb_config_check_field(&cfg, field, sizeof(field), err,
+					       sizeof(err)), -EINVAL);
+	assert_string_equal(field, "bs");
+	assert_string_equal(err, "3000 is not a multiple of 512");
+	assert_int_equal(bb_config_check(&cfg, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "--bs: 3000 is not a multiple of 512");
+	cfg.bs = 4096;
+	cfg.runtime_ns = 0;
+	cfg.number_ios = 0;
+	assert_int_equal(bb_config_check_field(&cfg, field, sizeof(field), err,
+					       sizeof(err)), -EINVAL);
+	assert_string_equal(field, "");
+}
 
 static void test_json_bad(void **state)
 {
@@ -928,6 +981,7 @@ int main(void)
 		cmocka_unit_test(test_options_set),
 		cmocka_unit_test(test_json_good),
 		cmocka_unit_test(test_json_bad),
+		cmocka_unit_test(test_json_field),
 		cmocka_unit_test(test_json_round_trip),
 		cmocka_unit_test(test_help_lists_everything),
 		cmocka_unit_test(test_schema_by_hand),
