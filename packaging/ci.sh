@@ -4,8 +4,8 @@
 #   packaging/ci.sh [OUTDIR]                 (default: build-pkg/)
 #
 # As root on Debian 12 with scripts/install-deps.sh done.  Steps:
-#   deb        packaging/build-deb.sh (dpkg-buildpackage -b -us -uc, nocheck:
-#              CI runs the tests separately)
+#   deb        packaging/build-deb.sh (dpkg-buildpackage -b -us -uc) with
+#              its unit tests on, as a distribution builds it (dh_auto_test)
 #   lintian    no errors; warnings listed
 #   install    apt-get install ./biobench_*.deb ./biobenchd_*.deb; the unit
 #              enabled, not started; /var/lib/biobench 0750
@@ -22,8 +22,8 @@
 #   purge      apt-get purge; nothing of the packages left (files from the
 #              dpkg -L lists, /etc/biobench, /var/lib/biobench, the unit's
 #              enablement links)
-#   rpm        packaging/build-rpm.sh (rpmbuild -bb --nodeps) and the RPMs'
-#              file lists against the .debs' (same layout)
+#   rpm        packaging/build-rpm.sh (rpmbuild -bb --nodeps, %check's unit
+#              tests on) and the RPMs' file lists against the .debs' (same layout)
 # Prints a summary with each step's time; exits 1 if any step failed.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -83,7 +83,7 @@ installed_daemons() {
 
 step_deb() {
 	rm -f "$out"/*.deb "$out"/*.changes "$out"/*.buildinfo "$out"/*.rpm
-	DEB_BUILD_OPTIONS="nocheck parallel=${CI_JOBS:-2}" "$here/build-deb.sh" "$out" \
+	DEB_BUILD_OPTIONS="parallel=${CI_JOBS:-2}" "$here/build-deb.sh" "$out" \
 		>"$logs/build-deb.log" 2>&1 ||
 		{ tail -40 "$logs/build-deb.log"; fail "dpkg-buildpackage failed (see $logs/build-deb.log)"; return 1; }
 	tail -8 "$logs/build-deb.log"
