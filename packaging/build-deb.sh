@@ -11,7 +11,7 @@
 # .deb files (with the -dbgsym ones), .changes and .buildinfo are copied to
 # OUTDIR.  DEB_BUILD_OPTIONS is passed on (nocheck skips the unit tests);
 # parallel=$(nproc) is added unless given.  Needs the Build-Depends of
-# packaging/debian/control (scripts/install-deps.sh installs them).
+# packaging/debian/control (scripts/install-deps.sh --tests installs them).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")

@@ -3,7 +3,7 @@
 #
 #   packaging/ci.sh [OUTDIR]                 (default: build-pkg/)
 #
-# As root on Debian 12 with scripts/install-deps.sh done.  Steps:
+# As root on Debian 12 with scripts/install-deps.sh --tests done.  Steps:
 #   deb        packaging/build-deb.sh (dpkg-buildpackage -b -us -uc) with
 #              its unit tests on, as a distribution builds it (dh_auto_test)
 #   lintian    no errors; warnings listed

@@ -1,25 +1,41 @@
 #!/usr/bin/env bash
-# Install everything biobench needs to build and test, from Debian 12
-# packages.  Run as root.  Idempotent: packages already present are skipped.
+# Install what biobench needs from Debian 12 packages: to build and run it
+# (no argument), and with --tests also what the tests, benchmarks and
+# package checks need.  Run as root.  Idempotent: packages already present
+# are skipped.
 set -euo pipefail
+case "${1:-}" in
+--tests) tests=1 ;;
+"") tests=0 ;;
+*) echo "usage: install-deps.sh [--tests]" >&2; exit 2 ;;
+esac
 
+# What building and running biobench and biobenchd need.
 pkgs=(
   build-essential cmake pkg-config
-  liburing-dev libjson-c-dev libcmocka-dev
+  liburing-dev libjson-c-dev    # the core: io_uring, JSON
+  libnvme-dev                   # NVMe discovery
+  libsqlite3-dev                # biobenchd store
+  libmicrohttpd-dev libinih-dev # biobenchd HTTP server and config file
+  libcurl4-openssl-dev          # biobench: the client of biobenchd's HTTP API
+  libjs-chart.js                # the dashboard's charts, served locally
+)
+# What the tests, the benchmarks and the package checks add (--tests).
+test_pkgs=(
+  libcmocka-dev                 # unit tests
   util-linux e2fsprogs          # losetup, mkfs.ext4 for the loop-device tests
   fio                           # bench/: side-by-side with fio
   python3 python3-jsonschema    # result document checked against its schema
   valgrind                      # bench/: instruction counts (callgrind)
-  libsqlite3-dev sqlite3        # biobenchd store (sqlite3: tests inspect the database)
-  libmicrohttpd-dev libinih-dev # biobenchd HTTP server and config file
+  sqlite3                       # tests inspect the database
   curl wrk python3-yaml         # daemon tests (API checked against openapi.yaml), bench/
   clang libclang-rt-14-dev dmsetup # tests/fuzz (libFuzzer, sanitizer runtimes); reliability: dm-linear holder where the kernel has device-mapper
-  libnvme-dev qemu-system-x86 busybox-static cpio # NVMe discovery (libnvme); tests/vm: NVMe guest under QEMU
-  libcurl4-openssl-dev          # biobench: the client of biobenchd's HTTP API
-  chromium libjs-chart.js nodejs npm # dashboard charts (Chart.js served locally); browser tests (playwright-core)
-  debhelper dpkg-dev lintian rpm fakeroot systemd libjs-chart.js # packaging/ci.sh: .deb, lintian, .rpm, systemd-analyze, Chart.js for the RPM
+  qemu-system-x86 busybox-static cpio # tests/vm: NVMe guest under QEMU
+  chromium nodejs npm           # browser tests (playwright-core)
+  debhelper dpkg-dev lintian rpm fakeroot systemd # packaging/ci.sh: .deb, lintian, .rpm, systemd-analyze
 )
 
+((tests)) && pkgs+=("${test_pkgs[@]}")
 missing=()
 for p in "${pkgs[@]}"; do
   # Node.js from another source (e.g. NodeSource's nodejs, which bundles

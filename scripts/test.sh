@@ -4,9 +4,9 @@
 # then the thread tests under TSan, then each fuzz target for 60 s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BUILD_DIR=build scripts/build.sh
+BUILD_DIR=build scripts/build.sh -DBB_BUILD_TESTS=ON
 (cd build && ctest --output-on-failure -j2)
-BUILD_DIR=build-asan scripts/build.sh -DBB_SANITIZE=ON
+BUILD_DIR=build-asan scripts/build.sh -DBB_BUILD_TESTS=ON -DBB_SANITIZE=ON
 # Under the sanitizers: everything but the browser test (its code under test
 # is JavaScript; the daemon behind it is covered by it_daemon_*) and the
 # NVMe guest (sanitizer shadow memory in a 1 GiB TCG guest; the guest runs
@@ -15,7 +15,7 @@ BUILD_DIR=build-asan scripts/build.sh -DBB_SANITIZE=ON
   ctest --output-on-failure -j2 -E '^(it_browser|it_nvme_vm)$')
 # The threaded code under ThreadSanitizer: the bio caches, the job runner,
 # the scheduler with concurrent cancel and progress reads.
-cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBB_TSAN=ON >/dev/null
+cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBB_BUILD_TESTS=ON -DBB_TSAN=ON >/dev/null
 cmake --build build-tsan -j"$(nproc)" --target test_bioset_late test_bioset_early \
   test_jobrun test_scheduler
 (cd build-tsan && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
