@@ -81,9 +81,9 @@ static void ab_usage(FILE *f)
 		"option by its JSON name, e.g.\nbio_cache=off, iodepth=32, "
 		"inject_ns=1500, or sysfs.KNOB=VALUE), interleaved\nA B A B ... "
 		"after the warm-up rounds, metric IOPS.\n\n"
-		"  --json            print the comparison document "
-		"(bb_jobrun_to_json; the\n"
-		"                    daemon's job \"compare\"); progress goes to "
+		"  --json            print the comparison document (the same "
+		"as the daemon's\n"
+		"                    GET /api/v1/jobs/ID/compare); progress goes to "
 		"stderr\n"
 		"  --quiet           no progress lines\n"
 		"  --a KEY=VAL       an override for variant A (repeatable)\n"
@@ -92,11 +92,11 @@ static void ab_usage(FILE *f)
 		"  --warmup N        discarded rounds first (default 1)\n"
 		"  --min-effect PCT  smallest change that matters, percent "
 		"(default 1)\n\n"
+		"The workload of the short form takes every run option: see "
+		"`biobench run --help`.\n\n"
 		"Exit status: 0 the job ran (whatever the verdict), 1 a run "
-		"failed or was\ninterrupted, 2 usage error or invalid job.\n\n"
-		"Run options of the short form (see `biobench run --help`):\n",
+		"failed or was\ninterrupted, 2 usage error or invalid job.\n",
 		AB_MAX_REPEAT);
-	bb_options_help(f);
 }
 
 /* ---- sysfs knobs -------------------------------------------------------- */

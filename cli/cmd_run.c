@@ -28,9 +28,8 @@ int bb_cmd_run(int argc, char **argv)
 	ret = bb_options_parse(argc, argv, &cfg, err, sizeof(err));
 	if (ret == 1) {
 		printf("usage: biobench run [OPTIONS] TARGET\n\n"
-		       "Run one benchmark on TARGET: `nop` (io_uring NOPs "
-		       "through the bio model, no device), a regular file, "
-		       "or a block device.\n\noptions:\n");
+		       "Run one benchmark on TARGET: `nop` (io_uring NOPs, no "
+		       "device), a regular file,\nor a block device.  ");
 		bb_options_help(stdout);
 		return 0;
 	}

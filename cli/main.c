@@ -4,6 +4,8 @@
 #include "cli.h"
 #include "devices_local.h"
 
+#include <biobench/common.h>
+
 #include <curl/curl.h>
 #include <stdio.h>
 #include <string.h>
@@ -69,6 +71,7 @@ static void usage(FILE *f)
 		"  host                      the daemon's host and version\n"
 		"\n"
 		"  help [COMMAND]            this text, or a command's\n"
+		"  --version                 biobench's version\n"
 		"\n"
 		"Every client command takes --json (the API's document as is), "
 		"--server URL and\n"
@@ -150,6 +153,10 @@ int main(int argc, char **argv)
 		if (!strcmp(a, "help") || !strcmp(a, "--help") ||
 		    !strcmp(a, "-h")) {
 			usage(stdout);
+			return BB_EXIT_OK;
+		}
+		if (!strcmp(a, "--version") || !strcmp(a, "-V")) {
+			printf("biobench %s\n", bb_version());
 			return BB_EXIT_OK;
 		}
 		if (!strncmp(a, "--server", 8) && (!a[8] || a[8] == '=')) {

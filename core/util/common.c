@@ -36,6 +36,11 @@ const char *bb_layout_name(enum bb_layout v)
 	return (unsigned)v < BB_LAYOUT__COUNT ? layout_names[v] : "?";
 }
 
+const char *bb_version(void)
+{
+	return BB_VERSION_STRING;
+}
+
 uint64_t bb_now_ns(void)
 {
 	struct timespec ts;

@@ -114,6 +114,9 @@ const char *bb_cache_variant_name(enum bb_cache_variant v);
 const char *bb_split_check_name(enum bb_split_check v);
 const char *bb_layout_name(enum bb_layout v);
 
+/* biobench's version ("0.1.0"), the project's version at build time. */
+const char *bb_version(void);
+
 /* Monotonic clock in nanoseconds. */
 uint64_t bb_now_ns(void);
 

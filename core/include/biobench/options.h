@@ -68,8 +68,9 @@ int bb_config_check(struct bb_config *cfg, char *err, size_t errlen);
 int bb_config_check_field(struct bb_config *cfg, char *field, size_t flen,
 			  char *err, size_t errlen);
 
-/* `biobench run --help`: every option with its default and allowed
- * values. */
+/* The run options for `biobench run --help`: how values are written, then
+ * every option by group with its default and allowed values (no usage
+ * line: the command prints its own). */
 void bb_options_help(FILE *f);
 
 /* The JSON Schema ("properties") of the options, generated from the
