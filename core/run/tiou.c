@@ -1,6 +1,6 @@
 /* tiou.c - t/io_uring's command line: options, defaults, parsing rules,
  * the mapping onto struct bb_config, and a job's "tiou" string as words
- * (see biobench/tiou.h). */
+ * (see biobench/tiou.h).  The output lines are in tiou_fmt.c. */
 #include "biobench/tiou.h"
 
 #include "config.h"

@@ -1,8 +1,11 @@
 /* test_tiou.c - t/io_uring's command line (biobench/tiou.h): every option
  * in both spellings, the defaults, t/io_uring's rules (0 batches, clamping,
  * files over threads, NOP kinds), bad values and unknown options with
- * their exact messages; the mapping onto struct bb_config; and a job's
- * "tiou" string as words. */
+ * their exact messages; the mapping onto struct bb_config; a job's "tiou"
+ * string as words; and t/io_uring's output lines byte for byte (the
+ * expected strings follow the printf()s of fio 3.33's and current fio's
+ * t/io_uring.c; the latency blocks are lines the real fio 3.33 t/io_uring
+ * printed on this machine). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +20,7 @@
 #include "biobench/tiou.h"
 #include "config.h"
 #include "options.h"
+#include "stats.h"
 
 /* ------------------------------------------------------------------ */
 /* helpers */
@@ -690,6 +694,284 @@ static void test_split_bad(void **state)
 	}
 }
 
+/* ------------------------------------------------------------------ */
+/* output lines */
+
+static void test_fmt_startup(void **state)
+{
+	char buf[256], err[256];
+
+	(void)state;
+	assert_int_equal(bb_tiou_fmt_submitter(buf, sizeof(buf), BB_TIOU_FIO_3_33,
+					       0, 1234, "/mnt/f", 1, -1),
+			 (int)strlen("submitter=0, tid=1234, file=/mnt/f, node=-1\n"));
+	assert_string_equal(buf, "submitter=0, tid=1234, file=/mnt/f, node=-1\n");
+	bb_tiou_fmt_submitter(buf, sizeof(buf), BB_TIOU_FIO_CURRENT, 3, 99,
+			      "/dev/nvme0n1", 2, 1);
+	assert_string_equal(buf, "submitter=3, tid=99, file=/dev/nvme0n1, nfiles=2, node=1\n");
+	bb_tiou_fmt_submitter(buf, sizeof(buf), BB_TIOU_FIO_3_33, 0, 3740, NULL,
+			      0, -1);
+	assert_string_equal(buf, "submitter=0, tid=3740, file=(null), node=-1\n");
+
+	assert_int_equal(parse("F", err, sizeof(err)), 0);
+	bb_tiou_fmt_setup(buf, sizeof(buf), BB_TIOU_FIO_3_33, &T);
+	assert_string_equal(buf, "polled=1, fixedbufs=1/0, register_files=1, buffered=0, QD=128\n");
+	bb_tiou_fmt_setup(buf, sizeof(buf), BB_TIOU_FIO_CURRENT, &T);
+	assert_string_equal(buf, "polled=1, fixedbufs=1, register_files=1, buffered=0, QD=128\n");
+	assert_int_equal(parse("-p0 -O0 -B0 -F0 -d32 -D1 F", err, sizeof(err)), 0);
+	bb_tiou_fmt_setup(buf, sizeof(buf), BB_TIOU_FIO_3_33, &T);
+	assert_string_equal(buf, "polled=0, fixedbufs=0/0, register_files=0, buffered=1, QD=32\n");
+	bb_tiou_fmt_setup(buf, sizeof(buf), BB_TIOU_FIO_CURRENT, &T);
+	assert_string_equal(buf, "polled=0, fixedbufs=0, register_files=0, buffered=1, QD=32\n");
+	/* -N1 prints polled=1 all the same */
+	assert_int_equal(parse("-N1", err, sizeof(err)), 0);
+	bb_tiou_fmt_setup(buf, sizeof(buf), BB_TIOU_FIO_3_33, &T);
+	assert_string_equal(buf, "polled=1, fixedbufs=1/0, register_files=1, buffered=0, QD=128\n");
+
+	bb_tiou_fmt_engine(buf, sizeof(buf), 128, 128);
+	assert_string_equal(buf, "Engine=io_uring, sq_ring=128, cq_ring=128\n");
+	bb_tiou_fmt_engine(buf, sizeof(buf), 4, 4);
+	assert_string_equal(buf, "Engine=io_uring, sq_ring=4, cq_ring=4\n");
+}
+
+struct tick_case {
+	uint64_t done, errors, calls, reaps;
+	unsigned bs;
+	bool nop;
+	const char *want;
+	uint64_t iops;
+};
+
+static const struct tick_case tick_cases[] = {
+	/* as printed by fio 3.33's t/io_uring on this machine */
+	{ 1080000, 0, 33750, 1080000, 4096, false, "IOPS=1.08M, BW=4.22GiB/s, IOS/call=32/32\n", 1080000 },
+	{ 13540000, 0, 423125, 13540000, 4096, true, "IOPS=13.54M, IOS/call=32/32\n", 13540000 },
+	{ 6568, 0, 6568, 6568, 2097152, false, "IOPS=6568, BW=13.14GiB/s, IOS/call=1/1\n", 6568 },
+	/* the thresholds are strict: > 1000000, > 100000, > 2000 MiB/s */
+	{ 1000000, 0, 1, 1, 4096, false, "IOPS=1000.00K, BW=3.91GiB/s, IOS/call=1000000/1\n", 1000000 },
+	{ 1000001, 0, 1, 1, 4096, false, "IOPS=1.00M, BW=3.91GiB/s, IOS/call=1000001/1\n", 1000001 },
+	{ 100000, 0, 1, 0, 4096, false, "IOPS=100000, BW=390MiB/s, IOS/call=100000/0\n", 100000 },
+	{ 100001, 0, 1, 0, 4096, false, "IOPS=100.00K, BW=390MiB/s, IOS/call=100001/0\n", 100001 },
+	{ 512000, 0, 16000, 512000, 4096, false, "IOPS=512.00K, BW=2000MiB/s, IOS/call=32/32\n", 512000 },
+	{ 512256, 0, 16008, 512256, 4096, false, "IOPS=512.26K, BW=2.00GiB/s, IOS/call=32/32\n", 512256 },
+	{ 99999, 0, 3125, 99999, 4096, false, "IOPS=99999, BW=390MiB/s, IOS/call=31/31\n", 99999 },
+	/* GiB is MiB / 1000 (sic): 1024000 MiB/s */
+	{ 1024000, 0, 1, 1, 1048576, false, "IOPS=1.02M, BW=1024.00GiB/s, IOS/call=1024000/1\n", 1024000 },
+	/* no call in the second: -1/-1 */
+	{ 0, 0, 0, 0, 4096, false, "IOPS=0, BW=0MiB/s, IOS/call=-1/-1\n", 0 },
+	{ 0, 0, 0, 0, 4096, true, "IOPS=0, IOS/call=-1/-1\n", 0 },
+	/* 1048576 / bs in integers: bs 3000 -> /349; bs 768k -> /1 */
+	{ 3490, 0, 10, 10, 3000, false, "IOPS=3490, BW=10MiB/s, IOS/call=349/1\n", 3490 },
+	{ 5000, 0, 5000, 5000, 786432, false, "IOPS=5000, BW=5.00GiB/s, IOS/call=1/1\n", 5000 },
+	/* above 1 MiB: IOPS * (bs / 1048576), bs / 1 MiB truncated */
+	{ 600, 0, 600, 600, 3670016, false, "IOPS=600, BW=1800MiB/s, IOS/call=1/1\n", 600 },
+	/* errors (current fio): out of IOPS and BW, not out of IOS/call */
+	{ 1000, 10, 10, 10, 4096, false, "IOPS=990, BW=3MiB/s, IOS/call=100/1\n", 990 },
+	/* integer division of the per-call figures */
+	{ 33, 0, 2, 65, 4096, false, "IOPS=33, BW=0MiB/s, IOS/call=16/32\n", 33 },
+};
+
+static void test_fmt_tick(void **state)
+{
+	char buf[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(tick_cases) / sizeof(tick_cases[0]); i++) {
+		const struct tick_case *c = &tick_cases[i];
+		struct bb_tiou_tick d = { c->done, c->errors, c->calls, c->reaps };
+		uint64_t iops = 12345;
+		int n = bb_tiou_fmt_tick(buf, sizeof(buf), &d, c->bs, c->nop, &iops);
+
+		CHECK(!strcmp(buf, c->want), "case %zu:\n  got  '%s'\n  want '%s'\n",
+		      i, buf, c->want);
+		CHECK(n == (int)strlen(c->want), "case %zu: returned %d\n", i, n);
+		CHECK(iops == c->iops, "case %zu: iops %llu\n", i,
+		      (unsigned long long)iops);
+	}
+}
+
+static void test_fmt_end(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	bb_tiou_fmt_exit(buf, sizeof(buf), true);
+	assert_string_equal(buf, "Exiting on timeout\n");
+	bb_tiou_fmt_exit(buf, sizeof(buf), false);
+	assert_string_equal(buf, "Exiting on signal\n");
+	bb_tiou_fmt_max_iops(buf, sizeof(buf), 13540000);
+	assert_string_equal(buf, "Maximum IOPS=13.54M\n");
+	bb_tiou_fmt_max_iops(buf, sizeof(buf), 1000000);
+	assert_string_equal(buf, "Maximum IOPS=1000.00K\n");
+	bb_tiou_fmt_max_iops(buf, sizeof(buf), 100001);
+	assert_string_equal(buf, "Maximum IOPS=100.00K\n");
+	bb_tiou_fmt_max_iops(buf, sizeof(buf), 6752);
+	assert_string_equal(buf, "Maximum IOPS=6752\n");
+	bb_tiou_fmt_max_iops(buf, sizeof(buf), 0);
+	assert_string_equal(buf, "Maximum IOPS=0\n");
+	bb_tiou_fmt_io_errors(buf, sizeof(buf), 1234, 5);
+	assert_string_equal(buf, "1234: 5 IO errors\n");
+
+	/* cut like snprintf, the needed length returned */
+	assert_int_equal(bb_tiou_fmt_max_iops(buf, 8, 13540000),
+			 (int)strlen("Maximum IOPS=13.54M\n"));
+	assert_string_equal(buf, "Maximum");
+	assert_int_equal(bb_tiou_fmt_exit(NULL, 0, true), 19);
+}
+
+/* Latency blocks: the first two as fio 3.33's t/io_uring printed them
+ * here (-t1 without and with -T2000000000). */
+static void test_fmt_latency(void **state)
+{
+	static const uint64_t ticks[BB_TIOU_NPCT] = {
+		57600, 59648, 60672, 61696, 62720, 63744, 64768, 67072, 76288,
+		81408, 87552, 91648, 154624, 203776, 272384, 313344, 407552 };
+	static const char ticks_want[] =
+		"3769: Latency percentiles:\n"
+		"    percentiles (tsc ticks):\n"
+		"     |  1.0000th=[ 57600],  5.0000th=[ 59648], 10.0000th=[ 60672],\n"
+		"     | 20.0000th=[ 61696], 30.0000th=[ 62720], 40.0000th=[ 63744],\n"
+		"     | 50.0000th=[ 64768], 60.0000th=[ 67072], 70.0000th=[ 76288],\n"
+		"     | 80.0000th=[ 81408], 90.0000th=[ 87552], 95.0000th=[ 91648],\n"
+		"     | 99.0000th=[154624], 99.5000th=[203776], 99.9000th=[272384],\n"
+		"     | 99.9500th=[313344], 99.9900th=[407552]\n";
+	/* ns values whose rounded-up usec t/io_uring printed */
+	static const uint64_t ns[BB_TIOU_NPCT] = {
+		25100, 26500, 27001, 28000, 28999, 29000, 29500, 30000, 30500,
+		31000, 31800, 36200, 47500, 70100, 92300, 103200, 166400 };
+	static const char usec_want[] =
+		"3774: Latency percentiles:\n"
+		"    percentiles (usec):\n"
+		"     |  1.0000th=[   26],  5.0000th=[   27], 10.0000th=[   28],\n"
+		"     | 20.0000th=[   28], 30.0000th=[   29], 40.0000th=[   29],\n"
+		"     | 50.0000th=[   30], 60.0000th=[   30], 70.0000th=[   31],\n"
+		"     | 80.0000th=[   31], 90.0000th=[   32], 95.0000th=[   37],\n"
+		"     | 99.0000th=[   48], 99.5000th=[   71], 99.9000th=[   93],\n"
+		"     | 99.9500th=[  104], 99.9900th=[  167]\n";
+	/* small ns: nsec, width 5 */
+	static const uint64_t small[BB_TIOU_NPCT] = {
+		100, 200, 300, 400, 500, 600, 700, 800, 900, 1000, 1100, 1200,
+		1300, 1400, 1500, 1600, 12000 };
+	static const char small_want[] =
+		"7: Latency percentiles:\n"
+		"    percentiles (nsec):\n"
+		"     |  1.0000th=[  100],  5.0000th=[  200], 10.0000th=[  300],\n"
+		"     | 20.0000th=[  400], 30.0000th=[  500], 40.0000th=[  600],\n"
+		"     | 50.0000th=[  700], 60.0000th=[  800], 70.0000th=[  900],\n"
+		"     | 80.0000th=[ 1000], 90.0000th=[ 1100], 95.0000th=[ 1200],\n"
+		"     | 99.0000th=[ 1300], 99.5000th=[ 1400], 99.9000th=[ 1500],\n"
+		"     | 99.9500th=[ 1600], 99.9900th=[12000]\n";
+	/* a min of 2000 is not above 2000: nsec, and wide values: width 11
+	 * leaves two per line ((80 - 7) / (4 + 10 + 11)) */
+	static const uint64_t wide[BB_TIOU_NPCT] = {
+		2000, 3000, 4000, 5000, 6000, 7000, 8000, 9000, 10000, 11000,
+		12000, 13000, 14000, 15000, 16000, 17000, 12345678901ull };
+	static const char wide_want[] =
+		"1: Latency percentiles:\n"
+		"    percentiles (nsec):\n"
+		"     |  1.0000th=[       2000],  5.0000th=[       3000],\n"
+		"     | 10.0000th=[       4000], 20.0000th=[       5000],\n"
+		"     | 30.0000th=[       6000], 40.0000th=[       7000],\n"
+		"     | 50.0000th=[       8000], 60.0000th=[       9000],\n"
+		"     | 70.0000th=[      10000], 80.0000th=[      11000],\n"
+		"     | 90.0000th=[      12000], 95.0000th=[      13000],\n"
+		"     | 99.0000th=[      14000], 99.5000th=[      15000],\n"
+		"     | 99.9000th=[      16000], 99.9500th=[      17000],\n"
+		"     | 99.9900th=[12345678901]\n";
+	/* an empty histogram: zeros, width 5 (log10(0) is -inf) */
+	static const uint64_t zero[BB_TIOU_NPCT];
+	static const char zero_want[] =
+		"2: Latency percentiles:\n"
+		"    percentiles (nsec):\n"
+		"     |  1.0000th=[    0],  5.0000th=[    0], 10.0000th=[    0],\n"
+		"     | 20.0000th=[    0], 30.0000th=[    0], 40.0000th=[    0],\n"
+		"     | 50.0000th=[    0], 60.0000th=[    0], 70.0000th=[    0],\n"
+		"     | 80.0000th=[    0], 90.0000th=[    0], 95.0000th=[    0],\n"
+		"     | 99.0000th=[    0], 99.5000th=[    0], 99.9000th=[    0],\n"
+		"     | 99.9500th=[    0], 99.9900th=[    0]\n";
+	char buf[2048];
+	int n;
+
+	(void)state;
+	n = bb_tiou_fmt_latency(buf, sizeof(buf), 3769, ticks, true);
+	assert_string_equal(buf, ticks_want);
+	assert_int_equal(n, (int)strlen(ticks_want));
+	bb_tiou_fmt_latency(buf, sizeof(buf), 3774, ns, false);
+	assert_string_equal(buf, usec_want);
+	bb_tiou_fmt_latency(buf, sizeof(buf), 7, small, false);
+	assert_string_equal(buf, small_want);
+	bb_tiou_fmt_latency(buf, sizeof(buf), 1, wide, false);
+	assert_string_equal(buf, wide_want);
+	bb_tiou_fmt_latency(buf, sizeof(buf), 2, zero, false);
+	assert_string_equal(buf, zero_want);
+	/* cut output keeps the needed length */
+	assert_int_equal(bb_tiou_fmt_latency(buf, 10, 3769, ticks, true),
+			 (int)strlen(ticks_want));
+	assert_int_equal(strlen(buf), 9);
+}
+
+static void test_percentiles(void **state)
+{
+	static struct bb_hist h;
+	uint64_t v[BB_TIOU_NPCT];
+	/* 30 % and 60 % of 100 are a hair above 30 and 60 in t/io_uring's
+	 * long double arithmetic ((long double)30.0f / 100.0 * 100), so
+	 * it reports 31 and 61 there */
+	static const uint64_t want1[BB_TIOU_NPCT] = {
+		1, 5, 10, 20, 31, 40, 50, 61, 70, 80, 90, 95, 99, 100, 100, 100,
+		100 };
+
+	(void)state;
+	/* 1..100 ns, one each: bucket index = value below 128 */
+	bb_hist_init(&h);
+	for (uint64_t ns = 1; ns <= 100; ns++)
+		bb_hist_add(&h, ns);
+	bb_tiou_percentiles(&h, v);
+	assert_memory_equal(v, want1, sizeof(v));
+
+	/* running sum >= pct/100 * total: 9 of 1000 at 10 ns is below 1 % */
+	bb_hist_init(&h);
+	for (int i = 0; i < 9; i++)
+		bb_hist_add(&h, 10);
+	for (int i = 0; i < 991; i++)
+		bb_hist_add(&h, 1000);
+	bb_tiou_percentiles(&h, v);
+	assert_int_equal(v[0], 1004); /* 1000 ns bucket: 512 + 61*8 + 4 */
+	assert_int_equal(v[16], 1004);
+	bb_hist_add(&h, 10); /* 10 of 1001 reach 1 % (10.01)? no */
+	bb_tiou_percentiles(&h, v);
+	assert_int_equal(v[0], 1004);
+	bb_hist_init(&h);
+	for (int i = 0; i < 10; i++)
+		bb_hist_add(&h, 10);
+	for (int i = 0; i < 990; i++)
+		bb_hist_add(&h, 1000);
+	bb_tiou_percentiles(&h, v);
+	assert_int_equal(v[0], 10); /* 10 of 1000 is 1 % */
+	assert_int_equal(v[1], 1004);
+
+	/* midpoints, not clamped to min/max as bb_hist_percentile is */
+	bb_hist_init(&h);
+	for (int i = 0; i < 1000; i++)
+		bb_hist_add(&h, 5000);
+	bb_tiou_percentiles(&h, v);
+	for (int j = 0; j < BB_TIOU_NPCT; j++)
+		assert_int_equal(v[j], 5024);
+	assert_int_equal(bb_hist_percentile(&h, 50), 5000);
+
+	/* empty: zeros, as t/io_uring prints them */
+	bb_hist_init(&h);
+	memset(v, 0xff, sizeof(v));
+	bb_tiou_percentiles(&h, v);
+	for (int j = 0; j < BB_TIOU_NPCT; j++)
+		assert_int_equal(v[j], 0);
+
+	/* t/io_uring's list, as floats */
+	assert_true(bb_tiou_pct[0] == 1.0f);
+	assert_true(bb_tiou_pct[13] == 99.5f);
+	assert_true(bb_tiou_pct[16] == 99.99f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -707,6 +989,11 @@ int main(void)
 		cmocka_unit_test(test_to_config_bad),
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_split_bad),
+		cmocka_unit_test(test_fmt_startup),
+		cmocka_unit_test(test_fmt_tick),
+		cmocka_unit_test(test_fmt_end),
+		cmocka_unit_test(test_fmt_latency),
+		cmocka_unit_test(test_percentiles),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,6 +11,7 @@
  *  - bb_tiou_to_config(): the mapping onto biobench's run configuration,
  *    as far as struct bb_config can say it, and a BB_TIOU_UM_* set of what
  *    it cannot say yet (the engine reads those from struct bb_tiou);
+ *  - bb_tiou_fmt_*(): t/io_uring's output lines, byte for byte.
  *
  * t/io_uring's parsing rules (t/io_uring.c, main()):
  *  - getopt(3) with every option taking a value: "-p0" and "-p 0" are the
@@ -42,6 +43,7 @@
 #include <stdint.h>
 
 struct bb_config;
+struct bb_hist;
 
 #define BB_TIOU_MAX_THREADS 64           /* = BB_MAX_THREADS */
 #define BB_TIOU_MAX_FILES_PER_THREAD 16  /* t/io_uring's MAX_FDS */
@@ -180,6 +182,85 @@ int bb_tiou_to_config(const struct bb_tiou *t, struct bb_config *cfg,
 
 /* "-N1 with FILE (IORING_NOP_FILE...)" etc. for a BB_TIOU_UM_* bit. */
 const char *bb_tiou_unmapped_name(unsigned bit);
+
+/* ------------------------------------------------------------------ */
+/* Output lines, byte-compatible with t/io_uring's printf()s.  Each writes
+ * one or more complete lines ('\n'-terminated) into buf like snprintf
+ * (returns the length it needed; the output is cut at len - 1). */
+
+/* The two startup lines differ between fio releases. */
+enum bb_tiou_flavor {
+	BB_TIOU_FIO_3_33 = 0, /* Debian 12's fio: "file=%s, node=%d" and
+				 "fixedbufs=%d/%d" (fixed buffers / -D) */
+	BB_TIOU_FIO_CURRENT,  /* current fio: "file=%s, nfiles=%d, node=%d"
+				 and "fixedbufs=%d" */
+};
+
+/* "submitter=0, tid=1234, file=/mnt/f, node=-1" (3.33) or "...,
+ * file=/mnt/f, nfiles=1, node=-1" (current): one per thread; file is the
+ * last file of the thread, NULL printed "(null)" as glibc prints it (fio
+ * 3.33 in NOP mode); node -1 unless -P1 found one. */
+int bb_tiou_fmt_submitter(char *buf, size_t len, enum bb_tiou_flavor fl,
+			  int index, int tid, const char *file,
+			  unsigned nfiles, int node);
+
+/* "polled=1, fixedbufs=1/0, register_files=1, buffered=0, QD=128" from
+ * t's options (-D is ignored, so 3.33's "/%d" is 0). */
+int bb_tiou_fmt_setup(char *buf, size_t len, enum bb_tiou_flavor fl,
+		      const struct bb_tiou *t);
+
+/* "Engine=io_uring, sq_ring=128, cq_ring=128": the ring sizes the kernel
+ * set up (sq_entries, cq_entries of io_uring_params). */
+int bb_tiou_fmt_engine(char *buf, size_t len, unsigned sq_entries,
+		       unsigned cq_entries);
+
+/* One second, summed over threads, as t/io_uring's main loop counts it:
+ * done = SQEs io_uring_enter() accepted, errors = completions that failed
+ * with -EIO or -ENODATA (current fio subtracts them; 0 for 3.33), calls =
+ * io_uring_enter() calls, reaps = CQEs reaped. */
+struct bb_tiou_tick {
+	uint64_t done;
+	uint64_t errors;
+	uint64_t calls;
+	uint64_t reaps;
+};
+
+/* "IOPS=1.23M, BW=4.80GiB/s, IOS/call=32/31": IOPS = done - errors as
+ * x.xxM above 1000000, x.xxK above 100000, else an integer; BW (omitted
+ * for -N1) in MiB/s as IOPS / (1048576 / bs) (integer division; IOPS *
+ * (bs / 1048576) above 1 MiB), above 2000 printed as x.xxGiB/s of MiB/1000
+ * (sic); IOS/call = done/calls and reaps/calls in integers, -1/-1 when no
+ * call was made.  *iops (may be NULL) receives the IOPS, for Maximum. */
+int bb_tiou_fmt_tick(char *buf, size_t len, const struct bb_tiou_tick *d,
+		     unsigned bs, bool nop, uint64_t *iops);
+
+/* "Exiting on timeout" (-r ran out) or "Exiting on signal" (SIGINT). */
+int bb_tiou_fmt_exit(char *buf, size_t len, bool timeout);
+
+/* "Maximum IOPS=1.23M": the best second, same thresholds as the tick. */
+int bb_tiou_fmt_max_iops(char *buf, size_t len, uint64_t max_iops);
+
+/* "1234: 5 IO errors" (current fio, after the run, per thread with
+ * errors). */
+int bb_tiou_fmt_io_errors(char *buf, size_t len, int tid, uint64_t errors);
+
+/* The percentiles t/io_uring prints with -t1: 1, 5, 10, 20, ... 99.99. */
+#define BB_TIOU_NPCT 17
+extern const float bb_tiou_pct[BB_TIOU_NPCT];
+
+/* t/io_uring's percentile values from a log-linear histogram of the same
+ * layout as its own (biobench's struct bb_hist: PLAT_BITS 6, 1856
+ * buckets): the value of the first bucket whose running count reaches
+ * pct/100 * total, as bucket midpoints (not clamped to min/max the way
+ * bb_hist_percentile() does).  vals in the histogram's unit (ns). */
+void bb_tiou_percentiles(const struct bb_hist *h, uint64_t vals[BB_TIOU_NPCT]);
+
+/* "1234: Latency percentiles:\n    percentiles (nsec):\n     |  1.0000th=[
+ * 1234], ..." from vals: unit "tsc ticks" when ticks (t/io_uring without
+ * a TSC rate), else nsec, or usec (rounded up) when the smallest value is
+ * above 2000 and the largest above 99999. */
+int bb_tiou_fmt_latency(char *buf, size_t len, int tid,
+			const uint64_t vals[BB_TIOU_NPCT], bool ticks);
 
 /* ------------------------------------------------------------------ */
 /* A job's "tiou" string as words. */
