@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # bench/daemon_load.sh - does a busy biobenchd disturb the benchmark?
 #
 # The same `biobench run nop` (pinned to BENCH_CPU) runs with biobenchd

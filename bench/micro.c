@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* micro.c - micro-benchmarks of the bio model, for one struct bio layout
  * (compiled twice: bench_micro_late with -DBB_VEC_EARLY=0 and
  * bench_micro_early with -DBB_VEC_EARLY=1).

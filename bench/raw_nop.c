@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* raw_nop.c - the reference for `biobench run nop`: a minimal raw liburing
  * NOP loop in the style of fio's t/io_uring (no bio model, no stats beyond
  * a count).

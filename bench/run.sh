@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # bench/run.sh - run every biobench benchmark in one go and print ratios
 # against references measured in the same run (see bench/README.md).
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # bench/studies.sh - run the kernel studies of examples/study-*.json with
 # `biobench ab JOBFILE --json` (the same job runner and statistics as the
 # daemon) and keep each comparison document, with the host's metadata,

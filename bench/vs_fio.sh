@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # bench/vs_fio.sh - biobench against Debian's fio on the same workloads, in
 # the same invocation, interleaved (biobench, fio, biobench, fio, ...), on
 # the same CPU: IOPS and latency percentiles side by side, as ratios.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* cli.h - the biobench subcommands and what they share.  Each command
  * returns the process exit code:
  *   0 ok, 1 the run or job failed or the server answered an error,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* client.c - see client.h. */
 #include "client.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* client.h - the HTTP client of biobenchd's API (libcurl easy API). */
 #ifndef BB_CLI_CLIENT_H
 #define BB_CLI_CLIENT_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cmd_ab.c - `biobench ab`: an A/B job run on this machine, through the
  * job runner the daemon uses (core/job/jobrun.c: plan, runs, statistics,
  * adaptive rounds), printed with the comparison printer of `biobench

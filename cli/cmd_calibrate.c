@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cmd_calibrate.c - `biobench calibrate`: how far can this host's verdicts
  * be trusted?  Runs N A/A jobs (the job file's first variant, or its
  * workload alone, run as A and as its copy A2: "aa": true) through the

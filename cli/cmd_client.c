@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cmd_client.c - the daemon client commands: submit, jobs, show, compare,
  * watch, cancel, devices, host.  Each talks to biobenchd's API
  * (schema/openapi.yaml) through client.c; `--json` prints the API's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cmd_devices_local.c - `biobench devices` on this host: NVMe controllers
  * and namespaces, then every block device with its limits and whether it
  * can poll; or one JSON document with --json. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cmd_run.c - `biobench run [OPTIONS] TARGET`. */
 #include "cli.h"
 #include <biobench/engine.h>

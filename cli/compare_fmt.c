@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* compare_fmt.c - prints a comparison (bb_jobrun_to_json()'s document):
  * the one printer of `biobench compare ID`, `show ID`, `watch ID`,
  * `submit --wait` and the local `biobench ab`. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* devices_local.h - `biobench devices` on this host (no daemon): NVMe
  * controllers and namespaces (libnvme: model, serial, firmware, nsid, LBA
  * size, capacity, block and char device paths, MDTS, poll queues) and

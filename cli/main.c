@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* biobench - command-line front end: local runs (`run`, `ab`) and the
  * client of biobenchd (`submit`, `jobs`, `show`, `compare`, `watch`,
  * `cancel`, `devices`, `host`). */

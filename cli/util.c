@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* util.c - small helpers of the CLI: reading a job file, JSON access. */
 #include "cli.h"
 

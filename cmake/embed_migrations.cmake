@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Writes OUT: the sqlite migrations FILES (schema/migrations/NNN_name.sql,
 # sorted) as a C array {version, name, sql}.  The version is the file's
 # number; they must run 1, 2, 3... without gaps (checked by the store).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # bash completion for biobench                                 -*- shell-script -*-
 # Install as /usr/share/bash-completion/completions/biobench (or source it).
 # Completes commands, each command's options, job states, files for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* dconfig.c - biobenchd's configuration: INI file (libinih) and command
  * line, both driven by one option table (dopt_table[] below): parsing,
  * validation and --help.  Adding an option means adding a row.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* dconfig.h - biobenchd's configuration: an INI file (libinih) with
  * command-line overrides.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* http.c - biobenchd's HTTP API: authentication, the routing table, the
  * JSON and error helpers (transport-free), and the libmicrohttpd glue. */
 #include "http.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* http.h - biobenchd's HTTP API (libmicrohttpd + json-c).
  *
  * The request handling is transport-free: bb_http_handle() maps a request

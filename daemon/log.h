@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* log.h - biobenchd's log: one line per message on stderr, prefixed with
  * its syslog priority ("<3>" error, "<4>" warning, "<6>" info, "<7>"
  * debug) so that journald files each line at the right level. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* main.c - biobenchd: configuration, the store, the scheduler, the HTTP
  * server, and signals (SIGHUP reloads the configuration, SIGTERM/SIGINT
  * stop cleanly: the running job is interrupted, its knobs restored). */

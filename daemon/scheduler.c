@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* scheduler.c - see scheduler.h.
  *
  * One thread.  It takes the oldest queued job from the store, marks it

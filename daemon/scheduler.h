@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* scheduler.h - the scheduler (not "sched.h": that would shadow <sched.h>):
  * one thread that runs queued jobs one at a time, FIFO (so at most one job
  * per device), through bb_jobrun_exec;

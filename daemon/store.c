@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* store.c - biobenchd's sqlite store (see store.h).
  *
  * One sqlite connection per handle, opened in multi-thread mode (NOMUTEX)

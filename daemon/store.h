@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* store.h - biobenchd's sqlite store: hosts, devices, jobs, runs,
  * per-second samples, latency histograms, the sysfs knob journal and the
  * event log.  Migrations are the numbered files schema/migrations/NNN_*.sql

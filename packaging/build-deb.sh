@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # build-deb.sh - build the Debian packages from this tree.
 #
 #   packaging/build-deb.sh [OUTDIR]          (default: build-pkg/)

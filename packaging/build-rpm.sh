@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # build-rpm.sh - build the RPM packages from this tree with rpmbuild.
 #
 #   packaging/build-rpm.sh [OUTDIR]          (default: build-pkg/)

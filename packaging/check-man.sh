@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # check-man.sh - the man pages are true to --help.
 #
 #   packaging/check-man.sh [BIOBENCH [BIOBENCHD]]

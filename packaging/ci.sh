@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # ci.sh - build, check, install, run, purge the packages (issue 5, "CI").
 #
 #   packaging/ci.sh [OUTDIR]                 (default: build-pkg/)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Configure and build into BUILD_DIR (default ./build).  Extra arguments go
 # to cmake's configure step, e.g. scripts/build.sh -DBB_SANITIZE=ON.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # The main job on the embedded default: an A/B of the bio cache on the nop
 # target (io_uring NOPs through the bio model; no device needed):
 # bio_cache=off against bio_cache=all, interleaved, side by side.

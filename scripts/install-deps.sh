@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Install what biobench needs from Debian 12 packages: to build and run it
 # (no argument), and with --tests also what the tests, benchmarks and
 # package checks need.  Run as root.  Idempotent: packages already present

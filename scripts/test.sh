@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Build and run every test: the normal build (unit + integration +
 # reliability tests, -Werror), then all of them again under ASan+UBSan,
 # then the thread tests under TSan, then each fuzz target for 60 s.

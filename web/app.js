@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* biobench dashboard: a small single-page app over biobenchd's JSON API.
  *
  * Routes (in the URL fragment):

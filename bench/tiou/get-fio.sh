@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # bench/tiou/get-fio.sh - build fio's own t/io_uring from Debian's fio source
 # package and print the path of the binary on stdout.
 #

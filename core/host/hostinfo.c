@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* hostinfo.c - host and block-device metadata as JSON (see hostinfo.h).
  *
  * Device attributes are read from sysfs through the tables below (one row

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* nvme.c - NVMe controllers and namespaces through libnvme and sysfs (see
  * nvme.h).
  *

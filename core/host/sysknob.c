@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* sysknob.c - kernel block queue knobs (sysfs): where they live, reading
  * and writing them with a read-back check. */
 #include <biobench/sysknob.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* blkdev.c - a block device target: O_DIRECT unless told otherwise; its
  * queue limits from sysfs (overridden field by field by the config's);
  * writes only with allow_write, on a device nobody uses, opened O_EXCL. */

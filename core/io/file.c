@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* file.c - a regular file target: created and laid out to --size when
  * asked; O_DIRECT unless told otherwise; synthetic queue limits. */
 #include "io/target.h"

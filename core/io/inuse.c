@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* inuse.c - whether a block device is in use (mounted, held, or a
  * partition of it mounted or held): writes are refused there. */
 #include "io/target.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* nop.c - the nop target: io_uring NOPs, no device.  It measures the
  * stack (the ring and the bio model) without a device; its queue limits
  * are synthetic (the config's, defaults filled) and its region is 1 GiB

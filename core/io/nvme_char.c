@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* nvme_char.c - an NVMe generic char device (/dev/ngXnY) for passthrough
  * (--engine uring_cmd): the namespace identified with libnvme, its limits
  * those of the namespace's block device with max_sectors at the

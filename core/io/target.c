@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* target.c - choosing the target kind for a config, and what every kind
  * shares: the region, alignment, NVMe identity and the poll check. */
 #include "io/target.h"

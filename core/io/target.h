@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* target.h - what a run does I/O to (internal, layout-independent).
  *
  * One file per target kind under core/io/ (nop.c, file.c, blkdev.c,

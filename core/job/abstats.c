@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* abstats.c - A/B statistics (see abstats.h for the methods). */
 #include <biobench/abstats.h>
 

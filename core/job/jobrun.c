@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* jobrun.c - executes a parsed job (see jobrun.h): the plan's runs in
  * order through the hooks, the metric of each measured run, the
  * statistics after each round, adaptive rounds. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* jobspec.c - the A/B job document: parsing and validation (every error
  * collected with its field path), the normalized document, the run plan
  * and the metrics of a run (see jobspec.h).

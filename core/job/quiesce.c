@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* quiesce.c - see quiesce.h. */
 #include <biobench/quiesce.h>
 

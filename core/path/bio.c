@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* bio.c - bio completion and chaining (layout-dependent). */
 #include "path/bio.h"
 #include "path/bioset.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* bio.h - userspace model of the kernel's struct bio (layout-dependent).
  *
  * The field order, sizes and offsets follow include/linux/blk_types.h on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* bioset.c - slab, reserve (mempool), bvec classes and the per-thread bio
  * cache in every variant (layout-dependent; see bioset.h for the model).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* bioset.h - bio allocation: slab, reserve (mempool) and the per-thread
  * ("per-CPU") bio cache in every variant the kernel has had
  * (layout-dependent; see bb_layout.h).

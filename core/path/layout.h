@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* layout.h - compile-time selection of the struct bio layout, and the one
  * list of every name that exists once per layout.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* path.h - the entry points of the code compiled once per struct bio
  * layout, as one ops table per layout (layout-independent header).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* split.c - bio splitting against queue limits (layout-dependent).
  *
  * block/blk.h bio_may_need_split() (two forms) and __bio_split_to_limits()

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* split.h - bio splitting against queue limits (layout-dependent).
  * Models block/blk.h __bio_split_to_limits(), bio_may_need_split() in its
  * two forms, and blk-merge.c bio_split_rw_at() / bvec_split_segs() /

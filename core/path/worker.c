@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* worker.c - one submitter thread: its ring, its biosets ("per-CPU" bio
  * cache), its I/O slots, and the hot loop (layout-dependent).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* config.c - the default configuration and the names of the config enums. */
 #include <biobench/config.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* engine.c - runs a configuration: opens the target, starts one pinned
  * worker per thread (the layout's worker, chosen once here), drives the
  * ramp / measure / stop phases, samples once a second, and sums the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* options.c - the run option table and everything it drives: command-line
  * parsing, JSON parsing, validation, --help, the JSON Schema and the JSON
  * form of the effective configuration.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* result_json.c - the result document of a run (schema/result.schema.json).
  * Field names follow the struct fields; counters are integers, derived
  * figures (rates, seconds, means) are numbers. */

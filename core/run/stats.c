@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* stats.c - latency histogram, CPU usage, perf counters and the human
  * forms of a run's result. */
 #include <biobench/stats.h>

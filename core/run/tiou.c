@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* tiou.c - t/io_uring's command line: options, defaults, parsing rules,
  * the mapping onto struct bb_config, and a job's "tiou" string as words
  * (see biobench/tiou.h).  The output lines are in tiou_fmt.c. */

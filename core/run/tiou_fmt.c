@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* tiou_fmt.c - t/io_uring's output lines, byte for byte (see
  * biobench/tiou.h).  Each format below is the printf() format of fio's
  * t/io_uring.c (fio 3.33 and current fio where they agree; the two

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* verify.c - data verification stamps. */
 #include "run/verify.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* verify.h - data verification stamps (layout-independent).
  *
  * Every 512-byte sector of a written block starts with a 32-byte stamp:

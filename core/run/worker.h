@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* worker.h - the contract between the engine (run/engine.c) and one
  * submitter thread (path/worker.c, compiled once per struct bio layout).
  * Internal to libbiobench. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* common.c - names of the shared enums, the clock, the error helper,
  * reading small files. */
 #include <biobench/common.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* mountinfo.c - the one parser of /proc/self/mountinfo. */
 #include "util/mountinfo.h"
 

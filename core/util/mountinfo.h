@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* mountinfo.h - the one parser of /proc/self/mountinfo (internal).
  *
  * A line is "id parent MAJ:MIN root mount-point options [optional...] -

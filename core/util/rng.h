@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* rng.h - the one pseudo-random generator of libbiobench: xoshiro256**
  * (Blackman and Vigna), seeded from one 64-bit value by splitmix64.
  * Internal, header-only: the worker's offsets, the job plan's random order

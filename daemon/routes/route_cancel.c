@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* route_cancel.c - POST /api/v1/jobs/{id}/cancel: through the scheduler
  * when there is one (the running job stops within a second), else a
  * queued job is marked cancelled in the store. */

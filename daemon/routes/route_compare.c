@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* route_compare.c - GET /api/v1/jobs/{id}/compare: the job's comparison
  * (final once the job is done), its verdict, and warnings about what may
  * spoil it (runs on different devices, failed runs). */

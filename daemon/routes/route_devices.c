@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* route_devices.c - GET /api/v1/devices: the host's block devices and
  * whether the allow-list lets jobs use them (read, write). */
 #include "routes.h"

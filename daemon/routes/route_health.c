@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* route_health.c - GET /api/v1/health: liveness, and a trivial store
  * query (503 when it fails). */
 #include "routes.h"

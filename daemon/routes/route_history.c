@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* route_history.c - GET /api/v1/history?name=N[&target=T][&limit=L]: the
  * finished jobs of one workload (same job name, optionally the same
  * target), newest first, with their host (kernel), device and the change

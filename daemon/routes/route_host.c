@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* route_host.c - GET /api/v1/host: the host's metadata (captured at
  * start) and the daemon's version, uptime and pid. */
 #include "routes.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* route_job.c - GET /api/v1/jobs/{id}: one job, with its knob journal and
  * the scheduler's progress while it runs. */
 #include "routes.h"

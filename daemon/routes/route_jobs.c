@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* route_jobs.c - POST /api/v1/jobs (submit) and GET /api/v1/jobs (list). */
 #include "routes.h"
 #include <biobench/jobspec.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* route_metrics.c - GET /metrics: Prometheus text exposition format
  * 0.0.4 (HELP and TYPE for every family, label values escaped). */
 #include "routes.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* route_runs.c - GET /api/v1/jobs/{id}/runs[?samples=1]: the runs of a
  * job, with their per-second samples when asked. */
 #include "routes.h"

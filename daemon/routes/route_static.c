@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* route_static.c - the dashboard: GET of any path not under /api/ serves a
  * file under web_root ("/" -> index.html); "/javascript/..." serves
  * Debian's packaged libraries (/usr/share/javascript, libjs-*).  A file

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* route_util.c - small helpers shared by the routes. */
 #include "routes.h"
 

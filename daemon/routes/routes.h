@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* routes.h - biobenchd's HTTP routes (internal to daemon/): one file per
  * route, dispatched by the table in http.c.
  *

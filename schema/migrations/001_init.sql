@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-2.0-only
 -- 001_init.sql - biobenchd's first schema (see daemon/store.h).
 --
 -- Applied by the store in one transaction that also sets PRAGMA

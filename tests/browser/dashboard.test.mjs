@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The biobench dashboard in a real chromium (playwright-core), against the
 // daemon and jobs that run.sh prepared.  Prints "ok - ..." / "FAIL - ..."
 // per check and a tally; exit 0 pass, 1 fail, 77 chromium cannot start.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # The dashboard in a real browser: Debian's chromium driven by playwright-core
 # (npm), against a real biobenchd (free loopback port, temporary database,
 # the repository's web/ as web root) with real finished jobs and one running.

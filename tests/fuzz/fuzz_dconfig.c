@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* fuzz_dconfig.c - libFuzzer target: biobenchd's configuration.
  *
  * First byte 'A': the rest is a command line split at NUL/newline bytes

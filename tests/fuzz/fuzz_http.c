@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* fuzz_http.c - libFuzzer target: biobenchd's request handling without
  * sockets (bb_http_handle: authentication, routing, every route, static
  * files) against a real sqlite store in a temporary directory, with no

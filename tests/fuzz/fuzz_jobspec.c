@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* fuzz_jobspec.c - libFuzzer target: the job-spec parser (bb_job_parse_string,
  * shared by the daemon's POST /api/v1/jobs and the CLI's `ab JOBFILE`).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* fuzz_options.c - libFuzzer target: the run option parser
  * (bb_options_parse, the table behind `biobench run`, the job workload
  * and variant fields).  The input is split into argv at NUL and newline

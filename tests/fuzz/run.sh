@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Build the libFuzzer targets (clang, ASan+UBSan, -DBB_FUZZ=ON) in
 # build-fuzz and run each for FUZZ_SECONDS (default 60) from its seed
 # corpus (tests/fuzz/corpus/<target>; new inputs go to

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # biobench's daemon client (submit, jobs, show, compare, watch, cancel,
 # devices, host) against a real biobenchd, its exit codes (0 ok, 1 job
 # failed / server error, 2 usage, 3 daemon unreachable), --json checked

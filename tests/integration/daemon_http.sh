@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # biobenchd's HTTP API over loopback: every route against
 # schema/openapi.yaml, a real nop job from submission to comparison,
 # cancellation, the malformed-request corpus (tests/integration/malformed/),

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # daemon_jobs.sh BIOBENCHD BIOBENCH - biobenchd end to end: real daemon on a
 # free loopback port, a temporary sqlite database, real io_uring runs on
 # nop, a file and a loop device.  A/B verdicts (a known slowdown must come

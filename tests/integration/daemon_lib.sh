@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Helpers for the daemon's integration tests (sourced after lib.sh's
 # conventions): start biobenchd on a free loopback port with a private
 # config, database and web root, talk to it with curl, validate answers

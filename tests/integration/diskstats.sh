@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # diskstats.sh BIOBENCH - biobench's counts against the kernel's.  On a loop
 # device, the reads, writes and sectors biobench reports (dev_reads,
 # dev_writes, sectors_read, sectors_written: the requests it issued, split

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Shared helpers for the integration tests (sourced).
 set -euo pipefail
 BIN=${1:?usage: $0 path/to/biobench}

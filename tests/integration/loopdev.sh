@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # The block path on a real loop device: reads, writes with verify through
 # forced splits, and the write-safety refusals.
 source "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Polled mode must be refused, before the run and with the fix named, on
 # devices that cannot poll (this machine has no poll queues anywhere).
 source "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # biobench run on nop and file targets: exact counts, modes, variants,
 # verify through forced splits, option errors, and the result schema.
 source "$(dirname "$0")/lib.sh"

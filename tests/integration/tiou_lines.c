@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* tiou_lines.c - prints t/io_uring's output lines through biobench's
  * formatters (biobench/tiou.h) for numbers given on the command line, so
  * that tiou_lines.sh can hold them against the lines of the real

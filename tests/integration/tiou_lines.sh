@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # biobench's t/io_uring output lines (biobench/tiou.h, through the
 # tiou_lines helper) against the real t/io_uring, built from Debian's fio
 # source package by bench/tiou/get-fio.sh in the test's build tree.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # crash_safety.sh BIOBENCHD [BIOBENCH] - kill -9 biobenchd at random moments
 # while it works through 20 jobs on a loop device and on a file (on ext4 on
 # a second loop device), each with sysfs knobs (nomerges, read_ahead_kb)

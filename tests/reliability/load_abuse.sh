@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # load_abuse.sh BIOBENCHD [BIOBENCH] - biobenchd under load and abuse:
 #  1. 10,000 jobs in the store (inserted with sqlite3 in one transaction
 #     after the daemon made the schema), then wrk for LOAD_SECONDS (30)

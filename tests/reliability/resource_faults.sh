@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # resource_faults.sh BIOBENCHD BIOBENCH - biobenchd when resources fail:
 #  1. the database on a tiny filesystem (a 4 MiB tmpfs) that fills up while
 #     a job runs: the job ends failed with a clear error ("full"), the jobs

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # write_safety.sh BIOBENCHD BIOBENCH - writes are refused where they must
 # be, through both `biobench run` and the daemon, and the refused devices'
 # data is unchanged afterwards (sha256 of every device before and after):

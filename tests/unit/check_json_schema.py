@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """Validate a JSON document against a JSON Schema (draft 2020-12).
 
 usage: check_json_schema.py SCHEMA DOCUMENT

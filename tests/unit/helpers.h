@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* helpers.h - what the unit tests share: where the source tree is, and a
  * loop device fixture for the tests that need a real block device
  * (test_hostinfo, test_sysknob, test_scheduler).

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """Check the JSON lines the NVMe guest printed (tests/vm/guest-init.sh).
 
 usage: check.py --serial SERIAL MAIN_LOG SMP1_LOG

@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0-only
 # /init of the NVMe guest (tests/vm/run.sh): runs biobench against the
 # emulated NVMe controller and prints one JSON line per step on the serial
 # console, prefixed "BBVM ", for the host to check (tests/vm/check.py).

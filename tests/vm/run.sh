@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # The NVMe guest test: boots Debian's cloud kernel (NVMe built in) under
 # QEMU software emulation with an emulated NVMe controller, runs biobench
 # inside (devices, block-device runs in irq and poll modes, verified split

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* abstats.h - A/B statistics: does variant B differ from variant A?
  *
  * Input: one metric value per repetition for A and for B (IOPS, a latency

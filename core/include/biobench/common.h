@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* bb_common.h - small shared definitions for libbiobench.
  *
  * Conventions: functions return 0 or -errno; names carry their module.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* config.h - everything a run is told: target, workload, engine and model
  * knobs (layout-independent).  Filled by the option table (options.h) from
  * the command line or from a job's JSON; read by the engine. */

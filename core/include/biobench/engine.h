@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* engine.h - runs a configured benchmark: one pinned submitter thread per
  * `threads`, each with its own ring, bio cache and statistics; optionally
  * one completion thread per submitter (completion=thread). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* hostinfo.h - metadata of the host and of block devices, captured with
  * every job so that a comparison can tell when its variants ran on a
  * different kernel, device or firmware. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* jobrun.h - executes a parsed job: the plan's runs in order (warm-ups
  * discarded), the metric of each measured run collected per variant, the
  * statistics of every variant against the baseline after each round, and

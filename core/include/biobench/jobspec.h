@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* jobspec.h - the A/B job: a JSON document (schema/job.schema.json)
  * parsed and validated into a plain struct, shared by the daemon and the
  * CLI's local `ab JOBFILE`.

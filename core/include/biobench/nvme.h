@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* nvme.h - NVMe controllers and namespaces (libnvme and sysfs): names,
  * model, serial, firmware, namespace id, LBA size, capacity, block and
  * generic char device paths, poll capability, MDTS-derived limits, and the

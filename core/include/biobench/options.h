@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* options.h - the run option table.  Each option is declared once (long
  * name, JSON field name, type, default, allowed range or values, help
  * text); that one table drives command-line parsing, JSON parsing of a

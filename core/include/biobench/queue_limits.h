@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* queue_limits.h - (implemented in limits.c) the queue limits that splitting works against
  * (layout-independent).  Mirrors struct queue_limits (KERNEL-FACTS 3.5)
  * and blk_validate_limits(); read from /sys/block/DEV/queue/ for block

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* quiesce.h - the quiescence gate: is anything else using the benchmark's
  * CPUs right before a run?  A measurement taken while a compiler, a cron
  * job or another benchmark shares the CPUs says little about the change

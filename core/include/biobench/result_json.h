@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* result_json.h - the result document of a run (schema/result.schema.json).
  */
 #ifndef BB_RESULT_JSON_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* stats.h - run statistics: a mergeable log-linear latency histogram,
  * per-second samples, CPU usage, and the run result (layout-independent).
  *

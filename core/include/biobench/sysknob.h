@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* sysknob.h - kernel block queue knobs of a target (sysfs): where they
  * live, reading and writing them.  The daemon journals a knob in its
  * store before it writes it, and restores it after the run (also after a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* tiou.h - fio's t/io_uring command line and output lines (layout-
  * independent).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_dconfig.c - biobenchd configuration: defaults, the INI file (real
  * files, tests/data/biobenchd-test.conf), the command line, final checks
  * (token file modes) and the target allow-list on a real directory tree

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_http.c - the HTTP API without sockets: bb_http_handle against a real
  * store in a temporary directory, no scheduler (submitted jobs stay
  * queued). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_scheduler.c - the scheduler with a real store in a temporary
  * directory and real io_uring NOP runs, driven from several threads the
  * way the daemon drives it (built for TSan as well: -DBB_TSAN=ON):

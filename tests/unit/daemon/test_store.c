@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_store.c - the sqlite store against real database files in a
  * temporary directory: migrations and versions, WAL, the job life cycle
  * and its events, runs with samples and histograms (checked with raw SQL

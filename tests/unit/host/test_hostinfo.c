@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_hostinfo.c - host and device metadata against the real host.
  *
  * The device tests create a 64 MiB loop device (losetup) with ext4 on it,

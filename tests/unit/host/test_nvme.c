@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_nvme.c - NVMe discovery helpers (core/host/nvme.c) and the uring_cmd
  * engine's refusals (core/io/target.c, core/run/options.c) on a host with or
  * without NVMe: name parsing, /proc/interrupts counting from fixture

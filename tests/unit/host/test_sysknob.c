@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_sysknob.c - kernel queue knobs on real devices.
  *
  * The device tests create a 64 MiB loop device (losetup), put ext4 on it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_limits.c - queue limits: blk_validate_limits rules and sysfs.
  *
  * The sysfs tests create loop devices (losetup) and need root; without

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_abstats.c - A/B statistics (core/job/abstats.c).
  *
  * Where the expected numbers come from:

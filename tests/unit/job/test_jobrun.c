@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_jobrun.c - executing jobs with real io_uring NOP runs (short ones:
  * this is about the plan, the hooks, the statistics and stopping, not
  * about speed): order seen by the hooks, values and comparisons, a known

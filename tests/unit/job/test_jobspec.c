@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_jobspec.c - the A/B job document: defaults, every error path with
  * its field, several errors at once, the normalized document's round
  * trip, the run plan of each order, the metrics of a hand-built result,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_quiesce.c - the quiescence gate against real foreign load: a child
  * process spinning on one CPU must make that CPU busy, named as the
  * culprit; a job whose runs are all disturbed must leave them out of its

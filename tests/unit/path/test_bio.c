@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_bio.c - struct bb_bio layout, bvec iteration and bio chaining
  * (compiled once per layout). */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_bioset.c - bio allocation: slab, reserve, bvec classes and the bio
  * cache in every variant (compiled once per layout). */
 #include <setjmp.h>

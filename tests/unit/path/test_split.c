@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_split.c - bio splitting against queue limits (compiled per layout).
  *
  * Split points are hand-computed from the kernel rules (KERNEL-FACTS.md

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_options.c - the run option table: command line, JSON, checks,
  * --help and the generated JSON Schema.  Table-driven: each good input
  * with the exact resulting field value, each bad input with the exact

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_stats.c - the latency histogram, the live line, CPU and perf
  * probes, and the result document (checked against
  * schema/result.schema.json with python3-jsonschema when installed;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_tiou.c - t/io_uring's command line (biobench/tiou.h): every option
  * in both spellings, the defaults, t/io_uring's rules (0 batches, clamping,
  * files over threads, NOP kinds), bad values and unknown options with

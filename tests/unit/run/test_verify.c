@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_verify.c - the verify stamps catch every way a split piece can go
  * wrong: wrong device offset, wrong place in the buffer, never written,
  * stale generation, torn sector. */
