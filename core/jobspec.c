@@ -52,7 +52,7 @@ static const struct {
 static const char *const top_fields[] = {
 	"name",	  "target", "workload", "variants",   "repeat",	    "warmup",
 	"max_repeat", "order", "seed",	    "metric",	  "min_effect", "confidence",
-	"quiescence", "aa",
+	"multiple", "quiescence", "aa",
 };
 
 /* ------------------------------------------------------------------ */
@@ -688,6 +688,9 @@ static int build_spec(struct bb_job *job, struct json_object *doc)
 			def = json_short_double(job->min_effect * 100.0);
 		else if (!strcmp(k, "confidence"))
 			def = json_short_double(job->confidence);
+		else if (!strcmp(k, "multiple"))
+			def = json_object_new_string(
+				bb_ab_multiple_name(job->multiple));
 		else if (!strcmp(k, "quiescence"))
 			def = quiescence_json(job);
 		else if (!strcmp(k, "aa"))
@@ -812,6 +815,15 @@ static void parse_top(struct job_ctx *c, struct json_object *doc)
 			job->confidence = d;
 	}
 
+	job->multiple = BB_AB_MULTIPLE_HOLM;
+	if (json_object_object_get_ex(doc, "multiple", &j) &&
+	    (!json_object_is_type(j, json_type_string) ||
+	     bb_ab_multiple_from_name(json_object_get_string(j),
+				      &job->multiple)))
+		err_add(e, "multiple",
+			"%.64s is not one of \"holm\" (family-wise error, the default), \"bh\" (false discovery rate)",
+			json_object_to_json_string(j));
+
 	bb_quiesce_params_init(&job->quiesce);
 	job->exclude_disturbed = false;
 	if (json_object_object_get_ex(doc, "quiescence", &j))
@@ -871,7 +883,7 @@ static void parse_top(struct job_ctx *c, struct json_object *doc)
 		(void)val;
 		if (!is_top_field(key))
 			err_add(e, key,
-				"unknown field (name, target, workload, variants, repeat, warmup, max_repeat, order, seed, metric, min_effect, confidence, quiescence, aa)");
+				"unknown field (name, target, workload, variants, repeat, warmup, max_repeat, order, seed, metric, min_effect, confidence, multiple, quiescence, aa)");
 	}
 }
 
@@ -1086,7 +1098,7 @@ struct json_object *bb_ab_result_to_json(const struct bb_ab_result *r,
 					 enum bb_metric metric)
 {
 	struct json_object *o = json_object_new_object();
-	char line[512];
+	char line[512], text[160];
 
 	if (!o)
 		return NULL;
@@ -1103,7 +1115,16 @@ struct json_object *bb_ab_result_to_json(const struct bb_ab_result *r,
 	json_object_object_add(o, "method",
 			       json_object_new_string(r->method == BB_AB_METHOD_PAIRED ?
 							      "paired" : "unpaired"));
+	json_object_object_add(o, "design",
+			       json_object_new_string(r->design == BB_AB_DESIGN_SEQUENTIAL ?
+							      "sequential" : "fixed"));
+	if (bb_ab_method_text(r, text, sizeof(text)))
+		text[0] = '\0';
+	json_object_object_add(o, "ci_method", json_object_new_string(text));
 	json_object_object_add(o, "n", json_object_new_int64((int64_t)r->n));
+	json_object_object_add(o, "n_for_confidence",
+			       json_object_new_int64((int64_t)r->n_min));
+	json_object_object_add(o, "too_few", json_object_new_boolean(r->too_few));
 	json_object_object_add(o, "a", summary_json(&r->a));
 	json_object_object_add(o, "b", summary_json(&r->b));
 	json_object_object_add(o, "change", jnum(r->change));
@@ -1111,7 +1132,29 @@ struct json_object *bb_ab_result_to_json(const struct bb_ab_result *r,
 	json_object_object_add(o, "ci_lo", jnum(r->ci_lo));
 	json_object_object_add(o, "ci_hi", jnum(r->ci_hi));
 	json_object_object_add(o, "ci_level", jnum(r->ci_level));
+	if (bb_ab_ci_label(r, text, sizeof(text)))
+		text[0] = '\0';
+	json_object_object_add(o, "ci_label", json_object_new_string(text));
 	json_object_object_add(o, "p_value", jnum(r->p_value));
+	json_object_object_add(o, "p_adjusted", jnum(r->p_adj));
+	json_object_object_add(o, "tost_p", jnum(r->tost_p));
+	json_object_object_add(o, "tost_p_adjusted", jnum(r->tost_p_adj));
+	json_object_object_add(o, "family", json_object_new_int64(r->family));
+	json_object_object_add(o, "multiple",
+			       json_object_new_string(bb_ab_multiple_name(r->multiple)));
+	if (r->design == BB_AB_DESIGN_SEQUENTIAL) {
+		struct json_object *q = json_object_new_object();
+
+		json_object_object_add(q, "look", json_object_new_int64(r->look));
+		json_object_object_add(q, "looks", json_object_new_int64(r->looks));
+		json_object_object_add(q, "first", json_object_new_int64(r->first_look));
+		json_object_object_add(q, "last", json_object_new_int64(r->last_look));
+		json_object_object_add(q, "at_look", json_object_new_boolean(r->at_look));
+		json_object_object_add(q, "bound", jnum(r->bound));
+		json_object_object_add(o, "sequential", q);
+	} else {
+		json_object_object_add(o, "sequential", NULL);
+	}
 	json_object_object_add(o, "verdict",
 			       json_object_new_string(bb_ab_verdict_name(r->verdict)));
 	json_object_object_add(o, "more_needed",
