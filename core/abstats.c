@@ -1770,9 +1770,11 @@ int bb_ab_format(const struct bb_ab_result *r, char *buf, size_t len)
 		sep = r->more_capped ? "more than" : "about";
 		if (r->too_few)
 			w = snprintf(buf, len,
-				     "inconclusive: %s give only a %s (%s .. %s), "
+				     "inconclusive: %s give only %s %s (%s .. %s), "
 				     "%.4g%% needs %zu %s; %s %u %s needed",
 				     nn + 2, /* "3 pairs", "3+4 runs" */
+				     lab[0] == '8' || !strncmp(lab, "11", 2) ||
+					     !strncmp(lab, "18", 2) ? "an" : "a",
 				     lab, lo, hi, conf_pct, r->n_min,
 				     r->method == BB_AB_METHOD_PAIRED ?
 					     "pairs" : "runs per variant",

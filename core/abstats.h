@@ -262,7 +262,7 @@ int bb_ab_method_text(const struct bb_ab_result *r, char *buf, size_t len);
  *   "inconclusive: 95% sequential CI -0.8% .. +2.9% spans 0; about 14
  *    more pairs needed"
  *   "inconclusive: 3 pairs give only a 75% CI (-0.4% .. +2.2%), 95%
- *    needs 6 pairs; about 3 more pairs needed"
+ *    needs 6 pairs; about 3 more pairs needed" ("an 87.5% CI")
  *   (unpaired: "n=8+10 runs", "more runs per variant").  For a
  * lower-is-better metric the CI is the signed change of the metric,
  * marked "lower is better; ".  0, -EINVAL, or -ENOSPC (truncated). */
