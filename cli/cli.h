@@ -48,14 +48,19 @@ int bb_cmd_host(const struct bb_cli_globals *g, int argc, char **argv);
 /* Print a comparison: cmp is bb_jobrun_to_json()'s document (what the
  * daemon stores as a job's "compare", and what local `ab` computes);
  * spec, when not NULL, is the job document (its "variants" give the
- * overrides row); warnings, when not NULL, a JSON array of strings.
- * A table with one column per variant (runs, median, change, CI,
- * p-value, verdict, the measured values when few, cache and split
- * counters), then each comparison's one-line text, the warnings, and
+ * overrides row); warnings, when not NULL, a JSON array of strings;
+ * noise_floor, when not NULL, the job document's "noise_floor" (the
+ * host's A/A spread).  The statistics used (method, alpha, adjustment,
+ * TOST margin), a table with one column per variant (runs, median,
+ * change, the CI under its real coverage, p-value, adjusted p when
+ * several variants, TOST p, verdict, the measured values when few,
+ * cache and split counters), then each comparison's one-line text, the
+ * noise by level, the host's noise floor, the warnings, and
  * "verdict: <job verdict>". */
 void bb_cli_compare_print(FILE *f, struct json_object *cmp,
 			  struct json_object *spec,
-			  struct json_object *warnings);
+			  struct json_object *warnings,
+			  struct json_object *noise_floor);
 
 /* Value of a metric in its unit ("IO/s", "B/s", "ns", "ns/IO"), short:
  * "10.78M", "1.23 GiB/s", "12.3us", "123.4ns". */

@@ -341,7 +341,7 @@ static int ab_exec(const struct bb_job *job, bool json, bool quiet)
 	if (json)
 		bb_cli_print_json(stdout, doc);
 	else if (!ret)
-		bb_cli_compare_print(stdout, doc, job->spec, NULL);
+		bb_cli_compare_print(stdout, doc, job->spec, NULL, NULL);
 	fflush(stdout);
 	if (ret == -ECANCELED)
 		fprintf(stderr, "biobench ab: cancelled after %u of %u runs\n",

@@ -45,6 +45,7 @@ struct cal_job {
 	enum bb_ab_verdict verdict;
 	int cmp_ret;
 	double change, ci_lo, ci_hi, p;
+	double log_sd;         /* SD of the pairs' log-ratios */
 	unsigned n;
 	unsigned disturbed;
 };
@@ -504,6 +505,7 @@ int bb_cmd_calibrate(int argc, char **argv)
 			res[k].ci_hi = c->ci_hi;
 			res[k].p = c->p_value;
 			res[k].n = (unsigned)c->n;
+			res[k].log_sd = c->log_sd;
 			counts[c->verdict]++;
 			half[nhalf++] = (c->ci_hi - c->ci_lo) / 2;
 			zsum += c->change;
@@ -531,7 +533,29 @@ int bb_cmd_calibrate(int argc, char **argv)
 		double z = 1.959963984540054, z80 = 0.8416212335729143;
 		double mde = med_half * (z + z80) / z;
 		unsigned fp = counts[BB_AB_FASTER] + counts[BB_AB_SLOWER];
-		double lo, hi;
+		double lo, hi, pairs = 0, *sds = calloc(o.jobs + 1, sizeof(*sds));
+		double floor_sd = NAN;
+		unsigned nsd = 0;
+		bool adaptive = job->max_repeat > job->repeat &&
+				job->order != BB_ORDER_BLOCKED;
+
+		/* the host's noise floor: the median SD of the A/A pairs'
+		 * log-ratios; the mean pairs a job took (adaptive jobs vary) */
+		for (unsigned k = 0; k < o.jobs; k++) {
+			if (res[k].cmp_ret)
+				continue;
+			pairs += res[k].n;
+			if (sds)
+				sds[nsd++] = res[k].log_sd;
+		}
+		if (nok)
+			pairs /= nok;
+		if (nsd) {
+			qsort(sds, nsd, sizeof(*sds), cmp_double);
+			floor_sd = nsd % 2 ? sds[nsd / 2] :
+					     (sds[nsd / 2 - 1] + sds[nsd / 2]) / 2;
+		}
+		free(sds);
 
 		rep = json_object_new_object();
 		json_object_object_add(rep, "mode",
@@ -541,6 +565,15 @@ int bb_cmd_calibrate(int argc, char **argv)
 		json_object_object_add(rep, "jobs", json_object_new_int(o.jobs));
 		json_object_object_add(rep, "compared", json_object_new_int(nok));
 		json_object_object_add(rep, "repeat", json_object_new_int(job->repeat));
+		json_object_object_add(rep, "max_repeat",
+				       json_object_new_int(job->max_repeat));
+		json_object_object_add(rep, "design",
+				       json_object_new_string(adaptive ? "sequential" :
+									 "fixed"));
+		json_object_object_add(rep, "mean_pairs",
+				       nok ? json_object_new_double(pairs) : NULL);
+		json_object_object_add(rep, "noise_floor_log_sd",
+				       nsd ? json_object_new_double(floor_sd) : NULL);
 		json_object_object_add(rep, "confidence",
 				       json_object_new_double(job->confidence));
 		json_object_object_add(rep, "min_effect",
@@ -609,10 +642,22 @@ int bb_cmd_calibrate(int argc, char **argv)
 		if (o.json) {
 			bb_cli_print_json(stdout, rep);
 		} else if (!inject) {
-			printf("\nA/A calibration of \"%s\": %u jobs, %u pairs each, "
-			       "%.0f%% confidence, min effect ±%.1f%%\n",
-			       job->name, nok, job->repeat, job->confidence * 100,
-			       job->min_effect * 100);
+			if (adaptive)
+				printf("\nA/A calibration of \"%s\": %u jobs, "
+				       "%u..%u pairs (adaptive, sequential plan; "
+				       "%.1f on average), %.0f%% confidence, min "
+				       "effect ±%.1f%%\n",
+				       job->name, nok, job->repeat,
+				       job->max_repeat, pairs,
+				       job->confidence * 100,
+				       job->min_effect * 100);
+			else
+				printf("\nA/A calibration of \"%s\": %u jobs, %u "
+				       "pairs each, %.0f%% confidence, min effect "
+				       "±%.1f%%\n",
+				       job->name, nok, job->repeat,
+				       job->confidence * 100,
+				       job->min_effect * 100);
 			printf("  verdicts: %u no change, %u inconclusive, %u faster, "
 			       "%u slower\n",
 			       counts[BB_AB_NO_CHANGE], counts[BB_AB_INCONCLUSIVE],
@@ -624,6 +669,13 @@ int bb_cmd_calibrate(int argc, char **argv)
 			printf("  median CI half-width ±%.2f%%: smallest change "
 			       "detected 4 times in 5 ≈ %.2f%%\n",
 			       100 * med_half, 100 * mde);
+			if (nsd)
+				printf("  noise floor: A/A pairs spread %.2f%% "
+				       "(median SD of the pair ratios); "
+				       "biobenchd keeps it with the host from "
+				       "every A/A job (\"aa\": true) submitted "
+				       "to it\n",
+				       100 * expm1(floor_sd));
 			if (disturbed)
 				printf("  %u run(s) were marked disturbed by the "
 				       "quiescence gate\n",

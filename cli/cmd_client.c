@@ -78,8 +78,9 @@ static const struct ccmd cmd_compare = {
 };
 static const struct ccmd cmd_watch = {
 	"watch", "ID", 1, O_JSON | O_INTERVAL,
-	"Follow a job until it ends: a progress bar (run i/n, ETA, latest\n"
-	"IOPS) on a terminal, a line per run otherwise; then the verdict and\n"
+	"Follow a job until it ends: a progress bar (run i/n, ETA, the last\n"
+	"finished run's IOPS with its variant) on a terminal, a line per run\n"
+	"otherwise; then the verdict and\n"
 	"the comparison.  Exit 0 when the job is done, 1 when it failed, was\n"
 	"cancelled or interrupted.  --json prints the job document (one line)\n"
 	"each time it changes.",
@@ -427,14 +428,17 @@ static bool state_final(const char *s)
 		     !strcmp(s, "cancelled") || !strcmp(s, "interrupted"));
 }
 
-/* "run 4/8 (B, warm-up), ETA 3s, latest 10.8M IOPS" of a job document
- * with a progress object; "" without. */
+/* "run 4/8 (B, warm-up), ETA 3s, last run 3 (A) 10.8M IOPS" of a job
+ * document with a progress object ("" without): the IOPS are those of
+ * the last finished run, named with that run's variant (the current
+ * run's variant is the one in parentheses after its number). */
 static void fmt_progress(char *buf, size_t len, struct json_object *job)
 {
 	struct json_object *p = bb_cli_jget(job, "progress");
+	struct json_object *last = bb_cli_jget(p, "last_run");
 	const char *var = bb_cli_jstr(p, "variant", NULL);
 	double eta = bb_cli_jnum(p, "eta_s", NAN);
-	double iops = bb_cli_jnum(p, "latest_iops", 0);
+	double iops = bb_cli_jnum(last, "iops", 0);
 	char e[32] = "", io[32] = "";
 	size_t off;
 
@@ -456,9 +460,14 @@ static void fmt_progress(char *buf, size_t len, struct json_object *job)
 			off += (size_t)snprintf(buf + off, len - off,
 						", ETA %s", e);
 	}
-	if (iops > 0 && off < len) {
+	if (last && iops > 0 && off < len) {
 		bb_cli_fmt_si(io, sizeof(io), iops);
-		snprintf(buf + off, len - off, ", latest %s IOPS", io);
+		snprintf(buf + off, len - off, ", last run %.0f (%s%s) %s IOPS",
+			 bb_cli_jnum(last, "run", 0),
+			 bb_cli_jstr(last, "variant", "?"),
+			 json_object_get_boolean(bb_cli_jget(last, "warmup")) ?
+				 ", warm-up" : "",
+			 io);
 	}
 }
 
@@ -484,7 +493,8 @@ static int print_end(struct bb_client *c, const struct ccmd *cmd, int64_t id,
 		bb_cli_compare_print(stdout, cmp ? bb_cli_jget(cmp, "compare") :
 						   bb_cli_jget(job, "compare"),
 				     bb_cli_jget(job, "spec"),
-				     bb_cli_jget(cmp, "warnings"));
+				     bb_cli_jget(cmp, "warnings"),
+				     bb_cli_jget(job, "noise_floor"));
 		json_object_put(cmp);
 	}
 	printf("job %" PRId64 " %s%s%s\n", id, state, error ? ": " : "",
@@ -863,7 +873,8 @@ int bb_cmd_show(const struct bb_cli_globals *g, int argc, char **argv)
 	show_job(doc);
 	if (bb_cli_jget(doc, "compare"))
 		bb_cli_compare_print(stdout, bb_cli_jget(doc, "compare"),
-				     bb_cli_jget(doc, "spec"), NULL);
+				     bb_cli_jget(doc, "spec"), NULL,
+				     bb_cli_jget(doc, "noise_floor"));
 out:
 	json_object_put(doc);
 	bb_client_free(&c);
@@ -909,7 +920,8 @@ int bb_cmd_compare(const struct bb_cli_globals *g, int argc, char **argv)
 	       bb_cli_jstr(job, "target", "?"));
 	bb_cli_compare_print(stdout, bb_cli_jget(doc, "compare"),
 			     bb_cli_jget(job, "spec"),
-			     bb_cli_jget(doc, "warnings"));
+			     bb_cli_jget(doc, "warnings"),
+			     bb_cli_jget(job, "noise_floor"));
 out:
 	json_object_put(job);
 	json_object_put(doc);

@@ -204,9 +204,65 @@ static unsigned long long counter(struct json_object *var, const char *path,
 	return (unsigned long long)v;
 }
 
+/* "1.23%" of a log-scale SD (as a relative spread). */
+static void fmt_sd(char *buf, size_t len, double sd)
+{
+	snprintf(buf, len, "%.2f%%", expm1(sd) * 100);
+}
+
+/* "noise: between rounds 2.1%, between runs 0.8% (dominant), ...;
+ * add runs, not seconds" from the job's "noise". */
+static void print_noise(FILE *f, struct json_object *noise)
+{
+	static const struct {
+		const char *key, *label;
+	} lv[] = {
+		{ "boot", "between boots" },
+		{ "round", "between rounds (drift, cancelled by pairing)" },
+		{ "run", "between runs" },
+		{ "second", "within a run (per-second samples)" },
+	};
+	const char *dom = bb_cli_jstr(noise, "dominant", NULL);
+	const char *adv = bb_cli_jstr(noise, "advice", "");
+	bool any = false;
+
+	if (!noise)
+		return;
+	for (size_t i = 0; i < bb_array_size(lv); i++) {
+		char path[64], sd[32];
+		struct json_object *l;
+
+		snprintf(path, sizeof(path), "levels.%s", lv[i].key);
+		l = bb_cli_jget(noise, path);
+		if (!l || !json_object_get_boolean(bb_cli_jget(l, "measured")))
+			continue;
+		fmt_sd(sd, sizeof(sd), bb_cli_jnum(l, "sd", NAN));
+		fprintf(f, "%s%s %s%s", any ? ", " : "noise (SD): ", lv[i].label,
+			sd, dom && !strcmp(dom, lv[i].key) ? " (dominant)" : "");
+		any = true;
+	}
+	if (any)
+		fprintf(f, "%s%s\n", adv[0] ? ": " : "", adv);
+}
+
+/* "host noise floor: ..." of the job document's "noise_floor". */
+static void print_noise_floor(FILE *f, struct json_object *nf)
+{
+	char sd[32];
+
+	if (!nf)
+		return;
+	fmt_sd(sd, sizeof(sd), bb_cli_jnum(nf, "log_sd", NAN));
+	fprintf(f, "host noise floor: A/A pairs of job %.0f on this host and "
+		   "target spread %s (SD of the pair ratios, %.0f pairs); a "
+		   "change well inside it needs many pairs\n",
+		bb_cli_jnum(nf, "job_id", 0), sd, bb_cli_jnum(nf, "pairs", 0));
+}
+
 void bb_cli_compare_print(FILE *f, struct json_object *cmp,
 			  struct json_object *spec,
-			  struct json_object *warnings)
+			  struct json_object *warnings,
+			  struct json_object *noise_floor)
 {
 	static const struct {
 		const char *label, *key;
@@ -273,6 +329,20 @@ void bb_cli_compare_print(FILE *f, struct json_object *cmp,
 			method ? ", " : "", method ? method : "");
 	}
 
+	if (first && bb_cli_jstr(first, "ci_method", NULL)) {
+		double fam = bb_cli_jnum(first, "family", 1);
+
+		fprintf(f, "statistics: %s, alpha %.3g", bb_cli_jstr(first, "ci_method", ""),
+			1 - bb_cli_jnum(first, "confidence", 0.95));
+		if (fam > 1)
+			fprintf(f, ", %s-adjusted over %.0f comparisons",
+				!strcmp(bb_cli_jstr(first, "multiple", "holm"), "bh") ?
+					"Benjamini-Hochberg" : "Holm",
+				fam);
+		fprintf(f, "; no change = TOST within ±%.3g%%\n",
+			bb_cli_jnum(first, "min_effect", 0.01) * 100);
+	}
+
 	row = t_row(t, "");
 	for (unsigned i = 0; i < nv; i++)
 		snprintf(row[1 + i], T_CELL, "%s", names[i]);
@@ -291,18 +361,29 @@ void bb_cli_compare_print(FILE *f, struct json_object *cmp,
 					  bb_cli_jnum(vobj[i], "median", NAN),
 					  unit);
 	{
-		double conf = bb_cli_jnum(first, "confidence", 0.95);
-		char(*chg)[T_CELL], (*ci)[T_CELL], (*pv)[T_CELL], (*vd)[T_CELL];
+		const char *lab0 = bb_cli_jstr(first, "ci_label", NULL);
+		bool adj = bb_cli_jnum(first, "family", 1) > 1;
+		char(*chg)[T_CELL], (*ci)[T_CELL], (*pv)[T_CELL], (*pa)[T_CELL];
+		char(*tp)[T_CELL], (*vd)[T_CELL];
 
-		snprintf(buf, sizeof(buf), "%g%% CI", conf * 100);
+		if (lab0)
+			snprintf(buf, sizeof(buf), "%s", lab0);
+		else /* a comparison stored before coverage labels */
+			snprintf(buf, sizeof(buf), "%g%% CI",
+				 bb_cli_jnum(first, "confidence", 0.95) * 100);
 		chg = t_row(t, "change");
 		ci = t_row(t, buf);
 		pv = t_row(t, "p-value");
+		pa = adj ? t_row(t, !strcmp(bb_cli_jstr(first, "multiple", ""), "bh") ?
+					    "p adjusted (BH)" : "p adjusted (Holm)") :
+			   NULL;
+		tp = t_row(t, "TOST p (no change)");
 		vd = t_row(t, "verdict");
-		for (unsigned i = 0; chg && ci && pv && vd && i < nv; i++) {
+		for (unsigned i = 0; chg && ci && pv && tp && vd && i < nv; i++) {
 			struct json_object *c = find_cmp(cmps, names[i]);
 			struct json_object *capped = bb_cli_jget(c, "more_capped");
 			const char *v = bb_cli_jstr(c, "verdict", NULL);
+			const char *lab = bb_cli_jstr(c, "ci_label", NULL);
 			double more = bb_cli_jnum(c, "more_needed", 0);
 
 			if (!i) {
@@ -317,11 +398,20 @@ void bb_cli_compare_print(FILE *f, struct json_object *cmp,
 			}
 			snprintf(chg[1 + i], T_CELL, "%+.2f%%",
 				 bb_cli_jnum(c, "change", NAN) * 100);
-			snprintf(ci[1 + i], T_CELL, "%+.2f%% .. %+.2f%%",
+			snprintf(ci[1 + i], T_CELL, "%+.2f%% .. %+.2f%%%s%s%s",
 				 bb_cli_jnum(c, "ci_lo", NAN) * 100,
-				 bb_cli_jnum(c, "ci_hi", NAN) * 100);
+				 bb_cli_jnum(c, "ci_hi", NAN) * 100,
+				 lab && lab0 && strcmp(lab, lab0) ? " (" : "",
+				 lab && lab0 && strcmp(lab, lab0) ? lab : "",
+				 lab && lab0 && strcmp(lab, lab0) ? ")" : "");
 			snprintf(pv[1 + i], T_CELL, "%.3g",
 				 bb_cli_jnum(c, "p_value", NAN));
+			if (pa)
+				snprintf(pa[1 + i], T_CELL, "%.3g",
+					 bb_cli_jnum(c, "p_adjusted", NAN));
+			if (bb_cli_jget(c, "tost_p"))
+				snprintf(tp[1 + i], T_CELL, "%.3g",
+					 bb_cli_jnum(c, "tost_p", NAN));
 			if (v && !strcmp(v, "inconclusive") && more > 0)
 				snprintf(vd[1 + i], T_CELL,
 					 "%s (%.0f%s more)",
@@ -395,6 +485,8 @@ void bb_cli_compare_print(FILE *f, struct json_object *cmp,
 				err ? err : bb_cli_jstr(c, "text", "?"));
 		}
 	}
+	print_noise(f, bb_cli_jget(cmp, "noise"));
+	print_noise_floor(f, noise_floor);
 	if (bb_cli_jnum(cmp, "disturbed_runs", 0) > 0) {
 		double excl = bb_cli_jnum(cmp, "rounds_excluded", 0);
 

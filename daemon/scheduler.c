@@ -24,6 +24,7 @@
 #include <limits.h>
 #include <linux/magic.h>
 #include <linux/openat2.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -54,7 +55,12 @@ struct sched_progress {
 	unsigned runs_done;
 	char variant[32];
 	bool warmup;
-	double latest_iops;
+	double latest_iops;    /* the current run's last second, else the
+				  last finished run's */
+	unsigned last_run;     /* 1-based, the last finished run (0: none) */
+	char last_variant[32]; /* its variant */
+	bool last_warmup;
+	double last_iops;      /* its IOPS */
 	uint64_t t_start_ns;
 	double eta_s;
 };
@@ -226,8 +232,14 @@ static int hook_after_run(void *arg, struct bb_jobrun *jr,
 	pthread_mutex_lock(&s->lock);
 	s->prog.runs_done = jr->runs_done + 1;
 	s->prog.eta_s = bb_jobrun_eta_s(jr);
-	if (!rc && r)
+	if (!rc && r) {
 		s->prog.latest_iops = bb_result_iops(r);
+		s->prog.last_run = jr->seq + 1;
+		snprintf(s->prog.last_variant, sizeof(s->prog.last_variant),
+			 "%s", v->name);
+		s->prog.last_warmup = st->warmup;
+		s->prog.last_iops = s->prog.latest_iops;
+	}
 	pthread_mutex_unlock(&s->lock);
 	return 0;
 }
@@ -263,6 +275,26 @@ static void hook_on_sample(const struct bb_config *cfg,
 	pthread_mutex_lock(&s->lock);
 	s->prog.latest_iops = (double)smp->ios * 1000.0 / (double)interval_ms;
 	pthread_mutex_unlock(&s->lock);
+}
+
+/* An A/A job that ended done: the spread of its pairs is the host's noise
+ * floor for this target and metric (shown next to later verdicts). */
+static void record_noise_floor(struct bb_sched *s, const struct bb_job *job,
+			       const struct bb_jobrun *jr, int64_t host_id)
+{
+	const struct bb_ab_result *c = &jr->cmp[1];
+	char err[256];
+
+	if (!job->aa || !jr->have_cmp || jr->cmp_ret[1] ||
+	    c->method != BB_AB_METHOD_PAIRED || c->n < 2)
+		return;
+	if (bb_store_host_noise_add(s->st, host_id, s->job_id, job->target,
+				    bb_metric_name(job->metric),
+				    (unsigned)c->n, c->log_sd,
+				    (log1p(c->ci_hi) - log1p(c->ci_lo)) / 2,
+				    err, sizeof(err)))
+		bb_log(LOG_WARNING, "job %lld: cannot store the noise floor: %s",
+		       (long long)s->job_id, err);
 }
 
 /* ---- disk-full reserve --------------------------------------------------- */
@@ -588,6 +620,7 @@ static void run_job(struct bb_sched *s, int64_t id, const char *spec)
 	if (!ret) {
 		state = BB_JOB_DONE;
 		err[0] = '\0';
+		record_noise_floor(s, job, &jr, host_id);
 	} else if (ret == -ECANCELED) {
 		bool down = atomic_load(&s->shutdown);
 
@@ -950,6 +983,20 @@ struct json_object *bb_sched_progress(struct bb_sched *s, int64_t id)
 	json_object_object_add(o, "warmup", json_object_new_boolean(p.warmup));
 	json_object_object_add(o, "latest_iops",
 			       json_object_new_double(p.latest_iops));
+	if (p.last_run) {
+		struct json_object *l = json_object_new_object();
+
+		json_object_object_add(l, "run", json_object_new_int(p.last_run));
+		json_object_object_add(l, "variant",
+				       json_object_new_string(p.last_variant));
+		json_object_object_add(l, "warmup",
+				       json_object_new_boolean(p.last_warmup));
+		json_object_object_add(l, "iops",
+				       json_object_new_double(p.last_iops));
+		json_object_object_add(o, "last_run", l);
+	} else {
+		json_object_object_add(o, "last_run", NULL);
+	}
 	return o;
 }
 

@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdarg.h>
@@ -62,6 +63,8 @@ enum bb_q {
 	Q_TARGETS,
 	Q_TARGET_LAST_RUN,
 	Q_JOBS_HISTORY,
+	Q_NOISE_INSERT,
+	Q_NOISE_GET,
 	Q__COUNT
 };
 
@@ -179,6 +182,14 @@ static const char *const bb_q_sql[Q__COUNT] = {
 		" WHERE name = ?1 AND state = 'done'"
 		" AND (?2 IS NULL OR target = ?2)"
 		" ORDER BY id DESC LIMIT ?3",
+	[Q_NOISE_INSERT] =
+		"INSERT INTO host_noise (host_id, job_id, target, metric, pairs,"
+		" log_sd, ci_half, created_ms)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	[Q_NOISE_GET] =
+		"SELECT job_id, pairs, log_sd, ci_half, created_ms FROM host_noise"
+		" WHERE host_id = ?1 AND target = ?2 AND metric = ?3"
+		" ORDER BY id DESC LIMIT 1",
 };
 
 struct bb_store {
@@ -1691,6 +1702,96 @@ out:
 	return ret;
 }
 
+/* The newest noise floor of a host, target and metric, or NULL. */
+static int bb_store_noise_locked(struct bb_store *s, int64_t host_id,
+				 const char *target, const char *metric,
+				 struct json_object **out, char *err,
+				 size_t errlen)
+{
+	sqlite3_stmt *st;
+	int ret, rc;
+
+	*out = NULL;
+	if (!host_id || !target || !metric)
+		return 0;
+	ret = bb_store_q(s, Q_NOISE_GET, &st, err, errlen);
+	if (ret)
+		return ret;
+	rc = bb_store_bind(st, "itt", host_id, target, metric);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE)
+		return 0;
+	if (rc != SQLITE_ROW)
+		return bb_store_fail(s, rc, err, errlen,
+				     "reading the noise floor of host %lld",
+				     (long long)host_id);
+	*out = json_object_new_object();
+	json_object_object_add(*out, "job_id",
+			       sqlite3_column_type(st, 0) == SQLITE_NULL ? NULL :
+			       json_object_new_int64(sqlite3_column_int64(st, 0)));
+	json_object_object_add(*out, "target", json_object_new_string(target));
+	json_object_object_add(*out, "metric", json_object_new_string(metric));
+	json_object_object_add(*out, "pairs",
+			       json_object_new_int64(sqlite3_column_int64(st, 1)));
+	json_object_object_add(*out, "log_sd",
+			       json_object_new_double(sqlite3_column_double(st, 2)));
+	json_object_object_add(*out, "ci_half",
+			       sqlite3_column_type(st, 3) == SQLITE_NULL ? NULL :
+			       json_object_new_double(sqlite3_column_double(st, 3)));
+	json_object_object_add(*out, "measured",
+			       bb_store_time_json(sqlite3_column_int64(st, 4)));
+	return 0;
+}
+
+/* The metric of a job document (its spec's; iops by default). */
+static const char *bb_store_job_metric(struct json_object *job)
+{
+	struct json_object *spec, *v;
+
+	if (json_object_object_get_ex(job, "spec", &spec) &&
+	    json_object_object_get_ex(spec, "metric", &v) &&
+	    json_object_is_type(v, json_type_string))
+		return json_object_get_string(v);
+	return "iops";
+}
+
+int bb_store_host_noise_add(struct bb_store *s, int64_t host_id,
+			    int64_t job_id, const char *target,
+			    const char *metric, unsigned pairs, double log_sd,
+			    double ci_half, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int ret;
+
+	if (!host_id || !target || !metric || pairs < 2 || !(log_sd >= 0) ||
+	    !isfinite(log_sd)) {
+		bb_store_seterr(err, errlen, "noise floor: bad argument");
+		return -EINVAL;
+	}
+	bb_store_lock(s);
+	ret = bb_store_begin(s, false, err, errlen);
+	if (ret)
+		goto out;
+	ret = bb_store_q(s, Q_NOISE_INSERT, &st, err, errlen);
+	if (ret)
+		goto out;
+	ret = bb_store_step_done(s, st,
+				 bb_store_bind(st, "iIttuddi", host_id, job_id,
+					       target, metric, pairs, log_sd,
+					       isfinite(ci_half) ? ci_half : 0.0,
+					       bb_store_now_ms()),
+				 err, errlen, "storing the noise floor");
+	if (ret)
+		goto out;
+	ret = bb_store_commit(s, err, errlen);
+out:
+	if (ret)
+		bb_store_rollback(s);
+	bb_store_unlock(s);
+	return ret;
+}
+
 int bb_store_job_get(struct bb_store *s, int64_t id,
 		     struct json_object **out, char *err, size_t errlen)
 {
@@ -1734,6 +1835,12 @@ int bb_store_job_get(struct bb_store *s, int64_t id,
 	if (ret)
 		goto out;
 	json_object_object_add(doc, "device", meta);
+	ret = bb_store_noise_locked(s, host_id, bb_store_jstr(doc, "target"),
+				    bb_store_job_metric(doc), &meta, err,
+				    errlen);
+	if (ret)
+		goto out;
+	json_object_object_add(doc, "noise_floor", meta);
 	ret = bb_store_knobs_locked(s, id, &knobs, err, errlen);
 	if (ret)
 		goto out;
@@ -1810,8 +1917,9 @@ static struct json_object *bb_store_history_compare(struct json_object *cmp)
 {
 	static const char *const keys[] = {
 		"baseline", "variant", "metric", "unit", "higher_is_better",
-		"method", "n", "change", "ci_lo", "ci_hi", "ci_level",
-		"p_value", "verdict", "text", "confidence", "min_effect",
+		"method", "design", "n", "change", "ci_lo", "ci_hi", "ci_level",
+		"ci_label", "p_value", "p_adjusted", "tost_p", "family",
+		"multiple", "verdict", "text", "confidence", "min_effect",
 	};
 	struct json_object *o, *arr, *list, *v;
 
@@ -1901,7 +2009,14 @@ int bb_store_job_history(struct bb_store *s, const char *name,
 		cmp = bb_store_col_json(st, 13);
 		json_object_object_add(job, "compare",
 				       bb_store_history_compare(cmp));
+		ret = bb_store_noise_locked(s, sqlite3_column_int64(st, 11),
+					    bb_store_jstr(job, "target"),
+					    bb_store_jstr(cmp, "metric"), &meta,
+					    err, errlen);
 		json_object_put(cmp);
+		if (ret)
+			goto out;
+		json_object_object_add(job, "noise_floor", meta);
 	}
 	if (rc != SQLITE_DONE) {
 		ret = bb_store_fail(s, rc, err, errlen,

@@ -128,6 +128,7 @@ int bb_store_run_insert(struct bb_store *s, const struct bb_store_run *run,
  *       "runs_planned","runs_done","verdict","error",
  *       "host": {..,"id"} | null,"device": {..,"id"} | null,
  *       "spec": {..},"compare": {..} | null,
+ *       "noise_floor": {..} | null (bb_store_host_noise_add),
  *       "knobs": [bb_store_job_knobs rows]}
  * list: {"jobs":[job without spec/compare/host/device/knobs],
  *        "next_cursor": id | null}: newest first, ids below cursor
@@ -154,13 +155,26 @@ int bb_store_job_runs(struct bb_store *s, int64_t id, bool with_samples,
  * {"name","target" | null,"jobs":[job of the list, plus "host": {..,"id"}
  *  | null, "device": {..,"id"} | null, "compare": {"metric","unit",
  *  "comparisons":[{"baseline","variant","metric","unit",
- *  "higher_is_better","method","n","change","ci_lo","ci_hi","ci_level",
- *  "p_value","verdict","text","confidence","min_effect",
+ *  "higher_is_better","method","design","n","change","ci_lo","ci_hi",
+ *  "ci_level","ci_label","p_value","p_adjusted","tost_p","family",
+ *  "multiple","verdict","text","confidence","min_effect",
  *  "baseline_median","variant_median"}]}
- *  | null]}.  A name with no finished job gives an empty list. */
+ *  | null, "noise_floor": {..} | null]}.  A name with no finished job gives an empty list. */
 int bb_store_job_history(struct bb_store *s, const char *name,
 			 const char *target, unsigned limit,
 			 struct json_object **out, char *err, size_t errlen);
+
+/* A host's noise floor: an A/A job that ended done on host_id leaves the
+ * spread of its pairs (log_sd: SD of the pairs' log-ratios; ci_half: the
+ * half-width of its interval, log scale, NAN unknown) for its target and
+ * metric.  The newest row for a job's host, target and metric is its
+ * document's "noise_floor" ({"job_id","target","metric","pairs",
+ * "log_sd","ci_half","measured"} | null; history jobs carry it too).
+ * -EINVAL for a missing host, fewer than 2 pairs or a bad spread. */
+int bb_store_host_noise_add(struct bb_store *s, int64_t host_id,
+			    int64_t job_id, const char *target,
+			    const char *metric, unsigned pairs, double log_sd,
+			    double ci_half, char *err, size_t errlen);
 
 /* State of one job (copied into state[16]); -ENOENT. */
 int bb_store_job_state(struct bb_store *s, int64_t id, char *state,

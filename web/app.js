@@ -659,7 +659,9 @@
         bits.push('running run ' + g.run + (g.variant ? ' (variant ' + g.variant + (g.warmup ? ', warm-up' : '') + ')' : ''));
         if (num(g.elapsed_s)) bits.push('elapsed ' + fmtDuration(g.elapsed_s));
         if (num(g.eta_s)) bits.push('ETA ' + fmtDuration(g.eta_s));
-        if (num(g.latest_iops)) bits.push('latest ' + si(g.latest_iops) + ' IO/s');
+        if (g.last_run && num(g.last_run.iops))
+          bits.push('last finished: run ' + g.last_run.run + ' (variant ' + g.last_run.variant +
+            (g.last_run.warmup ? ', warm-up' : '') + ') ' + si(g.last_run.iops) + ' IO/s');
       }
       setText(p.progressText, bits.join(' · '));
     }
@@ -690,10 +692,42 @@
     }
   }
 
-  /* The nominal confidence of a comparison, e.g. "95". */
-  function confPct(c) {
-    const v = num(c.confidence) ? c.confidence : num(c.ci_level) ? c.ci_level : 0.95;
-    return String(parseFloat((100 * v).toFixed(1)));
+  /* The label of a comparison's CI with its real coverage ("87.5% CI",
+   * "95% sequential CI"); comparisons stored before the labels existed
+   * get it from ci_level (never rounded up). */
+  function ciLabel(c) {
+    if (c && c.ci_label) return c.ci_label;
+    const v = c && num(c.ci_level) ? c.ci_level : c && num(c.confidence) ? c.confidence : 0.95;
+    return String(Math.floor(v * 1000 + 1e-7) / 10) + '% CI';
+  }
+
+  /* "95% needs 6 pairs" when the interval cannot reach the asked level. */
+  function coverageNote(c) {
+    if (!c || !c.too_few || !num(c.n_for_confidence)) return null;
+    return String(parseFloat((100 * (c.confidence || 0.95)).toFixed(1))) + '% needs ' + c.n_for_confidence +
+      (c.method === 'unpaired' ? ' runs per variant' : ' pairs');
+  }
+
+  const NOISE_LABEL = { boot: 'between boots', round: 'between rounds (drift, cancelled by pairing)',
+    run: 'between runs', second: 'within a run (per-second)' };
+
+  /* "between rounds 2.1% · between runs 0.8% (dominant) · ...: add runs, not seconds" */
+  function noiseText(noise) {
+    if (!noise || !noise.levels) return null;
+    const bits = [];
+    for (const k of ['boot', 'round', 'run', 'second']) {
+      const l = noise.levels[k];
+      if (!l || !l.measured || !num(l.sd)) continue;
+      bits.push(NOISE_LABEL[k] + ' ' + (100 * Math.expm1(l.sd)).toFixed(2) + '%' + (noise.dominant === k ? ' (dominant)' : ''));
+    }
+    if (!bits.length) return null;
+    return 'Noise (SD): ' + bits.join(' · ') + (noise.advice ? ': ' + noise.advice : '');
+  }
+
+  function noiseFloorText(nf) {
+    if (!nf || !num(nf.log_sd)) return null;
+    return 'Host noise floor: A/A job #' + (nf.job_id ?? '?') + ' on this host and target: pairs spread ' +
+      (100 * Math.expm1(nf.log_sd)).toFixed(2) + '% (SD, ' + nf.pairs + ' pairs)';
   }
 
   function unitOf(metric) {
@@ -719,12 +753,20 @@
         el('p', { class: 'verdict-facts' },
           verdictBadge(v), ' ',
           el('span', null, 'change ' + fmtPct(c.change)),
-          el('span', null, confPct(c) + '% CI ' + fmtPct(c.ci_lo) + ' .. ' + fmtPct(c.ci_hi)),
+          el('span', { 'data-testid': 'ci-label' }, ciLabel(c) + ' ' + fmtPct(c.ci_lo) + ' .. ' + fmtPct(c.ci_hi)),
+          coverageNote(c) ? el('span', { class: 'warn' }, coverageNote(c)) : null,
           el('span', null, 'p = ' + fmtP(c.p_value)),
+          c.family > 1 ? el('span', null, (c.multiple === 'bh' ? 'BH' : 'Holm') + ' p = ' + fmtP(c.p_adjusted) + ' of ' + c.family) : null,
+          num(c.tost_p) ? el('span', null, 'TOST p = ' + fmtP(c.tost_p)) : null,
           el('span', null, 'n = ' + (c.n ?? '—') + (c.method ? ' (' + c.method + ')' : '')),
+          c.ci_method ? el('span', null, c.ci_method) : null,
           num(c.min_effect) ? el('span', null, 'min effect ±' + (c.min_effect * 100).toFixed(1) + '%') : null,
           c.more_needed ? el('span', null, c.more_needed + ' more repetitions needed' + (c.more_capped ? ' (capped by max_repeat)' : '')) : null)));
     }
+    const nt = noiseText(cmp && cmp.noise);
+    if (nt) body.push(el('p', { class: 'note', 'data-testid': 'noise' }, nt));
+    const nf = noiseFloorText(j.noise_floor);
+    if (nf) body.push(el('p', { class: 'note', 'data-testid': 'noise-floor' }, nf));
     const warnings = (cmpDoc && cmpDoc.warnings) || [];
     if (warnings.length)
       body.push(el('ul', { class: 'warnings', 'aria-label': 'Warnings' },
@@ -804,10 +846,9 @@
       return;
     }
     const c0 = comps[0];
-    setText(p.ciNote, 'Bar: the ' + confPct(c0) +
-      '% confidence interval of the relative change of ' + c0.metric +
-      (num(c0.ci_level) && Math.abs(c0.ci_level - (c0.confidence || 0)) > 0.001
-        ? ' (exact coverage ' + (100 * c0.ci_level).toFixed(1) + '%)' : '') +
+    setText(p.ciNote, 'Bar: the ' + ciLabel(c0) +
+      ' (its real coverage) of the relative change of ' + c0.metric +
+      (coverageNote(c0) ? ' (' + coverageNote(c0) + ')' : '') +
       (c0.higher_is_better ? ' (higher is better)' : ' (lower is better)') +
       '; diamond: the estimate. Colour: the verdict.');
     if (!window.Chart) return noChart(p.ciChartHolder);
@@ -861,7 +902,7 @@
                 label: (ctx) => {
                   const c = comps[ctx.dataIndex];
                   return ctx.dataset.type === 'bar'
-                    ? 'CI ' + fmtPct(c.ci_lo) + ' .. ' + fmtPct(c.ci_hi)
+                    ? ciLabel(c) + ' ' + fmtPct(c.ci_lo) + ' .. ' + fmtPct(c.ci_hi)
                     : 'change ' + fmtPct(c.change) + ' (' + (VERDICT_TEXT[c.verdict] || c.verdict) + ')';
                 },
               },
@@ -1201,13 +1242,14 @@
           (j.device && (j.device.model || j.device.name || j.device.kind)) || '—',
           verdictBadge(c.verdict || j.verdict),
           num(c.change) ? fmtPct(c.change) : '—',
-          num(c.ci_lo) ? fmtPct(c.ci_lo) + ' .. ' + fmtPct(c.ci_hi) : '—',
-          fmtP(c.p_value),
+          num(c.ci_lo) ? ciLabel(c) + ' ' + fmtPct(c.ci_lo) + ' .. ' + fmtPct(c.ci_hi) : '—',
+          fmtP(c.p_value) + (c.family > 1 ? ' (' + (c.multiple === 'bh' ? 'BH' : 'Holm') + ' ' + fmtP(c.p_adjusted) + ')' : ''),
+          j.noise_floor && num(j.noise_floor.log_sd) ? '±' + (100 * Math.expm1(j.noise_floor.log_sd)).toFixed(2) + '%' : '—',
           c.text || '',
         ]);
       }
     }
-    const t = table(['Job', 'Finished', 'Host', 'Kernel', 'Target', 'Device', 'Verdict', 'Change', 'CI', 'p', 'Summary'],
+    const t = table(['Job', 'Finished', 'Host', 'Kernel', 'Target', 'Device', 'Verdict', 'Change', 'CI (coverage)', 'p', 'Host noise', 'Summary'],
       rows, { class: 'history', nowrap: [1, 3, 7, 8] });
     t.setAttribute('data-testid', 'history-table');
     view.root.append(section('Jobs, newest first', { class: 'card flush' }, el('div', { class: 'table-wrap' }, t)));

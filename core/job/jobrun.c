@@ -29,9 +29,20 @@ int bb_jobrun_init(struct bb_jobrun *jr, const struct bb_job *job,
 	jr->runs_planned = (job->warmup + job->repeat) * job->nvariants;
 	for (unsigned i = 0; i < job->nvariants; i++) {
 		jr->vs[i].vals = calloc(cap, sizeof(double));
-		if (!jr->vs[i].vals) {
+		jr->vs[i].sec_var = calloc(cap, sizeof(double));
+		jr->vs[i].secs = calloc(cap, sizeof(double));
+		if (!jr->vs[i].vals || !jr->vs[i].sec_var || !jr->vs[i].secs) {
 			bb_jobrun_free(jr);
 			return -ENOMEM;
+		}
+	}
+	if (job->max_repeat > job->repeat && job->order != BB_ORDER_BLOCKED) {
+		int ret = bb_ab_seq_create(&jr->plan, job->repeat,
+					   job->max_repeat, job->confidence);
+
+		if (ret) {
+			bb_jobrun_free(jr);
+			return ret;
 		}
 	}
 	return 0;
@@ -41,9 +52,41 @@ void bb_jobrun_free(struct bb_jobrun *jr)
 {
 	for (unsigned i = 0; i < BB_JOB_MAX_VARIANTS; i++) {
 		free(jr->vs[i].vals);
-		jr->vs[i].vals = NULL;
+		free(jr->vs[i].sec_var);
+		free(jr->vs[i].secs);
+		jr->vs[i].vals = jr->vs[i].sec_var = jr->vs[i].secs = NULL;
 		jr->vs[i].n = 0;
 	}
+	bb_ab_seq_free(jr->plan);
+	jr->plan = NULL;
+}
+
+/* Variance of the log of a run's per-second rates (samples of at least
+ * half a second; the last, shorter one left out), NAN with fewer than 2
+ * or for a metric the samples do not measure (latency, CPU). */
+static double sec_log_var(enum bb_metric m, const struct bb_result *r)
+{
+	double sum = 0, ss = 0, x[2], prev = 0;
+	unsigned n = 0;
+
+	if (m != BB_METRIC_IOPS && m != BB_METRIC_BW)
+		return NAN;
+	for (unsigned i = 0; i < r->nsamples; i++) {
+		const struct bb_sample *s = &r->samples[i];
+		double dt = ((double)s->t_ms - prev) / 1e3;
+		double v = m == BB_METRIC_IOPS ? (double)s->ios : (double)s->bytes;
+
+		prev = (double)s->t_ms;
+		if (dt < 0.5 || !(v > 0))
+			continue;
+		x[0] = log(v / dt);
+		/* Welford */
+		n++;
+		x[1] = x[0] - sum;
+		sum += x[1] / n;
+		ss += x[1] * (x[0] - sum);
+	}
+	return n >= 2 ? ss / (n - 1) : NAN;
 }
 
 static bool is_cancelled(const struct bb_jobrun *jr)
@@ -131,6 +174,8 @@ static int run_step(struct bb_jobrun *jr, const struct bb_job_step *st,
 
 		if (!st->warmup && !drop &&
 		    vs->n < bb_max(job->max_repeat, job->repeat)) {
+			vs->sec_var[vs->n] = sec_log_var(job->metric, &r);
+			vs->secs[vs->n] = (double)r.duration_ns / 1e9;
 			vs->vals[vs->n++] = bb_metric_value(job->metric, &r);
 			bb_cache_counters_add(&vs->cache, &r.cache);
 			bb_cache_counters_add(&vs->split_cache, &r.split_cache);
@@ -148,16 +193,43 @@ static int run_step(struct bb_jobrun *jr, const struct bb_job_step *st,
 	return ret;
 }
 
-/* Compare every variant with the baseline; paired comparisons only over
- * complete rounds. */
+/* Where the noise is, over the complete rounds of a paired job. */
+static void noise_all(struct bb_jobrun *jr, unsigned n0)
+{
+	const struct bb_job *job = jr->job;
+	struct bb_ab_noise_run *runs;
+	size_t k = 0;
+
+	jr->have_noise = false;
+	if (job->order == BB_ORDER_BLOCKED || n0 < 2)
+		return;
+	runs = calloc((size_t)n0 * job->nvariants, sizeof(*runs));
+	if (!runs)
+		return;
+	for (unsigned i = 0; i < job->nvariants; i++)
+		for (unsigned r = 0; r < n0; r++)
+			runs[k++] = (struct bb_ab_noise_run){
+				.variant = i, .boot = 0, .round = r,
+				.value = jr->vs[i].vals[r],
+				.sec_var = jr->vs[i].sec_var[r],
+				.seconds = jr->vs[i].secs[r] };
+	jr->have_noise = !bb_ab_noise(runs, k, &jr->noise);
+	free(runs);
+}
+
+/* Compare every variant with the baseline (paired comparisons only over
+ * complete rounds, with the sequential plan when adaptive), then adjust
+ * over the variants. */
 static void compare_all(struct bb_jobrun *jr)
 {
 	const struct bb_job *job = jr->job;
+	struct bb_ab_result *fam[BB_JOB_MAX_VARIANTS];
 	struct bb_ab_params p;
-	unsigned n0 = jr->vs[0].n;
+	unsigned n0 = jr->vs[0].n, nf = 0;
 	bool any = false;
 
 	bb_job_ab_params(job, &p);
+	p.seq = jr->plan;
 	for (unsigned i = 1; i < job->nvariants; i++)
 		n0 = p.paired && jr->vs[i].n < n0 ? jr->vs[i].n : n0;
 	for (unsigned i = 1; i < job->nvariants; i++) {
@@ -171,8 +243,12 @@ static void compare_all(struct bb_jobrun *jr)
 					       &jr->cmp[i]);
 		if (jr->cmp_ret[i])
 			memset(&jr->cmp[i], 0, sizeof(jr->cmp[i]));
+		else
+			fam[nf++] = &jr->cmp[i];
 		any = true;
 	}
+	bb_ab_family(fam, nf, job->multiple);
+	noise_all(jr, n0);
 	jr->have_cmp = any;
 }
 
@@ -335,6 +411,33 @@ static struct json_object *variant_json(const struct bb_jobrun_variant_stats *vs
 	return o;
 }
 
+static struct json_object *noise_json(const struct bb_ab_noise *nz)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *lv = json_object_new_object();
+
+	for (unsigned l = 0; l < BB_AB_NOISE__COUNT; l++) {
+		struct json_object *e = json_object_new_object();
+
+		json_object_object_add(e, "measured",
+				       json_object_new_boolean(nz->level[l].measured));
+		json_object_object_add(e, "sd", nz->level[l].measured ?
+					       jnum(nz->level[l].sd) : NULL);
+		json_object_object_add(e, "df",
+				       json_object_new_int64(nz->level[l].df));
+		json_object_object_add(lv, bb_ab_noise_level_name(
+						   (enum bb_ab_noise_level)l), e);
+	}
+	json_object_object_add(o, "levels", lv);
+	json_object_object_add(o, "dominant", nz->have_dominant ?
+				       json_object_new_string(
+					       bb_ab_noise_level_name(nz->dominant)) :
+				       NULL);
+	json_object_object_add(o, "advice",
+			       json_object_new_string(bb_ab_noise_advice(nz)));
+	return o;
+}
+
 struct json_object *bb_jobrun_to_json(const struct bb_jobrun *jr)
 {
 	const struct bb_job *job = jr->job;
@@ -380,7 +483,13 @@ struct json_object *bb_jobrun_to_json(const struct bb_jobrun *jr)
 		}
 		json_object_array_add(cmps, c);
 	}
+	json_object_object_add(o, "design",
+			       json_object_new_string(jr->plan ? "sequential" : "fixed"));
+	json_object_object_add(o, "multiple",
+			       json_object_new_string(bb_ab_multiple_name(job->multiple)));
 	json_object_object_add(o, "comparisons", cmps);
+	json_object_object_add(o, "noise", jr->have_noise ?
+				       noise_json(&jr->noise) : NULL);
 	for (unsigned i = 0; i < job->nvariants; i++)
 		json_object_object_add(vars, job->v[i].name,
 				       variant_json(&jr->vs[i]));

@@ -611,7 +611,7 @@ enum top_type {
 	TOP_STRING,   /* char[size] */
 	TOP_UINT,     /* unsigned or uint64_t (by size), min..max */
 	TOP_NUMBER,   /* double, dmin..dmax in the document, stored / scale */
-	TOP_NAME,     /* an enum by name: names[0..nnames) */
+	TOP_NAME,     /* an enum by name: name_of(0..nnames-1) */
 	TOP_BOOL,
 	TOP_CUSTOM,   /* parse() does it all */
 };
@@ -628,8 +628,8 @@ struct top_field {
 	double dmin, dmax, scale; /* TOP_NUMBER: stored = given / scale */
 	bool dmax_open;           /* TOP_NUMBER: dmax itself excluded */
 	const char *range_text;   /* TOP_NUMBER: how the range is shown */
-	const char *const *names; /* TOP_NAME */
-	unsigned nnames;
+	const char *(*name_of)(int v); /* TOP_NAME: the name of value v */
+	unsigned nnames;               /* TOP_NAME: values 0..nnames-1 */
 	const char *required;     /* message when missing; NULL: optional */
 	const char *hint;         /* TOP_NAME/TOP_BOOL: what is expected */
 	bool late;
@@ -641,6 +641,21 @@ struct top_field {
 
 #define TOP_MEMBER(m) .off = offsetof(struct bb_job, m), \
 		      .size = sizeof(((struct bb_job *)0)->m)
+
+static const char *order_name_of(int v)
+{
+	return bb_job_order_name((enum bb_job_order)v);
+}
+
+static const char *metric_name_of(int v)
+{
+	return bb_metric_name((enum bb_metric)v);
+}
+
+static const char *multiple_name_of(int v)
+{
+	return bb_ab_multiple_name((enum bb_ab_multiple)v);
+}
 
 static void parse_target(struct job_ctx *c, const struct top_field *f,
 			 struct json_object *val);
@@ -676,18 +691,21 @@ static const struct top_field top_fields[] = {
 	  .min = JOB_MIN_REPEAT, .max = BB_JOB_MAX_REPEAT,
 	  .check = check_max_repeat },
 	{ .name = "order", .type = TOP_NAME, TOP_MEMBER(order),
-	  .names = order_names, .nnames = BB_ORDER__COUNT,
+	  .name_of = order_name_of, .nnames = BB_ORDER__COUNT,
 	  .hint = "interleaved, blocked or random" },
 	{ .name = "seed", .type = TOP_UINT, TOP_MEMBER(seed), .min = 0,
 	  .max = UINT64_MAX },
 	{ .name = "metric", .type = TOP_NAME, TOP_MEMBER(metric),
-	  .names = metric_names, .nnames = BB_METRIC__COUNT },
+	  .name_of = metric_name_of, .nnames = BB_METRIC__COUNT },
 	{ .name = "min_effect", .type = TOP_NUMBER, TOP_MEMBER(min_effect),
 	  .dmin = 0, .dmax = 100, .dmax_open = true, .scale = 100,
 	  .range_text = "0 <= x < 100 (percent)" },
 	{ .name = "confidence", .type = TOP_NUMBER, TOP_MEMBER(confidence),
 	  .dmin = 0.5, .dmax = 0.999, .scale = 1,
 	  .range_text = "0.5..0.999 (a fraction: 0.95 for 95%)" },
+	{ .name = "multiple", .type = TOP_NAME, TOP_MEMBER(multiple),
+	  .name_of = multiple_name_of, .nnames = BB_AB_MULTIPLE__COUNT,
+	  .hint = "holm: family-wise error, the default; bh: false discovery rate" },
 	{ .name = "quiescence", .type = TOP_CUSTOM,
 	  .parse = parse_quiescence_field, .def = def_quiescence },
 	{ .name = "aa", .type = TOP_BOOL, TOP_MEMBER(aa),
@@ -713,7 +731,7 @@ static void names_list(char *buf, size_t len, const struct top_field *f,
 	buf[0] = '\0';
 	for (unsigned i = 0; i < f->nnames && n < len; i++)
 		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? sep : "",
-				      f->names[i]);
+				      f->name_of((int)i));
 }
 
 /* Decode a field of a generic type into its member. */
@@ -759,7 +777,7 @@ static void top_decode(struct job_ctx *c, const struct top_field *f,
 		}
 		s = json_object_get_string(j);
 		for (unsigned i = 0; i < f->nnames; i++) {
-			if (!strcmp(s, f->names[i])) {
+			if (!strcmp(s, f->name_of((int)i))) {
 				*(int *)top_member(c->job, f) = (int)i;
 				return;
 			}
@@ -795,7 +813,7 @@ static struct json_object *top_encode(const struct bb_job *job,
 	case TOP_NUMBER:
 		return json_short_double(*(const double *)m * f->scale);
 	case TOP_NAME:
-		return json_object_new_string(f->names[*(const int *)m]);
+		return json_object_new_string(f->name_of(*(const int *)m));
 	case TOP_BOOL:
 		return json_object_new_boolean(*(const bool *)m);
 	case TOP_CUSTOM:
@@ -964,6 +982,7 @@ static void parse_top(struct job_ctx *c, struct json_object *doc)
 	job->metric = BB_METRIC_IOPS;
 	job->min_effect = JOB_DEF_MIN_EFFECT / 100.0;
 	job->confidence = JOB_DEF_CONFIDENCE;
+	job->multiple = BB_AB_MULTIPLE_HOLM;
 	bb_quiesce_params_init(&job->quiesce);
 	job->exclude_disturbed = false;
 	job->aa = false;
@@ -1184,7 +1203,7 @@ struct json_object *bb_ab_result_to_json(const struct bb_ab_result *r,
 					 enum bb_metric metric)
 {
 	struct json_object *o = json_object_new_object();
-	char line[512];
+	char line[512], text[160];
 
 	if (!o)
 		return NULL;
@@ -1201,7 +1220,16 @@ struct json_object *bb_ab_result_to_json(const struct bb_ab_result *r,
 	json_object_object_add(o, "method",
 			       json_object_new_string(r->method == BB_AB_METHOD_PAIRED ?
 							      "paired" : "unpaired"));
+	json_object_object_add(o, "design",
+			       json_object_new_string(r->design == BB_AB_DESIGN_SEQUENTIAL ?
+							      "sequential" : "fixed"));
+	if (bb_ab_method_text(r, text, sizeof(text)))
+		text[0] = '\0';
+	json_object_object_add(o, "ci_method", json_object_new_string(text));
 	json_object_object_add(o, "n", json_object_new_int64((int64_t)r->n));
+	json_object_object_add(o, "n_for_confidence",
+			       json_object_new_int64((int64_t)r->n_min));
+	json_object_object_add(o, "too_few", json_object_new_boolean(r->too_few));
 	json_object_object_add(o, "a", summary_json(&r->a));
 	json_object_object_add(o, "b", summary_json(&r->b));
 	json_object_object_add(o, "change", jnum(r->change));
@@ -1209,7 +1237,29 @@ struct json_object *bb_ab_result_to_json(const struct bb_ab_result *r,
 	json_object_object_add(o, "ci_lo", jnum(r->ci_lo));
 	json_object_object_add(o, "ci_hi", jnum(r->ci_hi));
 	json_object_object_add(o, "ci_level", jnum(r->ci_level));
+	if (bb_ab_ci_label(r, text, sizeof(text)))
+		text[0] = '\0';
+	json_object_object_add(o, "ci_label", json_object_new_string(text));
 	json_object_object_add(o, "p_value", jnum(r->p_value));
+	json_object_object_add(o, "p_adjusted", jnum(r->p_adj));
+	json_object_object_add(o, "tost_p", jnum(r->tost_p));
+	json_object_object_add(o, "tost_p_adjusted", jnum(r->tost_p_adj));
+	json_object_object_add(o, "family", json_object_new_int64(r->family));
+	json_object_object_add(o, "multiple",
+			       json_object_new_string(bb_ab_multiple_name(r->multiple)));
+	if (r->design == BB_AB_DESIGN_SEQUENTIAL) {
+		struct json_object *q = json_object_new_object();
+
+		json_object_object_add(q, "look", json_object_new_int64(r->look));
+		json_object_object_add(q, "looks", json_object_new_int64(r->looks));
+		json_object_object_add(q, "first", json_object_new_int64(r->first_look));
+		json_object_object_add(q, "last", json_object_new_int64(r->last_look));
+		json_object_object_add(q, "at_look", json_object_new_boolean(r->at_look));
+		json_object_object_add(q, "bound", jnum(r->bound));
+		json_object_object_add(o, "sequential", q);
+	} else {
+		json_object_object_add(o, "sequential", NULL);
+	}
 	json_object_object_add(o, "verdict",
 			       json_object_new_string(bb_ab_verdict_name(r->verdict)));
 	json_object_object_add(o, "more_needed",

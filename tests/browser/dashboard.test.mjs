@@ -199,6 +199,11 @@ await check('job: the verdict text from the API', async () => {
   const want = cmp.compare.comparisons[0].text;
   return (t === want && /slower/.test(t)) || `page "${t}", API "${want}"`;
 });
+await check('job: the CI is labelled with its real coverage (the API\'s ci_label)', async () => {
+  const t = await text('[data-testid=ci-label]');
+  const want = cmp.compare.comparisons[0].ci_label;
+  return (want && /% (sequential )?CI$/.test(want) && t.startsWith(want + ' ')) || `page "${t}", API "${want}"`;
+});
 await chartDrawn('[data-testid=runs-chart]', 'job: per-run chart');
 await chartDrawn('[data-testid=ci-chart]', 'job: change/CI chart');
 await chartDrawn('[data-testid=latency-chart]', 'job: latency chart');
@@ -282,7 +287,8 @@ await check('history: both jobs of the workload, with kernel and change', async 
   for (const id of [JOB.slow1, JOB.slow2]) {
     const r = rows.find((t) => t.startsWith('#' + id));
     if (!r) bad.push(`no row for #${id}`);
-    else if (!r.includes(kernel) || !r.includes('slower') || !/%/.test(r)) bad.push(`row #${id}: ${r}`);
+    else if (!r.includes(kernel) || !r.includes('slower') || !/%/.test(r) || !/% (sequential )?CI /.test(r))
+      bad.push(`row #${id}: ${r}`);
   }
   return bad.length ? bad.join('; ') : true;
 });

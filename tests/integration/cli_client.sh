@@ -107,6 +107,13 @@ if expect_rc 0 submit --wait --interval 0.1 "$TMP/slow.json"; then
   grep -q "^job $id: run [0-9]*/[0-9]*" "$TMP/wait.out" && pass "submit --wait (not a tty): plain progress lines" \
     || fail "submit --wait progress lines"
   grep -q $'\r' "$TMP/wait.out" && fail "progress bar escapes when not a tty" || pass "no carriage returns when not a tty"
+  # the IOPS shown are the last finished run's, named with its variant:
+  # interleaved A B A B ..., so run k is A when k is odd
+  bad=$(sed -n 's/.*last run \([0-9]*\) (\([AB]\)[,)].*/\1 \2/p' "$TMP/wait.out" \
+        | awk '{ if (($1 % 2 == 1) != ($2 == "A")) print }')
+  grep -q "last run [0-9]* ([AB]" "$TMP/wait.out" && [ -z "$bad" ] \
+    && pass "progress lines name the variant of the run whose IOPS they show" \
+    || { fail "progress lines: wrong variant for the IOPS ($bad)"; show_out; }
 else
   fail "submit --wait"; show_out; id=
 fi
@@ -152,7 +159,8 @@ expect_rc 0 show --json "$id" && cp "$TMP/out" "$TMP/show.json" \
 if expect_rc 0 compare "$id"; then
   save_out compare
   ok=1
-  for want in "median IO/s" "change" "95% CI" "p-value" "measured runs *[0-9][0-9]* *[0-9][0-9]*" "overrides" \
+  for want in "median IO/s" "change" "[0-9.]*% \(sequential \)\?CI" "p-value" "TOST p" \
+      "statistics: group-sequential t" "measured runs *[0-9][0-9]* *[0-9][0-9]*" "overrides" \
       "verdict *slower" "B vs A: B is .*slower than A" "^verdict: slower"; do
     grep -q -- "$want" "$TMP/out" || { ok=0; echo "  compare lacks: $want" >&2; }
   done

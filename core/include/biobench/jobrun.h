@@ -40,6 +40,9 @@ struct bb_jobrun_ops {
 
 struct bb_jobrun_variant_stats {
 	double *vals;          /* metric of each measured run, in order */
+	double *sec_var;       /* per measured run: variance of the log of
+				  its per-second rates (NAN: unknown) */
+	double *secs;          /* per measured run: measured seconds */
 	unsigned n;
 	struct bb_cache_counters cache;       /* summed over measured runs */
 	struct bb_cache_counters split_cache;
@@ -65,12 +68,21 @@ struct bb_jobrun {
 	unsigned rounds_excluded;   /* rounds left out (exclude_disturbed) */
 	bool round_disturbed;       /* a run of the current round was */
 	bool have_cmp;
+	struct bb_ab_seq *plan;     /* adaptive jobs: the sequential plan
+				       (looks repeat..max_repeat); NULL:
+				       fixed design */
 	struct bb_ab_result cmp[BB_JOB_MAX_VARIANTS]; /* [i] = v[i] vs v[0];
-							 [0] unused */
+							 [0] unused; adjusted
+							 over the variants
+							 (job->multiple) */
+	bool have_noise;            /* paired jobs from 2 rounds on */
+	struct bb_ab_noise noise;   /* where the noise is (rounds, runs,
+				       per-second samples) */
 	int cmp_ret[BB_JOB_MAX_VARIANTS]; /* bb_ab_compare's return */
 };
 
-/* Set up (allocates the value arrays: max_repeat per variant). */
+/* Set up (allocates the value arrays: max_repeat per variant; an
+ * adaptive job's sequential plan). */
 int bb_jobrun_init(struct bb_jobrun *jr, const struct bb_job *job,
 		   const _Atomic bool *cancel);
 void bb_jobrun_free(struct bb_jobrun *jr);
@@ -84,7 +96,9 @@ void bb_jobrun_free(struct bb_jobrun *jr);
  *   "run 2 (variant B, warm-up 1): <...>"
  * Adaptive rounds (max_repeat > repeat, order not blocked): after the
  * last planned round, one more round is planned while bb_ab_want_more()
- * says so for any variant; rounds_planned never exceeds max_repeat. */
+ * says so for any variant (the comparisons use the sequential plan, so
+ * the verdicts keep their error rates whatever the number of rounds);
+ * rounds_planned never exceeds max_repeat. */
 int bb_jobrun_exec(struct bb_jobrun *jr, const struct bb_jobrun_ops *ops,
 		   void *arg, char *err, size_t errlen);
 
@@ -95,8 +109,11 @@ const char *bb_jobrun_verdict(const struct bb_jobrun *jr);
 
 /* {"verdict": ...|null, "metric", "unit", "runs_done", "runs_planned",
  *  "rounds_planned",
+ *  "design": "fixed"|"sequential", "multiple": "holm"|"bh",
  *  "comparisons": [bb_ab_result_to_json per variant; when bb_ab_compare
  *                  failed {"baseline","variant","metric","error"}],
+ *  "noise": {"levels": {"boot"|"round"|"run"|"second": {"measured",
+ *            "sd", "df"}}, "dominant": level | null, "advice"} | null,
  *  "variants": {"A": {"n", "values": [...], "median"|null, "last_iops",
  *  "bio_cache": {counters, "split_bioset": {counters}},
  *  "split": {counters}}, ...}} (counters as in the result document) */

@@ -11,7 +11,7 @@
  *                 "B": {"bio_cache": "all", "sysfs.nomerges": 2}},
  *    "repeat": 6, "warmup": 1, "order": "interleaved", "seed": 1,
  *    "metric": "iops", "min_effect": 1, "confidence": 0.95,
- *    "max_repeat": 20,
+ *    "max_repeat": 20, "multiple": "holm",
  *    "quiescence": {"mode": "wait", "max_busy": 10, "max_wait": "1s",
  *                   "exclude_disturbed": false}}
  *
@@ -29,10 +29,16 @@
  * [A-Za-z0-9_-]{1,31}; the first in document order is the baseline
  * ("A" by convention); at least 2, at most BB_JOB_MAX_VARIANTS.
  *
- * min_effect is in percent (1 = +-1%); confidence a fraction in
- * [0.5, 0.999].  Defaults: repeat 12, warmup 1, order interleaved, seed 1,
- * metric iops, min_effect 1, confidence 0.95, max_repeat = repeat (no
- * adaptive repetition), quiescence as shown (quiesce.h: before each run,
+ * min_effect is in percent (1 = +-1%): the smallest change that matters,
+ * and so the equivalence margin of the TOST behind a "no change" verdict;
+ * confidence a fraction in [0.5, 0.999].  max_repeat > repeat makes the
+ * job adaptive: rounds are added up to max_repeat under a group-sequential
+ * plan (abstats.h) that keeps the false-positive rate.  multiple: how the
+ * p-values of B, C, ... against A are adjusted: "holm" (family-wise
+ * error) or "bh" (Benjamini-Hochberg, false discovery rate).  Defaults:
+ * repeat 12, warmup 1, order interleaved, seed 1, metric iops,
+ * min_effect 1, confidence 0.95, max_repeat = repeat (no adaptive
+ * repetition), multiple holm, quiescence as shown (quiesce.h: before each run,
  * wait up to max_wait seconds for every benchmark CPU to be under
  * max_busy percent busy, else run and mark the run disturbed). */
 #ifndef BB_JOBSPEC_H
@@ -95,6 +101,7 @@ struct bb_job {
 	enum bb_metric metric;
 	double min_effect;    /* fraction (the JSON's percent / 100) */
 	double confidence;
+	enum bb_ab_multiple multiple; /* adjustment over the variants */
 	struct bb_quiesce_params quiesce; /* the gate before each run */
 	bool exclude_disturbed;   /* leave disturbed runs (their whole round
 				     when paired) out of the statistics */
@@ -107,7 +114,8 @@ struct bb_job {
 				     present with its default filled in
 				     (name, target, workload, variants,
 				     repeat, warmup, max_repeat, order, seed,
-				     metric, min_effect, confidence: in this
+				     metric, min_effect, confidence,
+				     multiple, quiescence, aa: in this
 				     order; given ones as given); accepted
 				     by bb_job_parse; owned, freed by
 				     bb_job_free */
@@ -196,10 +204,14 @@ void bb_job_ab_params(const struct bb_job *job, struct bb_ab_params *p);
 
 /* The comparison as JSON (the API's "compare" entries):
  * {"baseline","variant","metric","unit","higher_is_better","method",
- *  "n","a":{summary},"b":{summary},"change","change_median","ci_lo",
- *  "ci_hi","ci_level","p_value","verdict","more_needed","more_capped",
- *  "min_effect","confidence","text"} (changes as fractions; text is
- * bb_ab_format's line). */
+ *  "design" ("fixed"|"sequential"),"ci_method" (bb_ab_method_text),
+ *  "n","n_for_confidence" (n_min),"too_few","a":{summary},"b":{summary},
+ *  "change","change_median","ci_lo","ci_hi","ci_level" (real coverage),
+ *  "ci_label" (bb_ab_ci_label),"p_value","p_adjusted","tost_p",
+ *  "tost_p_adjusted","family","multiple","sequential": {"look","looks",
+ *  "first","last","at_look","bound"} | null,"verdict","more_needed",
+ *  "more_capped","min_effect","confidence","text"} (changes as
+ * fractions; text is bb_ab_format's line). */
 struct json_object *bb_ab_result_to_json(const struct bb_ab_result *r,
 					 const char *baseline,
 					 const char *variant,

@@ -217,6 +217,18 @@ static void *reader(void *arg)
 			    !json_object_object_get_ex(p, "run", &v) ||
 			    json_object_get_int(v) < 0)
 				atomic_fetch_add(&sh->progress_bad, 1);
+			/* the last finished run's IOPS come with that run's
+			 * variant: A B A B ... (no warm-ups), run k is A when
+			 * k is odd */
+			if (json_object_object_get_ex(p, "last_run", &v) && v) {
+				struct json_object *n, *var;
+
+				if (!json_object_object_get_ex(v, "run", &n) ||
+				    !json_object_object_get_ex(v, "variant", &var) ||
+				    (json_object_get_int(n) % 2 == 1) !=
+					    !strcmp(json_object_get_string(var), "A"))
+					atomic_fetch_add(&sh->progress_bad, 1);
+			}
 			json_object_put(p);
 		}
 		p = bb_sched_progress(sh->s, 999999);
@@ -356,9 +368,43 @@ static void test_stop_interrupts(void **state)
 	bb_store_close(st);
 }
 
-/* ---- the allow-list is checked again when a job runs ----------------------- */
+/* ---- a host's noise floor from its A/A jobs -------------------------------- */
 
+static const char *wait_end(int64_t id, char *buf);
 static struct bb_store *g_st; /* for wait_end */
+
+static void test_noise_floor(void **state)
+{
+	struct fx *f = *state;
+	struct bb_store *st = store_open(f);
+	struct bb_sched *s = NULL;
+	struct json_object *doc = NULL, *nf;
+	char err[512] = "", buf[16];
+	int64_t aa, ab;
+
+	g_st = st;
+	aa = insert(st, "{\"name\":\"aa\",\"target\":\"nop\",\"workload\":"
+		    "{\"number_ios\":2000,\"iodepth\":8},\"aa\":true,"
+		    "\"repeat\":4,\"warmup\":0}", 8);
+	ab = insert(st, SHORT_JOB("after aa"), 4);
+	assert_int_equal(bb_sched_start(&s, f->db, err, sizeof(err)), 0);
+	bb_sched_kick(s);
+	assert_string_equal(wait_end(aa, buf), BB_JOB_DONE);
+	assert_string_equal(wait_end(ab, buf), BB_JOB_DONE);
+	bb_sched_stop(s);
+	/* the A/B job on the same host and target shows the A/A spread */
+	assert_int_equal(bb_store_job_get(st, ab, &doc, err, sizeof(err)), 0);
+	assert_true(json_object_object_get_ex(doc, "noise_floor", &nf) && nf);
+	assert_int_equal(json_object_get_int64(json_object_object_get(nf, "job_id")),
+			 aa);
+	assert_int_equal(json_object_get_int(json_object_object_get(nf, "pairs")),
+			 4);
+	assert_true(json_object_get_double(json_object_object_get(nf, "log_sd")) >= 0);
+	json_object_put(doc);
+	bb_store_close(st);
+}
+
+/* ---- the allow-list is checked again when a job runs ----------------------- */
 
 static const char *wait_end(int64_t id, char *buf)
 {
@@ -581,6 +627,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_stop_interrupts, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_noise_floor, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_allow_recheck, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_recovery, setup, teardown),

@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <regex.h>
 #include <sqlite3.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -413,6 +414,32 @@ static void job_lifecycle_with_events(void **state)
 	assert_int_equal(json_object_get_int64(jget(jget(doc, "device"), "id")),
 			 did);
 	assert_int_equal(json_object_array_length(jget(doc, "knobs")), 0);
+	assert_null(jget(doc, "noise_floor")); /* no A/A job on this host */
+	json_object_put(doc);
+
+	/* a noise floor of this host, target nop, metric iops (SPEC's
+	 * default): shown with the job; another target's is not */
+	assert_int_equal(bb_store_host_noise_add(c->s, hid, id, "/dev/other",
+						 "iops", 12, 0.05, 0.03, err,
+						 sizeof(err)), 0);
+	assert_int_equal(bb_store_host_noise_add(c->s, hid, id, "nop", "iops",
+						 12, 0.0123, 0.006, err,
+						 sizeof(err)), 0);
+	assert_int_equal(bb_store_host_noise_add(c->s, hid, id, "nop", "iops",
+						 1, 0.01, 0.006, err,
+						 sizeof(err)), -EINVAL);
+	assert_int_equal(bb_store_host_noise_add(c->s, 0, id, "nop", "iops",
+						 6, 0.01, 0.006, err,
+						 sizeof(err)), -EINVAL);
+	assert_int_equal(bb_store_job_get(c->s, id, &doc, err, sizeof(err)), 0);
+	assert_non_null(jget(doc, "noise_floor"));
+	assert_true(fabs(json_object_get_double(jget(jget(doc, "noise_floor"),
+						    "log_sd")) - 0.0123) < 1e-12);
+	assert_int_equal(json_object_get_int(jget(jget(doc, "noise_floor"),
+						  "pairs")), 12);
+	assert_int_equal(json_object_get_int64(jget(jget(doc, "noise_floor"),
+						    "job_id")), id);
+	assert_true(is_iso_ms(jget(jget(doc, "noise_floor"), "measured")));
 	json_object_put(doc);
 
 	/* the events, in order, in the same transactions */

@@ -19,6 +19,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,29 +31,35 @@
 
 /* ---- independent reference helpers ---------------------------------- */
 
-/* Two-sided exact signed-rank p by enumerating all 2^n' sign assignments;
- * zeros dropped, midranks by counting (doubled: 2*#less + #equal + 1). */
-static double bf_signrank_p(const double *d, size_t n)
+/* The exact signed-rank tails of d - shift by enumerating all 2^n' sign
+ * assignments; zeros dropped, midranks by counting (doubled: 2*#less +
+ * #equal + 1).  *le, *ge: assignments with T+ at or below / above the
+ * observed one; returns n'. */
+static size_t bf_signrank_tails(const double *d, size_t n, double shift,
+				uint64_t *le, uint64_t *ge)
 {
 	double a[32];
 	int pos[32];
 	unsigned r2[32], tobs = 0;
 	size_t m = 0;
-	uint64_t le = 0, ge = 0;
 
-	for (size_t i = 0; i < n; i++)
-		if (d[i] != 0) {
-			a[m] = fabs(d[i]);
-			pos[m] = d[i] > 0;
+	*le = *ge = 0;
+	for (size_t i = 0; i < n; i++) {
+		double x = d[i] - shift;
+
+		if (fabs(x) > 1e-12) {
+			a[m] = fabs(x);
+			pos[m] = x > 0;
 			m++;
 		}
+	}
 	assert_true(m <= 20);
 	for (size_t i = 0; i < m; i++) {
 		unsigned less = 0, eq = 0;
 
 		for (size_t j = 0; j < m; j++) {
-			less += a[j] < a[i];
-			eq += a[j] == a[i];
+			less += a[j] < a[i] - 1e-12;
+			eq += fabs(a[j] - a[i]) <= 1e-12;
 		}
 		r2[i] = 2 * less + eq + 1;
 		if (pos[i])
@@ -64,9 +71,18 @@ static double bf_signrank_p(const double *d, size_t n)
 		for (size_t i = 0; i < m; i++)
 			if (mask & (1ull << i))
 				t += r2[i];
-		le += t <= tobs;
-		ge += t >= tobs;
+		*le += t <= tobs;
+		*ge += t >= tobs;
 	}
+	return m;
+}
+
+/* Two-sided exact signed-rank p (brute force). */
+static double bf_signrank_p(const double *d, size_t n)
+{
+	uint64_t le, ge;
+	size_t m = bf_signrank_tails(d, n, 0, &le, &ge);
+
 	return fmin(1.0, 2.0 * (double)(le < ge ? le : ge) / ldexp(1.0, (int)m));
 }
 
@@ -313,11 +329,58 @@ static void test_signrank_normal(void **state)
 	assert_near(p, 0.007262025376266908, 1e-12);
 }
 
+/* Two-sided exact rank-sum p of y - shift vs x by enumerating all
+ * C(n, ny) ways to choose y's ranks (midranks by counting, doubled). */
+static double bf_ranksum_p(const double *x, size_t nx, const double *y,
+			   size_t ny, double shift, int alt /* 0 two, 1 >, -1 < */)
+{
+	double v[24];
+	unsigned r2[24], wobs = 0;
+	size_t n = nx + ny;
+	uint64_t le = 0, ge = 0, all = 0;
+
+	assert_true(n <= 20);
+	for (size_t i = 0; i < nx; i++)
+		v[i] = x[i];
+	for (size_t i = 0; i < ny; i++)
+		v[nx + i] = y[i] - shift;
+	for (size_t i = 0; i < n; i++) {
+		unsigned less = 0, eq = 0;
+
+		for (size_t j = 0; j < n; j++) {
+			less += v[j] < v[i];
+			eq += v[j] == v[i];
+		}
+		r2[i] = 2 * less + eq + 1;
+		if (i >= nx)
+			wobs += r2[i];
+	}
+	for (uint32_t mask = 0; mask < (1u << n); mask++) {
+		unsigned w = 0;
+
+		if ((size_t)__builtin_popcount(mask) != ny)
+			continue;
+		for (size_t i = 0; i < n; i++)
+			if (mask & (1u << i))
+				w += r2[i];
+		all++;
+		le += w <= wobs;
+		ge += w >= wobs;
+	}
+	if (alt > 0)
+		return (double)ge / (double)all;
+	if (alt < 0)
+		return (double)le / (double)all;
+	return fmin(1.0, 2.0 * (double)(le < ge ? le : ge) / (double)all);
+}
+
 static void test_mannwhitney(void **state)
 {
-	/* scipy.stats.mannwhitneyu(y, x, use_continuity=True,
-	 * alternative='two-sided', method='asymptotic') -> statistic 51.0,
-	 * pvalue 0.04337247173772931 (ties: 12 x2, 20 x3, 22 x2) */
+	/* exact conditional p (ties: 12 x2, 20 x3, 22 x2), by the
+	 * enumerator above and in Python (itertools.combinations over the
+	 * scipy.stats.rankdata midranks: 11250 of 11440 at or below, 213
+	 * at or above) = 2*213/11440 = 0.03723776223776224; U of y = 51
+	 * (scipy's normal approximation would say 0.0434) */
 	const double x[9] = { 10, 12, 12, 15, 17, 20, 20, 20, 25 };
 	const double y[7] = { 14, 18, 22, 22, 26, 27, 30 };
 	double u, p;
@@ -325,8 +388,14 @@ static void test_mannwhitney(void **state)
 	(void)state;
 	assert_int_equal(bb_ab_mannwhitney_p(x, 9, y, 7, &u, &p), 0);
 	assert_near(u, 51, 1e-12);
-	assert_near(p, 0.04337247173772931, 1e-12);
-	/* identical samples: U = nx*ny/2, p = 1 (scipy: statistic 50, 1.0) */
+	assert_near(p, 0.03723776223776224, 1e-12);
+	assert_near(p, bf_ranksum_p(x, 9, y, 7, 0, 0), 1e-12);
+	/* one-sided and shifted, against the enumerator */
+	assert_int_equal(bb_ab_ranksum_test(x, 9, y, 7, 3, BB_AB_GREATER, NULL, &p), 0);
+	assert_near(p, bf_ranksum_p(x, 9, y, 7, 3, 1), 1e-12);
+	assert_int_equal(bb_ab_ranksum_test(x, 9, y, 7, 8, BB_AB_LESS, NULL, &p), 0);
+	assert_near(p, bf_ranksum_p(x, 9, y, 7, 8, -1), 1e-12);
+	/* identical samples: U = nx*ny/2, p = 1 */
 	assert_int_equal(bb_ab_mannwhitney_p(x, 9, x, 9, &u, &p), 0);
 	assert_near(p, 1, 0);
 }
@@ -359,7 +428,7 @@ static void test_clearly_faster(void **state)
 	assert_near(r.ci_hi, expm1(.053), 1e-12);
 	assert_near(r.p_value, 2.0 / 256, 1e-15);
 	assert_int_equal(r.more_needed, 0);
-	assert_wording(&r, "B is 4.0% faster than A (95% CI +2.5% .. +5.4%, "
+	assert_wording(&r, "B is 4.0% faster than A (96% CI +2.5% .. +5.4%, "
 			   "p=0.008, n=8 pairs)");
 }
 
@@ -376,7 +445,7 @@ static void test_clearly_slower(void **state)
 	assert_near(r.change, expm1(-.039), 1e-12);
 	assert_near(r.ci_lo, expm1(-.053), 1e-12);
 	assert_near(r.ci_hi, expm1(-.025), 1e-12);
-	assert_wording(&r, "B is 3.8% slower than A (95% CI -5.2% .. -2.5%, "
+	assert_wording(&r, "B is 3.8% slower than A (96% CI -5.2% .. -2.5%, "
 			   "p=0.008, n=8 pairs)");
 }
 
@@ -389,14 +458,14 @@ static void test_latency_flips(void **state)
 	/* B's latency 4% higher: slower */
 	run_paired(fast8, 8, false, &r);
 	assert_int_equal(r.verdict, BB_AB_SLOWER);
-	assert_wording(&r, "B is 4.0% slower than A (lower is better; 95% CI "
+	assert_wording(&r, "B is 4.0% slower than A (lower is better; 96% CI "
 			   "+2.5% .. +5.4%, p=0.008, n=8 pairs)");
 	/* B's latency 3.8% lower: faster */
 	for (int i = 0; i < 8; i++)
 		d[i] = -fast8[i];
 	run_paired(d, 8, false, &r);
 	assert_int_equal(r.verdict, BB_AB_FASTER);
-	assert_wording(&r, "B is 3.8% faster than A (lower is better; 95% CI "
+	assert_wording(&r, "B is 3.8% faster than A (lower is better; 96% CI "
 			   "-5.2% .. -2.5%, p=0.008, n=8 pairs)");
 }
 
@@ -417,8 +486,11 @@ static void test_aa_no_change(void **state)
 	assert_near(r.ci_lo, expm1(-.0023), 1e-12);
 	assert_near(r.ci_hi, expm1(.0023), 1e-12);
 	assert_near(r.p_value, 1, 1e-12);
-	assert_wording(&r, "no change: B within ±1% of A (95% CI -0.2% .. "
-			   "+0.2%, n=8 pairs)");
+	/* TOST: every d - log(.99) > 0 and every d - log(1.01) < 0: both
+	 * one-sided exact p = 1/256 */
+	assert_near(r.tost_p, 1.0 / 256, 1e-15);
+	assert_wording(&r, "no change: B within ±1% of A (TOST p=0.004; 96% CI "
+			   "-0.2% .. +0.2%, n=8 pairs)");
 }
 
 static void test_aa_noisy_inconclusive(void **state)
@@ -438,7 +510,7 @@ static void test_aa_noisy_inconclusive(void **state)
 	assert_near(r.log_sd, 0.017361698402764962, 1e-12);
 	assert_int_equal(r.more_needed, 5);
 	assert_false(r.more_capped);
-	assert_wording(&r, "inconclusive: 95% CI -1.7% .. +1.7% spans 0; "
+	assert_wording(&r, "inconclusive: 96% CI -1.7% .. +1.7% spans 0; "
 			   "about 5 more pairs needed");
 }
 
@@ -477,8 +549,8 @@ static void test_no_change_wins_over_tiny_significant(void **state)
 	assert_near(r.ci_lo, expm1(.002), 1e-12);
 	assert_near(r.ci_hi, expm1(.007), 1e-12);
 	assert_int_equal(r.verdict, BB_AB_NO_CHANGE);
-	assert_wording(&r, "no change: B within ±1% of A (95% CI +0.2% .. "
-			   "+0.7%, n=8 pairs)");
+	assert_wording(&r, "no change: B within ±1% of A (TOST p=0.004; 96% CI "
+			   "+0.2% .. +0.7%, n=8 pairs)");
 }
 
 static void test_ties_in_compare(void **state)
@@ -510,7 +582,7 @@ static void test_ties_in_compare(void **state)
 	assert_near(r.ci_hi, expm1(0.02951167022473067), 1e-12);
 	assert_near(r.change_median, 0.02, 1e-12);
 	assert_int_equal(r.verdict, BB_AB_FASTER);
-	assert_wording(&r, "B is 2.0% faster than A (95% CI +0.5% .. +3.0%, "
+	assert_wording(&r, "B is 2.0% faster than A (95.1% CI +0.5% .. +3.0%, "
 			   "p=0.020, n=10 pairs)");
 }
 
@@ -531,8 +603,8 @@ static void test_n2_edge(void **state)
 	assert_int_equal(r.n_min, 6);
 	assert_int_equal(r.more_needed, 4);
 	assert_near(r.ci_level, 0.5, 1e-15);
-	assert_wording(&r, "inconclusive: 2 pairs are too few for a 95% "
-			   "verdict; about 4 more pairs needed");
+	assert_wording(&r, "inconclusive: 2 pairs give only a 50% CI (+5.1% .. "
+			   "+6.2%), 95% needs 6 pairs; about 4 more pairs needed");
 	assert_int_equal(bb_ab_want_more(&r, 10, &more), 0);
 	assert_true(more);
 	assert_int_equal(bb_ab_want_more(&r, 2, &more), 0);
@@ -554,7 +626,7 @@ static void test_more_capped(void **state)
 	assert_int_equal(r.verdict, BB_AB_INCONCLUSIVE);
 	assert_true(r.more_capped);
 	assert_int_equal(r.more_needed, BB_AB_MORE_CAP);
-	assert_wording(&r, "inconclusive: 95% CI -16.5% .. +19.7% spans 0; "
+	assert_wording(&r, "inconclusive: 96% CI -16.5% .. +19.7% spans 0; "
 			   "more than 1000 more pairs needed");
 	/* futile: 8 + 1000 > 2 * 20 */
 	assert_int_equal(bb_ab_want_more(&r, 20, &more), 0);
@@ -608,14 +680,22 @@ static void test_want_more(void **state)
  * boot(UA, UB, 7)  = (0.039958545195452944, 0.06162634002945655)
  * boot(UA, UA, 42) = (-0.009466865969108174, 0.010040160642570184)
  * medians 100100 / 105200 -> change 0.05094905094905089;
- * stats.mannwhitneyu(UB, UA, use_continuity=True, alternative='two-sided',
- *   method='asymptotic') -> U 100.0, p 0.00018267179110955002 */
+ */
 static const double ua[10] = { 100200, 99800, 101100, 98900, 100500,
 			       99400, 100900, 99100, 100000, 100700 };
 static const double ub[10] = { 105300, 104100, 106000, 103800, 105900,
 			       104700, 105100, 106400, 104400, 105600 };
 
-static void test_unpaired_bootstrap(void **state)
+/* Two-sample Hodges-Lehmann on the logs, reference in Python
+ * (/usr/bin/python3, scipy 1.10.1 only for rankdata):
+ *   D = sorted(log(b) - log(a) for b in UB for a in UA)   # 100
+ *   HL = (D[49] + D[50]) / 2 = 0.04940490526276786
+ *   exact U null distribution by itertools.combinations(range(1, 21), 10)
+ *   (184756 subsets): the largest k with P(U <= k-1) <= .025 is 24,
+ *   coverage 1 - 2 P(U <= 23) = 0.9567429474550218;
+ *   CI [D[23], D[76]] -> expm1: 0.04179104477611945, 0.0589999999999994
+ * All of UB above all of UA: exact p = 2 / 184756. */
+static void test_unpaired_hl2(void **state)
 {
 	struct bb_ab_params p;
 	struct bb_ab_result r;
@@ -623,17 +703,19 @@ static void test_unpaired_bootstrap(void **state)
 	(void)state;
 	params(&p, true);
 	p.paired = false;
-	p.seed = 42;
 	assert_int_equal(bb_ab_compare(ua, 10, ub, 10, &p, &r), 0);
 	assert_int_equal(r.method, BB_AB_METHOD_UNPAIRED);
+	assert_int_equal(r.design, BB_AB_DESIGN_FIXED);
 	assert_near(r.a.median, 100100, 0);
 	assert_near(r.b.median, 105200, 0);
-	assert_near(r.change, 0.05094905094905089, 1e-14);
-	assert_near(r.ci_lo, 0.04021747322315217, 1e-14);
-	assert_near(r.ci_hi, 0.06174698795180733, 1e-14);
-	assert_near(r.p_value, 0.00018267179110955002, 1e-15);
+	assert_near(r.change_median, 0.05094905094905089, 1e-14);
+	assert_near(r.change, expm1(0.04940490526276786), 1e-14);
+	assert_near(r.ci_lo, 0.04179104477611945, 1e-13);
+	assert_near(r.ci_hi, 0.0589999999999994, 1e-13);
+	assert_near(r.ci_level, 0.9567429474550218, 1e-13);
+	assert_near(r.p_value, 2.0 / 184756, 1e-17);
 	assert_int_equal(r.verdict, BB_AB_FASTER);
-	assert_wording(&r, "B is 5.1% faster than A (95% CI +4.0% .. +6.2%, "
+	assert_wording(&r, "B is 5.1% faster than A (95.6% CI +4.2% .. +5.9%, "
 			   "p<0.001, n=10+10 runs)");
 }
 
@@ -659,31 +741,36 @@ static void test_bootstrap_determinism(void **state)
 
 static void test_unpaired_aa(void **state)
 {
-	/* A against itself: MWU p = 1, bootstrap CI -0.95% .. +1.00% (Python
-	 * above): spans 0 but pokes out of +-1%.  More: sA = sB = SD(log A),
-	 * n_total = ceil(pi/2 * z^2 * 2 sA^2 / log(1.01)^2) = ceil(7.02) = 8
-	 * per variant <= 10, so the floor of 1 applies. */
+	/* A against itself: p = 1; CI (Python above, UA vs UA) -0.80% ..
+	 * +0.80% inside +-1%: TOST no change, its p checked against the
+	 * enumerator: max of P(W >= w | y - log .99) and P(W <= w |
+	 * y - log 1.01) over C(20, 10) splits (on the logs). */
+	double la[10], tl, tu;
 	struct bb_ab_params p;
 	struct bb_ab_result r;
 
 	(void)state;
+	for (int i = 0; i < 10; i++)
+		la[i] = log(ua[i]);
+	tl = bf_ranksum_p(la, 10, la, 10, log(0.99), 1);
+	tu = bf_ranksum_p(la, 10, la, 10, log(1.01), -1);
 	params(&p, true);
 	p.paired = false;
-	p.seed = 42;
 	assert_int_equal(bb_ab_compare(ua, 10, ua, 10, &p, &r), 0);
 	assert_near(r.p_value, 1, 0);
-	assert_near(r.ci_lo, -0.009466865969108174, 1e-14);
-	assert_near(r.ci_hi, 0.010040160642570184, 1e-14);
-	assert_int_equal(r.verdict, BB_AB_INCONCLUSIVE);
-	assert_int_equal(r.more_needed, 1);
-	assert_wording(&r, "inconclusive: 95% CI -0.9% .. +1.0% spans 0; "
-			   "about 1 more run per variant needed");
+	assert_near(r.ci_lo, -0.00798403193612732, 1e-13);
+	assert_near(r.ci_hi, 0.008048289738430152, 1e-13);
+	assert_near(r.tost_p, fmax(tl, tu), 1e-12);
+	assert_true(r.tost_p < 0.05);
+	assert_int_equal(r.verdict, BB_AB_NO_CHANGE);
+	assert_wording(&r, "no change: B within ±1% of A (TOST p=0.007; 95.6% CI "
+			   "-0.8% .. +0.8%, n=10+10 runs)");
 }
 
 static void test_unpaired_too_few(void **state)
 {
-	/* 3+3: the most extreme MWU split gives z = (4.5-.5)/sqrt(9*7/12),
-	 * p = 0.081 > .05 -> no verdict; 4+4 gives p = 0.030 (n_min 4). */
+	/* 3+3: the widest rank-sum CI has coverage 1 - 2/C(6,3) = 0.9; 4+4
+	 * gives 1 - 2/70 = 0.971 (n_min 4). */
 	const double a[3] = { 100, 101, 102 }, b[3] = { 120, 121, 122 };
 	struct bb_ab_params p;
 	struct bb_ab_result r;
@@ -693,11 +780,375 @@ static void test_unpaired_too_few(void **state)
 	p.paired = false;
 	assert_int_equal(bb_ab_compare(a, 3, b, 3, &p, &r), 0);
 	assert_true(r.too_few);
+	assert_near(r.ci_level, 0.9, 1e-15);
 	assert_int_equal(r.n_min, 4);
 	assert_int_equal(r.verdict, BB_AB_INCONCLUSIVE);
 	assert_int_equal(r.more_needed, 1);
-	assert_wording(&r, "inconclusive: 3+3 runs are too few for a 95% "
-			   "verdict; about 1 more run per variant needed");
+	assert_wording(&r, "inconclusive: 3+3 runs give only a 90% CI (+17.6% .. "
+			   "+22.0%), 95% needs 4 runs per variant; about 1 more "
+			   "run per variant needed");
+}
+
+/* ---- honest coverage -------------------------------------------------- */
+
+/* n = 2..8 pairs at 95%: the exact signed-rank CI's real coverage.  By
+ * the enumerator bf_signrank_crit: n <= 5 have no critical value (the
+ * widest CI, k = 1, covers 1 - 2/2^n: 50, 75, 87.5, 93.75%); n = 6: k = 1,
+ * 1 - 2/64; n = 7: k = 3, 1 - 2*3/128; n = 8: k = 4, 1 - 2*5/256.  The
+ * label truncates (93.75 -> "93.7", 96.875 -> "96.8", 96.09 -> "96"). */
+static void test_coverage_labels(void **state)
+{
+	static const struct {
+		double level;
+		const char *label;
+	} want[9] = {
+		[2] = { 0.5, "50% CI" },	[3] = { 0.75, "75% CI" },
+		[4] = { 0.875, "87.5% CI" },	[5] = { 0.9375, "93.7% CI" },
+		[6] = { 0.96875, "96.8% CI" },	[7] = { 0.953125, "95.3% CI" },
+		[8] = { 0.9609375, "96% CI" },
+	};
+	char lab[64], line[256], expect[256];
+	struct bb_ab_result r;
+
+	(void)state;
+	for (unsigned n = 2; n <= 8; n++) {
+		uint64_t cum;
+		int c = bf_signrank_crit(n, .05, &cum);
+		double bf = c < 0 ? 1 - 2 / ldexp(1.0, (int)n) :
+				    1 - 2.0 * (double)cum / ldexp(1.0, (int)n);
+
+		run_paired(fast8, n, true, &r);
+		assert_near(r.ci_level, want[n].level, 1e-15);
+		assert_near(r.ci_level, bf, 1e-15);
+		assert_int_equal(bb_ab_ci_label(&r, lab, sizeof(lab)), 0);
+		assert_string_equal(lab, want[n].label);
+		assert_int_equal(r.n_min, 6);
+		assert_int_equal(r.too_few, n < 6);
+		assert_int_equal(bb_ab_format(&r, line, sizeof(line)), 0);
+		assert_non_null(strstr(line, lab));
+		if (n < 6) {
+			snprintf(expect, sizeof(expect),
+				 "%u pairs give only %s %s", n,
+				 lab[0] == '8' ? "an" : "a", lab);
+			assert_non_null(strstr(line, expect));
+			assert_non_null(strstr(line, "95% needs 6 pairs"));
+			assert_int_equal(r.verdict, BB_AB_INCONCLUSIVE);
+		}
+	}
+	/* 90%: 5 pairs suffice (1 - 2/32 = 0.9375 >= 0.9) */
+	{
+		double a[5], b[5];
+		struct bb_ab_params p;
+
+		make_pairs(fast8, 5, a, b);
+		params(&p, true);
+		p.confidence = 0.90;
+		assert_int_equal(bb_ab_compare(a, 5, b, 5, &p, &r), 0);
+		assert_int_equal(r.n_min, 5);
+		assert_false(r.too_few);
+	}
+}
+
+/* One-sided exact signed-rank p of d - shift by enumeration (the
+ * brute-force way, independent of the DP): greater: P(T+ >= t),
+ * less: P(T+ <= t). */
+static double bf_signrank_1s(const double *d, size_t n, double shift,
+			     bool greater)
+{
+	uint64_t le, ge;
+	size_t m = bf_signrank_tails(d, n, shift, &le, &ge);
+
+	return (double)(greater ? ge : le) / ldexp(1.0, (int)m);
+}
+
+/* TOST of the fixed design, computed independently: thL = log(0.99),
+ * thU = log(1.01); p1 = P(T+ >= t | d - thL) (H0: change <= -1%),
+ * p2 = P(T+ <= t | d - thU) (H0: change >= +1%), each by enumerating all
+ * 2^10 sign assignments of the shifted |d| (bf_signrank_1s);
+ * tost_p = max(p1, p2).  By hand for SMALL10 (per mille -6 -4 -3 -1 0.5 1
+ * 2 3 5 7, all inside +-10.05): every d - thL > 0 -> p1 = 1/1024; d -
+ * thU are all < 0 -> p2 = 1/1024.  For WIDE10 (per mille 2 4 5 6 8 9 11
+ * 12 13 14: the upper test sees d - 9.95 = -7.95 .. +4.05, so p2 is
+ * large) equivalence fails. */
+static void test_tost_fixed(void **state)
+{
+	const double small10[10] = { -.006, -.004, -.003, -.001, .0005,
+				     .001, .002, .003, .005, .007 };
+	const double wide10[10] = { .002, .004, .005, .006, .008, .009,
+				    .011, .012, .013, .014 };
+	struct bb_ab_result r;
+	double p1, p2;
+
+	(void)state;
+	run_paired(small10, 10, true, &r);
+	p1 = bf_signrank_1s(small10, 10, log(0.99), true);
+	p2 = bf_signrank_1s(small10, 10, log(1.01), false);
+	assert_near(p1, 1.0 / 1024, 1e-15);
+	assert_near(p2, 1.0 / 1024, 1e-15);
+	assert_near(r.tost_p, fmax(p1, p2), 1e-15);
+	assert_int_equal(r.verdict, BB_AB_NO_CHANGE);
+
+	run_paired(wide10, 10, true, &r);
+	p1 = bf_signrank_1s(wide10, 10, log(0.99), true);
+	p2 = bf_signrank_1s(wide10, 10, log(1.01), false);
+	assert_near(r.tost_p, fmax(p1, p2), 1e-15);
+	assert_true(r.tost_p > 0.05);
+	assert_true(r.verdict != BB_AB_NO_CHANGE);
+	/* the building block itself, two-sided with a shift */
+	assert_int_equal(bb_ab_signrank_test(wide10, 10, 0.005, BB_AB_GREATER, &p1), 0);
+	assert_near(p1, bf_signrank_1s(wide10, 10, 0.005, true), 1e-15);
+}
+
+/* ---- many variants -------------------------------------------------- */
+
+/* A fixed p-value table, adjusted by hand (the definitions in
+ * abstats.h): p = .01 .04 .03 .005 .20, m = 5; sorted .005 .01 .03 .04 .20
+ * Holm: 5*.005 = .025, 4*.01 = .04, 3*.03 = .09, 2*.04 = .08 -> .09
+ *       (running max), 1*.20 = .20  ->  in input order .04 .09 .09 .025 .20
+ * BH:   5/1*.005 = .025, 5/2*.01 = .025, 5/3*.03 = .05, 5/4*.04 = .05,
+ *       5/5*.20 = .20 (running min from the top) -> .025 .05 .05 .025 .20
+ * (R: p.adjust(c(.01,.04,.03,.005,.2), "holm" / "BH") gives the same). */
+static void test_holm_bh_table(void **state)
+{
+	const double p[5] = { .01, .04, .03, .005, .20 };
+	const double holm[5] = { .04, .09, .09, .025, .20 };
+	const double bh[5] = { .025, .05, .05, .025, .20 };
+	double adj[5];
+	enum bb_ab_multiple m;
+
+	(void)state;
+	assert_int_equal(bb_ab_adjust(p, 5, BB_AB_MULTIPLE_HOLM, adj), 0);
+	for (int i = 0; i < 5; i++)
+		assert_near(adj[i], holm[i], 1e-15);
+	assert_int_equal(bb_ab_adjust(p, 5, BB_AB_MULTIPLE_BH, adj), 0);
+	for (int i = 0; i < 5; i++)
+		assert_near(adj[i], bh[i], 1e-15);
+	/* capped at 1, one p alone unchanged */
+	{
+		const double q[2] = { .6, .7 };
+
+		assert_int_equal(bb_ab_adjust(q, 2, BB_AB_MULTIPLE_HOLM, adj), 0);
+		assert_near(adj[0], 1, 0);
+		assert_near(adj[1], 1, 0);
+		assert_int_equal(bb_ab_adjust(q, 1, BB_AB_MULTIPLE_HOLM, adj), 0);
+		assert_near(adj[0], .6, 0);
+	}
+	assert_int_equal(bb_ab_adjust((const double[]){ 1.5 }, 1,
+				      BB_AB_MULTIPLE_HOLM, adj), -EINVAL);
+	assert_int_equal(bb_ab_multiple_from_name("bh", &m), 0);
+	assert_int_equal(m, BB_AB_MULTIPLE_BH);
+	assert_int_equal(bb_ab_multiple_from_name("bonferroni", &m), -EINVAL);
+	assert_string_equal(bb_ab_multiple_name(BB_AB_MULTIPLE_HOLM), "holm");
+}
+
+/* Three variants against A, each with p = 0.0195 alone (TIES10 of
+ * test_ties_in_compare: faster alone): Holm multiplies the smallest by
+ * 3 -> 0.0586 > .05 for all: none is called faster; the raw p stays. */
+static void test_family_holm(void **state)
+{
+	const double b[10] = { 1000, 1010, 1010, 1020, 1020, 1020, 1030, 1030,
+			       990, 1040 };
+	double a[10];
+	struct bb_ab_params p;
+	struct bb_ab_result r[3], *rp[4];
+	char line[256];
+
+	(void)state;
+	for (int i = 0; i < 10; i++)
+		a[i] = 1000;
+	params(&p, true);
+	for (int k = 0; k < 3; k++) {
+		assert_int_equal(bb_ab_compare(a, 10, b, 10, &p, &r[k]), 0);
+		assert_int_equal(r[k].verdict, BB_AB_FASTER);
+		rp[k] = &r[k];
+	}
+	rp[3] = NULL; /* a failed comparison: not counted */
+	assert_int_equal(bb_ab_family(rp, 4, BB_AB_MULTIPLE_HOLM), 0);
+	for (int k = 0; k < 3; k++) {
+		assert_int_equal(r[k].family, 3);
+		assert_near(r[k].p_value, 0.01953125, 1e-15);
+		assert_near(r[k].p_adj, 3 * 0.01953125, 1e-15);
+		assert_int_equal(r[k].verdict, BB_AB_INCONCLUSIVE);
+		assert_true(r[k].more_needed > 0);
+	}
+	assert_int_equal(bb_ab_format(&r[0], line, sizeof(line)), 0);
+	assert_non_null(strstr(line, "p=0.020, Holm p=0.059 of 3"));
+	/* BH: all equal p -> adjusted = p * 3/3: still faster */
+	for (int k = 0; k < 3; k++)
+		assert_int_equal(bb_ab_compare(a, 10, b, 10, &p, &r[k]), 0);
+	assert_int_equal(bb_ab_family(rp, 3, BB_AB_MULTIPLE_BH), 0);
+	for (int k = 0; k < 3; k++) {
+		assert_near(r[k].p_adj, 0.01953125, 1e-15);
+		assert_int_equal(r[k].verdict, BB_AB_FASTER);
+	}
+	assert_int_equal(bb_ab_format(&r[0], line, sizeof(line)), 0);
+	assert_non_null(strstr(line, "p=0.020, BH p=0.020 of 3"));
+}
+
+/* ---- sequential design -------------------------------------------- */
+
+/* Student t against scipy 1.10.1: stats.t.sf(2, 5) =
+ * 0.05096973941492914, t.isf(.025, 5) = 2.57058183661474,
+ * t.isf(1e-6, 3) = 103.29946802190557, t.sf(0.5, 30) =
+ * 0.31036150244256366. */
+static void test_student_t(void **state)
+{
+	(void)state;
+	assert_near(bb_ab_t_sf(2, 5), 0.05096973941492914, 1e-12);
+	assert_near(bb_ab_t_isf(.025, 5), 2.57058183661474, 1e-9);
+	assert_near(bb_ab_t_isf(1e-6, 3), 103.29946802190557, 1e-6);
+	assert_near(bb_ab_t_sf(0.5, 30), 0.31036150244256366, 1e-12);
+	assert_near(bb_ab_t_sf(-0.5, 30), 1 - 0.31036150244256366, 1e-12);
+}
+
+/* O'Brien-Fleming-type spending, two-sided 5%, alpha(t) = 2 - 2
+ * Phi(1.959964/sqrt t).  K = 1: 1.959964.  K = 2 at t = .5, 1: z1 =
+ * Phi^-1(1 - alpha(.5)/2) = 2.77181; z2 solves P(|Z1| < z1, |Z2| >= z2) =
+ * .05 - alpha(.5) with corr(Z1, Z2) = sqrt(.5), by scipy quad over Z1
+ * and brentq (an independent computation): 1.97931. */
+static void test_gs_bounds(void **state)
+{
+	double t1[1] = { 1 }, z1[1], t2[2] = { .5, 1 }, z2[2];
+	double t5[5] = { .2, .4, .6, .8, 1 }, z5[5];
+
+	(void)state;
+	assert_int_equal(bb_ab_gs_bounds(t1, 1, .05, z1), 0);
+	assert_near(z1[0], Z975, 5e-4);
+	assert_int_equal(bb_ab_gs_bounds(t2, 2, .05, z2), 0);
+	assert_near(z2[0], 2.77181, 1e-3);
+	assert_near(z2[1], 1.97931, 1e-3);
+	/* decreasing boundaries, the last one above the fixed 1.96 */
+	assert_int_equal(bb_ab_gs_bounds(t5, 5, .05, z5), 0);
+	for (int i = 1; i < 5; i++)
+		assert_true(z5[i] < z5[i - 1]);
+	assert_true(z5[4] > Z975 && z5[4] < 2.1);
+	assert_int_equal(bb_ab_gs_bounds(t2, 2, 0, z2), -EINVAL);
+	t2[0] = 1;
+	assert_int_equal(bb_ab_gs_bounds(t2, 2, .05, z2), -EINVAL);
+}
+
+/* A sequential comparison: the repeated CI is dbar +- c s/sqrt(n) with
+ * the plan's t boundary, labelled as such; it excludes 0 exactly when
+ * p <= alpha; off a look the job goes on. */
+static void test_seq_compare(void **state)
+{
+	struct bb_ab_seq *seq;
+	struct bb_ab_params p;
+	struct bb_ab_result r;
+	double d[24], a[24], b[24], mean = 0, sd = 0, lab_se;
+	char lab[64], meth[128];
+	bool more;
+
+	(void)state;
+	assert_int_equal(bb_ab_seq_create(&seq, 12, 24, .95), 0);
+	assert_int_equal(bb_ab_seq_looks(seq), 13);
+	assert_int_equal(bb_ab_seq_look_n(seq, 0), 12);
+	assert_int_equal(bb_ab_seq_look_n(seq, 12), 24);
+	for (int i = 0; i < 24; i++)
+		d[i] = 0.004 + 0.01 * sin(i * 1.7);
+	make_pairs(d, 24, a, b);
+	params(&p, true);
+	p.seq = seq;
+	for (size_t n = 12; n <= 24; n++) {
+		assert_int_equal(bb_ab_compare(a, n, b, n, &p, &r), 0);
+		assert_int_equal(r.design, BB_AB_DESIGN_SEQUENTIAL);
+		assert_true(r.at_look);
+		assert_int_equal(r.look, n - 11);
+		assert_int_equal((r.ci_lo > 0 || r.ci_hi < 0), r.p_value <= .05);
+		assert_true(r.bound > bb_ab_t_isf(.025, (double)n - 1));
+	}
+	mean = 0;
+	for (int i = 0; i < 24; i++)
+		mean += d[i] / 24;
+	for (int i = 0; i < 24; i++)
+		sd += (d[i] - mean) * (d[i] - mean) / 23;
+	sd = sqrt(sd);
+	lab_se = sd / sqrt(24.0);
+	assert_near(r.change, expm1(mean), 1e-12);
+	assert_near(r.ci_lo, expm1(mean - r.bound * lab_se), 1e-9);
+	assert_near(r.ci_hi, expm1(mean + r.bound * lab_se), 1e-9);
+	assert_near(r.ci_level, .95, 0);
+	assert_int_equal(bb_ab_ci_label(&r, lab, sizeof(lab)), 0);
+	assert_string_equal(lab, "95% sequential CI");
+	assert_int_equal(bb_ab_method_text(&r, meth, sizeof(meth)), 0);
+	assert_string_equal(meth, "group-sequential t (O'Brien-Fleming "
+				  "spending, 13 looks at 12..24 pairs)");
+	assert_false(r.too_few);
+	/* the plan's confidence must be the comparison's */
+	p.confidence = .9;
+	assert_int_equal(bb_ab_compare(a, 24, b, 24, &p, &r), -EINVAL);
+	bb_ab_seq_free(seq);
+
+	/* thinned looks: 100 spread over 12..1000; between looks, on */
+	assert_int_equal(bb_ab_seq_create(&seq, 12, 1000, .95), 0);
+	assert_int_equal(bb_ab_seq_looks(seq), BB_AB_SEQ_MAX_LOOKS);
+	assert_int_equal(bb_ab_seq_look_n(seq, 99), 1000);
+	assert_true(bb_ab_seq_look_n(seq, 1) > 13);
+	params(&p, true);
+	p.seq = seq;
+	assert_int_equal(bb_ab_compare(a, 13, b, 13, &p, &r), 0);
+	assert_false(r.at_look);
+	assert_int_equal(bb_ab_want_more(&r, 1000, &more), 0);
+	assert_true(more);
+	bb_ab_seq_free(seq);
+}
+
+/* ---- where the noise is --------------------------------------------- */
+
+/* A and B over 6 rounds: round drift r = +-5% (alternating), run noise
+ * e = +-1% with opposite signs for A and B in each round, per-second
+ * variance 0.0004 over 4 s (adds 0.0001 to a run's variance).  By hand
+ * (values centred per variant: y = r_i +- e - mean): within each round
+ * the two runs differ by 2e = 0.02: pooled variance (0.01^2 * 2)/1 per
+ * round = 2e-4; minus 1e-4 -> run SD 0.01.  Round means +-0.05 ->
+ * variance 6 * 0.0025 / 5 = 0.003, minus 2e-4/2 -> 0.0029, SD 0.05385.
+ * One boot: not measured. */
+static void test_noise_components(void **state)
+{
+	struct bb_ab_noise_run runs[12];
+	struct bb_ab_noise nz;
+
+	(void)state;
+	for (unsigned i = 0; i < 6; i++) {
+		double r = i % 2 ? 0.05 : -0.05, e = 0.01 * (i < 3 ? 1 : -1);
+
+		runs[2 * i] = (struct bb_ab_noise_run){ 0, 0, i, 1e5 * exp(r + e),
+							 0.0004, 4 };
+		runs[2 * i + 1] = (struct bb_ab_noise_run){ 1, 0, i,
+							     2e5 * exp(r - e),
+							     0.0004, 4 };
+	}
+	assert_int_equal(bb_ab_noise(runs, 12, &nz), 0);
+	assert_false(nz.level[BB_AB_NOISE_BOOT].measured);
+	assert_true(nz.level[BB_AB_NOISE_RUN].measured);
+	assert_near(nz.level[BB_AB_NOISE_RUN].sd, 0.01, 1e-12);
+	assert_int_equal(nz.level[BB_AB_NOISE_RUN].df, 6);
+	assert_near(nz.level[BB_AB_NOISE_SECOND].sd, 0.01, 1e-12);
+	assert_near(nz.level[BB_AB_NOISE_ROUND].sd, sqrt(0.0029), 1e-12);
+	assert_true(nz.have_dominant);
+	assert_int_equal(nz.dominant, BB_AB_NOISE_ROUND);
+	/* two boots of 3 rounds, boot means differ by +-0.1: measured */
+	for (unsigned i = 0; i < 12; i++) {
+		runs[i].boot = runs[i].round / 3;
+		runs[i].value *= exp(runs[i].boot ? 0.1 : -0.1);
+	}
+	assert_int_equal(bb_ab_noise(runs, 12, &nz), 0);
+	assert_true(nz.level[BB_AB_NOISE_BOOT].measured);
+	assert_int_equal(nz.dominant, BB_AB_NOISE_BOOT);
+	assert_string_equal(bb_ab_noise_advice(&nz), "add boots, not runs");
+	/* no per-second data: run level alone, "add runs, not seconds" */
+	for (unsigned i = 0; i < 12; i++) {
+		runs[i].sec_var = NAN;
+		runs[i].boot = 0;
+		runs[i].value = (runs[i].variant ? 2e5 : 1e5) *
+				exp(0.02 * ((i * 7) % 5) - 0.04);
+	}
+	assert_int_equal(bb_ab_noise(runs, 12, &nz), 0);
+	assert_false(nz.level[BB_AB_NOISE_SECOND].measured);
+	assert_int_equal(nz.dominant, BB_AB_NOISE_RUN);
+	assert_string_equal(bb_ab_noise_advice(&nz), "add runs, not seconds");
+	runs[0].value = 0;
+	assert_int_equal(bb_ab_noise(runs, 12, &nz), -EINVAL);
 }
 
 /* ---- errors ---------------------------------------------------------- */
@@ -760,10 +1211,18 @@ int main(void)
 		cmocka_unit_test(test_n2_edge),
 		cmocka_unit_test(test_more_capped),
 		cmocka_unit_test(test_want_more),
-		cmocka_unit_test(test_unpaired_bootstrap),
+		cmocka_unit_test(test_unpaired_hl2),
 		cmocka_unit_test(test_bootstrap_determinism),
 		cmocka_unit_test(test_unpaired_aa),
 		cmocka_unit_test(test_unpaired_too_few),
+		cmocka_unit_test(test_coverage_labels),
+		cmocka_unit_test(test_tost_fixed),
+		cmocka_unit_test(test_holm_bh_table),
+		cmocka_unit_test(test_family_holm),
+		cmocka_unit_test(test_student_t),
+		cmocka_unit_test(test_gs_bounds),
+		cmocka_unit_test(test_seq_compare),
+		cmocka_unit_test(test_noise_components),
 		cmocka_unit_test(test_errors),
 	};
 

@@ -321,6 +321,38 @@ static void test_inject_detected(void **state)
 	assert_true(jr.cmp[1].change > 0.2);
 	bb_jobrun_free(&jr);
 	job_put(job);
+
+	/* B and C against A: a family of 2, Holm-adjusted (the smaller p
+	 * doubled), both still slower; the noise by level in the JSON */
+	job = job_parse(
+		"{\"name\": \"inject 3\", \"target\": \"nop\","
+		" \"workload\": {\"iodepth\": 32, \"runtime\": \"80ms\"},"
+		" \"variants\": {\"A\": {}, \"B\": {\"inject_ns\": 2000},"
+		" \"C\": {\"inject_ns\": 3000}}, \"repeat\": 8, \"warmup\": 1}");
+	assert_int_equal(bb_jobrun_init(&jr, job, NULL), 0);
+	assert_int_equal(bb_jobrun_exec(&jr, NULL, NULL, err, sizeof(err)), 0);
+	for (int i = 1; i <= 2; i++) {
+		assert_int_equal(jr.cmp[i].family, 2);
+		assert_int_equal(jr.cmp[i].multiple, BB_AB_MULTIPLE_HOLM);
+		assert_true(jr.cmp[i].p_adj >= jr.cmp[i].p_value);
+		assert_true(jr.cmp[i].p_adj <= 2 * jr.cmp[i].p_value + 1e-15);
+		assert_int_equal(jr.cmp[i].verdict, BB_AB_SLOWER);
+	}
+	assert_true(jr.have_noise);
+	assert_true(jr.noise.level[BB_AB_NOISE_RUN].measured);
+	{
+		struct json_object *o = bb_jobrun_to_json(&jr), *n;
+
+		assert_true(json_object_object_get_ex(o, "noise", &n));
+		assert_non_null(json_object_object_get(
+			json_object_object_get(n, "levels"), "run"));
+		assert_string_equal(json_object_get_string(
+					    json_object_object_get(o, "multiple")),
+				    "holm");
+		json_object_put(o);
+	}
+	bb_jobrun_free(&jr);
+	job_put(job);
 }
 
 struct canceller {
@@ -455,8 +487,12 @@ static void test_adaptive(void **state)
 	assert_int_equal(bb_jobrun_exec(&jr, &rec_ops, r, err, sizeof(err)), 0);
 	print_message("  stopped after %u rounds: %s\n", jr.rounds_planned,
 		      bb_jobrun_verdict(&jr));
-	/* 2 pairs can never be significant: at least the 6 a verdict needs */
-	assert_true(jr.rounds_planned >= 6);
+	/* the sequential plan decides (looks 2..9): it stops at a look when
+	 * settled or futile, or at the budget */
+	assert_non_null(jr.plan);
+	assert_int_equal(jr.cmp[1].design, BB_AB_DESIGN_SEQUENTIAL);
+	assert_true(jr.cmp[1].at_look);
+	assert_true(jr.rounds_planned >= 2);
 	assert_true(jr.rounds_planned <= 9);
 	assert_int_equal(jr.vs[0].n, jr.rounds_planned);
 	assert_int_equal(jr.vs[1].n, jr.rounds_planned);

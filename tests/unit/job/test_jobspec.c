@@ -371,6 +371,10 @@ static const struct bad_case bad_cases[] = {
 	  "out of range" },
 	{ GOOD_HEAD "\"confidence\": 95, " GOOD_VARIANTS "}", "confidence",
 	  "a fraction" },
+	{ GOOD_HEAD "\"multiple\": \"bonferroni\", " GOOD_VARIANTS "}", "multiple",
+	  "\"bonferroni\" is not one of holm, bh" },
+	{ GOOD_HEAD "\"multiple\": 1, " GOOD_VARIANTS "}", "multiple",
+	  "expected a string (holm: family-wise error" },
 	/* A/A jobs */
 	{ GOOD_HEAD "\"aa\": 1, " GOOD_VARIANTS "}", "aa", "expected true or false" },
 	{ GOOD_HEAD "\"aa\": true, " GOOD_VARIANTS "}", "variants",
@@ -617,7 +621,7 @@ static void test_round_trip(void **state)
 	static const char *const fields[] = {
 		"name", "target", "workload", "variants", "repeat", "warmup",
 		"max_repeat", "order", "seed", "metric", "min_effect",
-		"confidence", "quiescence", "aa",
+		"confidence", "multiple", "quiescence", "aa",
 	};
 	struct bb_job *a = job_new(), *b = job_new();
 	struct bb_job_errors errs;
@@ -864,9 +868,12 @@ static void test_ab_params_json(void **state)
 	char line[512];
 	static const char *const keys[] = {
 		"baseline", "variant", "metric", "unit", "higher_is_better",
-		"method", "n", "a", "b", "change", "change_median", "ci_lo",
-		"ci_hi", "ci_level", "p_value", "verdict", "more_needed",
-		"more_capped", "min_effect", "confidence", "text",
+		"method", "design", "ci_method", "n", "n_for_confidence",
+		"too_few", "a", "b", "change", "change_median", "ci_lo",
+		"ci_hi", "ci_level", "ci_label", "p_value", "p_adjusted",
+		"tost_p", "tost_p_adjusted", "family", "multiple", "sequential",
+		"verdict", "more_needed", "more_capped", "min_effect",
+		"confidence", "text",
 	};
 
 	(void)state;
