@@ -17,7 +17,8 @@
  * "aa": true makes an A/A job (calibration): "variants" holds one variant
  * or is left out (the workload alone), and the job runs it twice, as A and
  * as its copy A2, so that any verdict other than no change or inconclusive
- * is a false positive.
+ * is a false positive.  The copy is named NAME2, so an A/A variant's
+ * name has at most 30 characters.
  *
  * Variant keys: any run option by its JSON name (bio_cache, split_check,
  * bio_layout, completion, inject_ns, iodepth, bs, mode, ...; not
@@ -28,6 +29,8 @@
  * [A-Za-z0-9_-]{1,31}; the first in document order is the baseline
  * ("A" by convention); at least 2, at most BB_JOB_MAX_VARIANTS.
  *
+ * seed is 0..2^63-1 (json-c clamps a larger integer silently: a seed
+ * at or beyond the limit is refused, not used as another one).
  * min_effect is in percent (1 = +-1%); confidence a fraction in
  * [0.5, 0.999].  Defaults: repeat 12, warmup 1, order interleaved, seed 1,
  * metric iops, min_effect 1, confidence 0.95, max_repeat = repeat (no
