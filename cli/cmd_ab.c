@@ -202,8 +202,9 @@ static int hook_after_run(void *arg, struct bb_jobrun *jr,
 		}
 	}
 	snprintf(run, sizeof(run), "%u/%u", jr->seq + 1, jr->runs_planned);
-	fprintf(l->out, "  run %-7s %-16s %9s IOPS%s%s\n", run, step, iops,
-		val, eta);
+	fprintf(l->out, "  run %-7s %-16s %9s IOPS%s%s%s%s\n", run, step,
+		iops, val, eta, jr->quiet.disturbed ? "  disturbed: " : "",
+		jr->quiet.disturbed ? jr->quiet.reason : "");
 	fflush(l->out);
 	return ret;
 }

@@ -2,6 +2,7 @@
 #include "cli.h"
 #include <biobench/engine.h>
 #include <biobench/options.h>
+#include <biobench/quiesce.h>
 #include <biobench/result_json.h>
 
 #include <stdio.h>
@@ -19,6 +20,8 @@ static void live_line(const struct bb_config *cfg, const struct bb_sample *s,
 int bb_cmd_run(int argc, char **argv)
 {
 	struct bb_config cfg;
+	struct bb_quiesce_params qp;
+	struct bb_quiesce_result q = { 0 };
 	struct bb_result r;
 	char err[512];
 	bool live;
@@ -51,6 +54,13 @@ int bb_cmd_run(int argc, char **argv)
 	} else if (!ret) {
 		bb_result_fprint(stdout, &cfg, &r);
 	}
+	bb_quiesce_params_init(&qp);
+	if (bb_quiesce_mark_stall(&q, &qp, r.stall_ns))
+		fprintf(stderr,
+			"biobench run: warning: disturbed: %s (the process "
+			"was stopped or starved): the figures are not the "
+			"workload's alone\n",
+			q.reason);
 	bb_result_free(&r);
 	if (ret) {
 		fprintf(stderr, "biobench run: %s\n", err);
