@@ -44,11 +44,12 @@
 #include <biobench/config.h>
 #include <biobench/quiesce.h>
 #include <biobench/stats.h>
+#include <biobench/sysknob.h> /* struct bb_sysfs_knob */
 
 #include <json-c/json.h>
 
 #define BB_JOB_MAX_VARIANTS 8
-#define BB_JOB_MAX_SYSFS 16
+#define BB_JOB_MAX_SYSFS BB_SYSKNOB_SET_MAX
 #define BB_JOB_MAX_REPEAT 1000
 #define BB_JOB_MAX_WARMUP 100
 #define BB_JOB_MAX_ERRORS 32
@@ -70,11 +71,6 @@ enum bb_metric {
 	BB_METRIC_LAT_P999,
 	BB_METRIC_CPU_PER_IO, /* ns of CPU (usr+sys, all threads) per I/O */
 	BB_METRIC__COUNT
-};
-
-struct bb_sysfs_knob {
-	char name[64];   /* queue attribute, e.g. "nomerges" */
-	char value[128]; /* as written (numbers converted to text) */
 };
 
 struct bb_job_variant {
