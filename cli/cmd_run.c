@@ -4,6 +4,7 @@
 #include <biobench/options.h>
 #include <biobench/quiesce.h>
 #include <biobench/result_json.h>
+#include <biobench/sysknob.h>
 
 #include <stdio.h>
 #include <unistd.h>
@@ -20,6 +21,7 @@ static void live_line(const struct bb_config *cfg, const struct bb_sample *s,
 int bb_cmd_run(int argc, char **argv)
 {
 	struct bb_config cfg;
+	struct bb_devlock lock = { .fd = -1 };
 	struct bb_quiesce_params qp;
 	struct bb_quiesce_result q = { 0 };
 	struct bb_result r;
@@ -41,9 +43,16 @@ int bb_cmd_run(int argc, char **argv)
 		fprintf(stderr, "biobench run: %s\n", err);
 		return 2;
 	}
+	/* one benchmark per device at a time (biobenchd's jobs, `ab`) */
+	if (bb_devlock_take(&lock, cfg.target, "biobench run", "", err,
+			    sizeof(err))) {
+		fprintf(stderr, "biobench run: %s\n", err);
+		return 1;
+	}
 	live = !cfg.json && !cfg.quiet && isatty(STDOUT_FILENO);
 	ret = bb_run(&cfg, &r, live ? live_line : NULL, stdout, err,
 		     sizeof(err));
+	bb_devlock_release(&lock);
 	if (cfg.json) {
 		struct json_object *doc = bb_result_to_json(&cfg, &r);
 
