@@ -509,7 +509,7 @@ static void test_recovery(void **state)
 	write_text(fake, "keep me\n");
 	assert_int_equal(bb_store_knob_journal(st, id, "nop", "nomerges", fake,
 					       "root::0:0::/root:/bin/sh", "2",
-					       &kid, err, sizeof(err)),
+					       NULL, &kid, err, sizeof(err)),
 			 0);
 	assert_int_equal(bb_store_knob_mark(st, kid, "applied", NULL, 0), 0);
 
@@ -551,7 +551,7 @@ static void test_recovery_sysfs(void **state)
 	id = insert(st, SHORT_JOB("crashed"), 4);
 	assert_int_equal(bb_store_job_start(st, id, 0, 0, err, sizeof(err)), 0);
 	assert_int_equal(bb_store_knob_journal(st, id, loop, "read_ahead_kb",
-					       knob, orig, "4", &kid, err,
+					       knob, orig, "4", NULL, &kid, err,
 					       sizeof(err)),
 			 0);
 	write_text(knob, strcmp(orig, "4") ? "4\n" : "8\n");
