@@ -18,7 +18,7 @@ LOOP=$(losetup -f --show "$TMP/disk.img" 2>/dev/null) || skip "losetup failed: n
 cleanup_hooks+=("losetup -d $LOOP")
 RA=/sys/block/$(basename "$LOOP")/queue/read_ahead_kb
 ORIG=$(cat "$RA")
-LOCK=/run/biobench/dev-$(cat /sys/block/$(basename "$LOOP")/dev).lock
+LOCK=$BIOBENCH_LOCK_DIR/dev-$(cat /sys/block/$(basename "$LOOP")/dev).lock
 NEW_D=$(( ORIG == 256 ? 512 : 256 ))   # the daemon's value
 NEW_L=$(( ORIG == 1024 ? 2048 : 1024 )) # the local ab's value
 
@@ -46,6 +46,7 @@ for t in $(seq 1 "$TRIALS"); do
     id=$(api_get 'd["id"]')
     WAIT_S=30 wait_state "$id" running done failed >/dev/null || true
     rc=0; "$CLI" ab --quiet "$TMP/local.json" >"$TMP/ab.out" 2>"$TMP/ab.err" || rc=$?
+    cp "$TMP/ab.err" "$TMP/ab.refused"
     st=$(WAIT_S=60 wait_state "$id" done failed) || true
     if [ "$rc" != 1 ] || ! grep -qE "in use by pid $DPID \(biobenchd, job $id \"daemon $t\"\)" "$TMP/ab.err"; then
       fail "trial $t: ab while daemon job $id ran: exit $rc: $(cat "$TMP/ab.err")"; good=0
@@ -88,7 +89,7 @@ done
 [ "$ok_trials" = "$TRIALS" ] \
   && pass "$ok_trials of $TRIALS trials: the second user refused with the holder named, read_ahead_kb back at $ORIG" \
   || fail "$ok_trials of $TRIALS trials good"
-echo "  e.g. ab: $(cat "$TMP/ab.err" 2>/dev/null | head -1)"
+echo "  e.g. ab: $(head -1 "$TMP/ab.refused" 2>/dev/null)"
 echo "  e.g. daemon: $err"
 
 finish

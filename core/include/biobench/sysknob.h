@@ -144,10 +144,12 @@ int bb_sysknob_dev_same(const struct bb_sysknob_dev *d, char *why,
  * block device (the whole disk: the queue its knobs belong to), taken by
  * biobenchd for a job and by `biobench run`/`ab` for theirs, so that two
  * of them never run on one device or change its knobs at once.  The file
- * holds its holder: "pid N\nprogram P\nwhat W\nsince ISO-TIME\n". */
+ * holds its holder: "pid N\nprogram P\nwhat W\nsince ISO-TIME\n".
+ * $BIOBENCH_LOCK_DIR (an absolute path) replaces BB_DEVLOCK_DIR: a test
+ * suite's own locks, apart from the host's. */
 struct bb_devlock {
 	int fd;               /* -1: nothing held */
-	char path[128];
+	char path[PATH_MAX];
 };
 
 /* Take the lock of target's device ("nop", or a file on a filesystem

@@ -55,6 +55,7 @@
 struct fx {
 	char dir[64];
 	char db[128];
+	char locks[128];
 };
 
 static void write_text(const char *path, const char *text);
@@ -76,6 +77,9 @@ static int setup(void **state)
 	snprintf(f->dir, sizeof(f->dir), "/tmp/bb-test-sched.XXXXXX");
 	assert_non_null(mkdtemp(f->dir));
 	snprintf(f->db, sizeof(f->db), "%s/biobench.db", f->dir);
+	/* the jobs' device locks: this test's own, not the host's */
+	snprintf(f->locks, sizeof(f->locks), "%s/locks", f->dir);
+	setenv("BIOBENCH_LOCK_DIR", f->locks, 1);
 	*state = f;
 	return 0;
 }
