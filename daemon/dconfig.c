@@ -9,7 +9,6 @@
 #include "dconfig.h"
 
 #include <biobench/options.h>
-#include <biobench/sysknob.h>
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -22,6 +21,8 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <biobench/sysknob.h>
 
 #define DEFAULT_DB "/var/lib/biobench/biobench.db"
 #define DEFAULT_WEB_ROOT "/usr/share/biobench/web"
@@ -45,8 +46,8 @@ enum dopt_type {
 	DT_UINT,        /* unsigned, min..max */
 	DT_SIZE,        /* bytes with k/m/g suffix, min..max */
 	DT_ALLOW,       /* appends an allow-list entry (read) */
-	DT_ALLOW_WRITE, /* appends an allow-list entry (read and write) */
 	DT_ALLOW_KNOBS, /* appends an allow_knobs entry (PATTERN KNOB...) */
+	DT_ALLOW_WRITE, /* appends an allow-list entry (read and write) */
 	DT_FLAG,        /* command line only: sets a bool */
 	DT_CONFIG,      /* command line only: --config FILE */
 	DT_HELP,        /* command line only: --help */
@@ -66,6 +67,9 @@ struct dopt {
 };
 
 #define F(f) .off = offsetof(struct bb_dconfig, f)
+
+static int set_allow_knobs(struct bb_dconfig *c, const char *v,
+			   const char *where, char *err, size_t errlen);
 
 static const struct dopt dopt_table[] = {
 	{ NULL, NULL, "config", "FILE", DT_CONFIG, F(config_path), 0, 0, 0,
@@ -294,70 +298,6 @@ static const char *check_pattern(const char *s)
 	return NULL;
 }
 
-/* allow_knobs = PATTERN KNOB...: words separated by blanks or commas. */
-static int set_allow_knobs(struct bb_dconfig *c, const char *v,
-			   const char *where, char *err, size_t errlen)
-{
-	struct bb_allow_knobs *r;
-	const char *p = v, *why;
-	char word[PATH_MAX];
-	bool first = true;
-
-	if (c->nknob_rules >= BB_DCONFIG_MAX_KNOB_RULES)
-		return fail(err, errlen, -EINVAL,
-			    "%s: too many allow_knobs entries (max %d)", where,
-			    BB_DCONFIG_MAX_KNOB_RULES);
-	r = &c->knob_rules[c->nknob_rules];
-	memset(r, 0, sizeof(*r));
-	for (;;) {
-		size_t n;
-
-		p += strspn(p, " \t,");
-		n = strcspn(p, " \t,");
-		if (!n)
-			break;
-		if (n >= sizeof(word))
-			return fail(err, errlen, -EINVAL, "%s: '%.40s...' is "
-				    "too long", where, p);
-		memcpy(word, p, n);
-		word[n] = '\0';
-		p += n;
-		if (first) {
-			why = check_pattern(word);
-			if (why)
-				return fail(err, errlen, -EINVAL,
-					    "%s: '%s' is not a target pattern: "
-					    "%s (allow_knobs = GLOB KNOB..., e.g. "
-					    "/dev/loop* nomerges read_ahead_kb)",
-					    where, word, why);
-			snprintf(r->pattern, sizeof(r->pattern), "%s", word);
-			first = false;
-			continue;
-		}
-		if (!strcmp(word, "*")) {
-			r->any = true;
-			continue;
-		}
-		if (!bb_sysknob_name_ok(word))
-			return fail(err, errlen, -EINVAL,
-				    "%s: '%s' is not a knob name (a queue "
-				    "attribute, [a-z0-9_]{1,63}, or *)", where,
-				    word);
-		if (r->n >= BB_DCONFIG_MAX_RULE_KNOBS)
-			return fail(err, errlen, -EINVAL,
-				    "%s: more than %d knobs in one entry", where,
-				    BB_DCONFIG_MAX_RULE_KNOBS);
-		snprintf(r->knob[r->n++], sizeof(r->knob[0]), "%s", word);
-	}
-	if (first || (!r->n && !r->any))
-		return fail(err, errlen, -EINVAL,
-			    "%s: '%s' needs a target pattern and at least one "
-			    "knob (allow_knobs = GLOB KNOB..., e.g. /dev/loop* "
-			    "nomerges read_ahead_kb)", where, v);
-	c->nknob_rules++;
-	return 0;
-}
-
 /* Set option o from text v.  where names it in messages ("FILE:LINE: key"
  * or "--key"). */
 static int dopt_set(struct bb_dconfig *c, const struct dopt *o,
@@ -372,6 +312,8 @@ static int dopt_set(struct bb_dconfig *c, const struct dopt *o,
 	int ret;
 
 	switch (o->type) {
+	case DT_ALLOW_KNOBS:
+		return set_allow_knobs(c, v, where, err, errlen);
 	case DT_LISTEN:
 		why = parse_listen(v, c->listen_addr, sizeof(c->listen_addr),
 				   &c->port, &c->loopback);
@@ -454,8 +396,6 @@ static int dopt_set(struct bb_dconfig *c, const struct dopt *o,
 		c->allow[c->nallow].write = o->type == DT_ALLOW_WRITE;
 		c->nallow++;
 		return 0;
-	case DT_ALLOW_KNOBS:
-		return set_allow_knobs(c, v, where, err, errlen);
 	case DT_FLAG: {
 		bool t = true;
 
@@ -1046,6 +986,71 @@ int bb_dconfig_target_allowed(const struct bb_dconfig *c,
 }
 
 /* ---- knobs ---------------------------------------------------------------- */
+
+/* allow_knobs = PATTERN KNOB...: words separated by blanks or commas. */
+static int set_allow_knobs(struct bb_dconfig *c, const char *v,
+			   const char *where, char *err, size_t errlen)
+{
+	struct bb_allow_knobs *r;
+	const char *p = v, *why;
+	char word[PATH_MAX];
+	bool first = true;
+
+	if (c->nknob_rules >= BB_DCONFIG_MAX_KNOB_RULES)
+		return fail(err, errlen, -EINVAL,
+			    "%s: too many allow_knobs entries (max %d)", where,
+			    BB_DCONFIG_MAX_KNOB_RULES);
+	r = &c->knob_rules[c->nknob_rules];
+	memset(r, 0, sizeof(*r));
+	for (;;) {
+		size_t n;
+
+		p += strspn(p, " \t,");
+		n = strcspn(p, " \t,");
+		if (!n)
+			break;
+		if (n >= sizeof(word))
+			return fail(err, errlen, -EINVAL, "%s: '%.40s...' is "
+				    "too long", where, p);
+		memcpy(word, p, n);
+		word[n] = '\0';
+		p += n;
+		if (first) {
+			why = check_pattern(word);
+			if (why)
+				return fail(err, errlen, -EINVAL,
+					    "%s: '%s' is not a target pattern: "
+					    "%s (allow_knobs = GLOB KNOB..., e.g. "
+					    "/dev/loop* nomerges read_ahead_kb)",
+					    where, word, why);
+			snprintf(r->pattern, sizeof(r->pattern), "%s", word);
+			first = false;
+			continue;
+		}
+		if (!strcmp(word, "*")) {
+			r->any = true;
+			continue;
+		}
+		if (!bb_sysknob_name_ok(word))
+			return fail(err, errlen, -EINVAL,
+				    "%s: '%s' is not a knob name (a queue "
+				    "attribute, [a-z0-9_]{1,63}, or *)", where,
+				    word);
+		if (r->n >= BB_DCONFIG_MAX_RULE_KNOBS)
+			return fail(err, errlen, -EINVAL,
+				    "%s: more than %d knobs in one entry", where,
+				    BB_DCONFIG_MAX_RULE_KNOBS);
+		snprintf(r->knob[r->n++], sizeof(r->knob[0]), "%s", word);
+	}
+	if (first || (!r->n && !r->any))
+		return fail(err, errlen, -EINVAL,
+			    "%s: '%s' needs a target pattern and at least one "
+			    "knob (allow_knobs = GLOB KNOB..., e.g. /dev/loop* "
+			    "nomerges read_ahead_kb)", where, v);
+	c->nknob_rules++;
+	return 0;
+}
+
 
 int bb_dconfig_knob_allowed(const struct bb_dconfig *c, const char *target,
 			    const char *knob, bool dangerous,
