@@ -6,6 +6,7 @@
 #include "cli.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The length of the UTF-8 sequence at s (1..4) and its code point, or 0
@@ -142,22 +143,36 @@ void bb_cli_fit(char *out, size_t len, const char *s, unsigned width)
 	out[o] = '\0';
 }
 
+/* s escaped, malloc'd (an escape is at most 4 bytes per byte). */
+static char *esc_dup(const char *s)
+{
+	size_t n = 4 * strlen(s) + 1;
+	char *out = malloc(n);
+
+	if (out)
+		bb_cli_esc(out, n, s);
+	return out;
+}
+
 /* A copy of v with every string (and object key) escaped. */
 static struct json_object *esc_copy(struct json_object *v)
 {
 	struct json_object *o;
-	char buf[4096];
+	char *e;
 
 	switch (json_object_get_type(v)) {
 	case json_type_string:
-		bb_cli_esc(buf, sizeof(buf), json_object_get_string(v));
-		return json_object_new_string(buf);
+		e = esc_dup(json_object_get_string(v));
+		o = json_object_new_string(e ? e : "");
+		free(e);
+		return o;
 	case json_type_object:
 		o = json_object_new_object();
 		json_object_object_foreach(v, k, m)
 		{
-			bb_cli_esc(buf, sizeof(buf), k);
-			json_object_object_add(o, buf, m ? esc_copy(m) : NULL);
+			e = esc_dup(k);
+			json_object_object_add(o, e ? e : "", m ? esc_copy(m) : NULL);
+			free(e);
 		}
 		return o;
 	case json_type_array: {
