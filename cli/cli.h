@@ -91,7 +91,29 @@ const char *bb_cli_jstr(struct json_object *o, const char *path,
 			const char *dflt);
 double bb_cli_jnum(struct json_object *o, const char *path, double dflt);
 
-/* Print a JSON document (pretty, no slash escaping) and a newline. */
+/* Print a JSON document (pretty, no slash escaping) and a newline,
+ * through bb_cli_fputs_json. */
 void bb_cli_print_json(FILE *f, struct json_object *doc);
+
+/* ---- escape.c: text from a server, made safe for a terminal ------------ */
+
+/* s with control characters escaped: \n \t \r, other C0 and DEL as
+ * \xNN, C1 (U+0080..U+009F) as \u00NN, a byte that is not UTF-8 as
+ * \xNN; cut (never inside an escape or a character) to fit len.  The
+ * length written. */
+size_t bb_cli_esc(char *out, size_t len, const char *s);
+
+/* A copy of a JSON document with every string value and object key
+ * passed through bb_cli_esc: what the human-readable printers of the
+ * client commands are given (NULL for NULL). */
+struct json_object *bb_cli_json_escaped(struct json_object *doc);
+
+/* JSON text (json-c's) written with what json-c leaves raw escaped too:
+ * DEL and C1 as \u00NN, a byte that is not UTF-8 as \ufffd. */
+void bb_cli_fputs_json(FILE *f, const char *text);
+
+/* s cut to width characters (a cut one ends with an ellipsis, U+2026)
+ * on a character boundary, padded with spaces to width. */
+void bb_cli_fit(char *out, size_t len, const char *s, unsigned width);
 
 #endif

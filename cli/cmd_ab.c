@@ -31,19 +31,11 @@
 #define AB_MAX_REPEAT 1000
 #define AB_JOB_FILE_MAX (16u << 20)
 
-struct ab_knob {
-	char knob[64];
-	char path[512];
-	char original[128];
-};
-
 /* The hooks' state: one local job. */
 struct ab_local {
 	const struct bb_job *job;
 	FILE *out;               /* progress lines; NULL: none */
-	char queue_dir[512];
-	unsigned napplied;
-	struct ab_knob applied[BB_JOB_MAX_SYSFS];
+	struct bb_sysknob_set knobs; /* applied for the current run */
 	unsigned runs_planned;   /* last seen, to tell adaptive rounds */
 };
 
@@ -102,28 +94,25 @@ static void ab_usage(FILE *f)
 
 /* ---- sysfs knobs -------------------------------------------------------- */
 
-/* Write back every applied knob, newest first.  The first error (every
- * knob is still tried), each printed. */
-static int restore_knobs(struct ab_local *l, char *err, size_t errlen)
+/* A knob that could not be written back is printed (the set goes on). */
+static void knob_restored(void *arg, const struct bb_sysknob_applied *k,
+			  int ret, const char *msg)
 {
-	int ret = 0;
-
-	while (l->napplied) {
-		struct ab_knob *k = &l->applied[--l->napplied];
-		char msg[512];
-		int r = bb_sysknob_write(k->path, k->original, msg, sizeof(msg));
-
-		if (!r)
-			continue;
+	(void)arg;
+	if (ret)
 		fprintf(stderr, "biobench ab: cannot restore %s to '%s': %s\n",
 			k->path, k->original, msg);
-		if (!ret) {
-			ret = r;
-			snprintf(err, errlen, "cannot restore sysfs %s: %s",
-				 k->knob, msg);
-		}
-	}
-	return ret;
+}
+
+static const struct bb_sysknob_hooks ab_knob_hooks = {
+	.after_restore = knob_restored,
+};
+
+/* Write back every applied knob, newest first; the first error. */
+static int restore_knobs(struct ab_local *l, char *err, size_t errlen)
+{
+	return bb_sysknob_restore_set(&l->knobs, &ab_knob_hooks, l, err,
+				      errlen);
 }
 
 static int hook_before_run(void *arg, struct bb_jobrun *jr,
@@ -132,7 +121,6 @@ static int hook_before_run(void *arg, struct bb_jobrun *jr,
 {
 	struct ab_local *l = arg;
 	const struct bb_job_variant *v = &l->job->v[st->variant];
-	int ret;
 
 	if (l->out && jr->runs_planned > l->runs_planned && l->runs_planned) {
 		fprintf(l->out,
@@ -141,27 +129,8 @@ static int hook_before_run(void *arg, struct bb_jobrun *jr,
 		fflush(l->out);
 	}
 	l->runs_planned = jr->runs_planned;
-	for (unsigned i = 0; i < v->nsysfs; i++) {
-		struct ab_knob *k = &l->applied[l->napplied];
-		const struct bb_sysfs_knob *kn = &v->sysfs[i];
-
-		snprintf(k->knob, sizeof(k->knob), "%s", kn->name);
-		ret = bb_sysknob_path(l->queue_dir, kn->name, k->path,
-				      sizeof(k->path), err, errlen);
-		if (ret)
-			return ret;
-		ret = bb_sysknob_read(k->path, k->original,
-				      sizeof(k->original), err, errlen);
-		if (ret)
-			return ret;
-		/* from here on the knob counts as applied: a failed or
-		 * partial write is restored too */
-		l->napplied++;
-		ret = bb_sysknob_write(k->path, kn->value, err, errlen);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	return bb_sysknob_apply_set(&l->knobs, v->sysfs, v->nsysfs,
+				    &ab_knob_hooks, l, err, errlen);
 }
 
 static int hook_after_run(void *arg, struct bb_jobrun *jr,
@@ -203,8 +172,9 @@ static int hook_after_run(void *arg, struct bb_jobrun *jr,
 		}
 	}
 	snprintf(run, sizeof(run), "%u/%u", jr->seq + 1, jr->runs_planned);
-	fprintf(l->out, "  run %-7s %-16s %9s IOPS%s%s\n", run, step, iops,
-		val, eta);
+	fprintf(l->out, "  run %-7s %-16s %9s IOPS%s%s%s%s\n", run, step,
+		iops, val, eta, jr->quiet.disturbed ? "  disturbed: " : "",
+		jr->quiet.disturbed ? jr->quiet.reason : "");
 	fflush(l->out);
 	return ret;
 }
@@ -302,6 +272,7 @@ static int ab_exec(const struct bb_job *job, bool json, bool quiet)
 	};
 	struct ab_local l = { .job = job };
 	struct ab_sigwatch sw = { 0 };
+	struct bb_devlock lock = { .fd = -1 };
 	struct json_object *doc = NULL;
 	struct bb_jobrun jr;
 	_Atomic bool cancel = false;
@@ -310,18 +281,29 @@ static int ab_exec(const struct bb_job *job, bool json, bool quiet)
 	int ret, rret;
 
 	l.out = quiet ? NULL : json ? stderr : stdout;
+	/* the device is ours for the whole job: no daemon job or other
+	 * local run on it, nor their knob changes, meanwhile */
+	snprintf(rerr, sizeof(rerr), "job \"%.200s\"", job->name);
+	if (bb_devlock_take(&lock, job->target, "biobench ab", rerr, err,
+			    sizeof(err))) {
+		fprintf(stderr, "biobench ab: %s\n", err);
+		return BB_EXIT_FAIL;
+	}
+	rerr[0] = '\0';
 	if (l.out)
 		print_plan(l.out, job);
 	if (job_has_knobs(job) &&
-	    bb_sysknob_queue_dir(job->target, l.queue_dir, sizeof(l.queue_dir),
-				 err, sizeof(err))) {
+	    bb_sysknob_queue_dir(job->target, l.knobs.queue_dir,
+				 sizeof(l.knobs.queue_dir), err, sizeof(err))) {
 		fprintf(stderr, "biobench ab: sysfs knobs: %s\n", err);
+		bb_devlock_release(&lock);
 		return BB_EXIT_FAIL;
 	}
 	ret = bb_jobrun_init(&jr, job, &cancel);
 	if (ret) {
 		fprintf(stderr, "biobench ab: cannot set up the job: %s\n",
 			strerror(-ret));
+		bb_devlock_release(&lock);
 		return BB_EXIT_FAIL;
 	}
 	jr_ok = true;
@@ -355,6 +337,7 @@ out:
 	json_object_put(doc);
 	if (jr_ok)
 		bb_jobrun_free(&jr);
+	bb_devlock_release(&lock);
 	return ret;
 }
 

@@ -21,6 +21,8 @@
  * settings you run jobs with. */
 #include "cli.h"
 
+#include <biobench/sysknob.h>
+
 #include <biobench/engine.h>
 #include <biobench/jobrun.h>
 
@@ -383,6 +385,7 @@ static void wilson(unsigned k, unsigned n, double *lo, double *hi)
 int bb_cmd_calibrate(int argc, char **argv)
 {
 	struct cal_opts o = { 0 };
+	struct bb_devlock lock = { .fd = -1 };
 	struct json_object *in = NULL, *doc = NULL, *rep = NULL, *arr;
 	struct bb_job *job = calloc(1, sizeof(*job));
 	struct cal_job *res = NULL;
@@ -444,6 +447,13 @@ int bb_cmd_calibrate(int argc, char **argv)
 			ret = BB_EXIT_USAGE;
 			goto out;
 		}
+	/* the device is ours for the whole calibration (daemon jobs, ab) */
+	if (bb_devlock_take(&lock, job->target, "biobench calibrate", o.file,
+			    err, sizeof(err))) {
+		fprintf(stderr, "biobench calibrate: %s\n", err);
+		ret = BB_EXIT_FAIL;
+		goto out;
+	}
 	if (o.slowdown_pct > 0) {
 		ret = cal_baseline_ns(&job->v[0].cfg, &base_ns, log);
 		if (ret) {
@@ -698,6 +708,7 @@ int bb_cmd_calibrate(int argc, char **argv)
 	}
 	ret = BB_EXIT_OK;
 out:
+	bb_devlock_release(&lock);
 	json_object_put(rep);
 	json_object_put(doc);
 	json_object_put(in);

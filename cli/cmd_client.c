@@ -20,6 +20,7 @@
 #define JOB_FILE_MAX (16u << 20)
 #define WATCH_INTERVAL_S 0.5
 #define BAR_WIDTH 24
+#define JOBS_NAME_COLS 36 /* the NAME column of `jobs` */
 
 enum {
 	O_JSON = 1u << 0,
@@ -29,12 +30,24 @@ enum {
 	O_INTERVAL = 1u << 4,
 };
 
+struct csess;
+
+/* A client command.  The plain ones (one call, then print the answer)
+ * are a row for client_cmd(): method, path, print; a new one is a row
+ * and its print function. */
 struct ccmd {
 	const char *name;
-	const char *args;    /* positional arguments, for the usage line */
+	const char *args;    /* positional arguments, for the usage line;
+				"ID" is a job id (session's id) */
 	unsigned npos;       /* exactly this many */
 	unsigned opts;       /* O_* accepted besides --server/--token-file */
 	const char *summary; /* what it does, for --help */
+	const char *method;  /* client_cmd: "GET" or "POST" */
+	const char *path;    /* client_cmd: the API path; a job id goes in
+				"%" PRId64 */
+	/* client_cmd: the human form of the answer (given escaped:
+	 * bb_cli_json_escaped); the exit code */
+	int (*print)(struct csess *s, struct json_object *doc);
 };
 
 struct copts {
@@ -48,6 +61,21 @@ struct copts {
 	unsigned npos;
 };
 
+/* One command's session: its options, its job id, its client. */
+struct csess {
+	const struct ccmd *cmd;
+	struct copts o;
+	int64_t id;          /* the ID argument; 0 when none */
+	struct bb_client c;
+};
+
+static int print_jobs(struct csess *s, struct json_object *doc);
+static int print_show(struct csess *s, struct json_object *doc);
+static int print_compare(struct csess *s, struct json_object *doc);
+static int print_cancel(struct csess *s, struct json_object *doc);
+static int print_devices(struct csess *s, struct json_object *doc);
+static int print_host(struct csess *s, struct json_object *doc);
+
 static const char *const job_states[] = { "queued", "running", "done",
 					  "failed", "cancelled",
 					  "interrupted" };
@@ -59,15 +87,18 @@ static const struct ccmd cmd_submit = {
 	"like `watch` and exit 0 when it is done, 1 when it failed, was\n"
 	"cancelled or interrupted.  --json prints the API's answer (with\n"
 	"--wait: the job's documents as `watch --json` does).",
+	NULL, NULL, NULL, /* its own: bb_cmd_submit */
 };
 static const struct ccmd cmd_jobs = {
 	"jobs", "", 0, O_JSON | O_STATE | O_LIMIT,
 	"List jobs, newest first: id, name, state, progress, verdict, age.",
+	"GET", NULL /* jobs_path() */, print_jobs,
 };
 static const struct ccmd cmd_show = {
 	"show", "ID", 1, O_JSON,
 	"Show one job: state, plan, variants, host, device, progress, and its\n"
 	"comparison once there is one.",
+	"GET", "/api/v1/jobs/%" PRId64, print_show,
 };
 static const struct ccmd cmd_compare = {
 	"compare", "ID", 1, O_JSON,
@@ -75,6 +106,7 @@ static const struct ccmd cmd_compare = {
 	"metric, the change against the baseline with its confidence interval,\n"
 	"the p-value and the verdict; then warnings (e.g. variants run on\n"
 	"different devices, runs that did not finish).",
+	"GET", "/api/v1/jobs/%" PRId64 "/compare", print_compare,
 };
 static const struct ccmd cmd_watch = {
 	"watch", "ID", 1, O_JSON | O_INTERVAL,
@@ -84,11 +116,13 @@ static const struct ccmd cmd_watch = {
 	"the comparison.  Exit 0 when the job is done, 1 when it failed, was\n"
 	"cancelled or interrupted.  --json prints the job document (one line)\n"
 	"each time it changes.",
+	NULL, NULL, NULL, /* its own: watch_job */
 };
 static const struct ccmd cmd_cancel = {
 	"cancel", "ID", 1, O_JSON,
 	"Cancel a job: a queued one at once, a running one within a second\n"
 	"(its sysfs knobs restored).",
+	"POST", "/api/v1/jobs/%" PRId64 "/cancel", print_cancel,
 };
 static const struct ccmd cmd_devices = {
 	"devices", "", 0, O_JSON,
@@ -96,11 +130,13 @@ static const struct ccmd cmd_devices = {
 	"allow-list permits on each.  `biobench devices --local [--json]`\n"
 	"lists this host's NVMe controllers and block devices instead,\n"
 	"without a daemon.",
+	"GET", "/api/v1/devices", print_devices,
 };
 static const struct ccmd cmd_host = {
 	"host", "", 0, O_JSON,
 	"Show the daemon's host (kernel, CPUs, memory, governor) and the\n"
 	"daemon's version, uptime and pid.",
+	"GET", "/api/v1/host", print_host,
 };
 
 /* ---- options ------------------------------------------------------------ */
@@ -299,26 +335,49 @@ static int parse_id(const struct ccmd *cmd, const char *s, int64_t *id)
 
 /* ---- requests ----------------------------------------------------------- */
 
-static int client_open(const struct bb_cli_globals *g, const struct ccmd *cmd,
-		       const struct copts *o, struct bb_client *c)
+/* Parse the options (and the job id of an ID command) and open the
+ * client.  0: go on; otherwise the exit code, with the reason printed
+ * (--help: printed, BB_EXIT_OK through *done). */
+static int sess_begin(struct csess *s, const struct ccmd *cmd,
+		      const struct bb_cli_globals *g, int argc, char **argv,
+		      bool *done)
 {
 	char err[1024];
+	int ret;
 
-	if (bb_client_init(c, o->server ? o->server : g->server,
-			   o->token_file ? o->token_file : g->token_file, err,
-			   sizeof(err))) {
+	memset(s, 0, sizeof(*s));
+	s->cmd = cmd;
+	*done = false;
+	ret = parse_opts(cmd, argc, argv, &s->o);
+	if (ret < 0)
+		*done = true;
+	if (ret)
+		return ret < 0 ? BB_EXIT_OK : ret;
+	if (!strcmp(cmd->args, "ID")) {
+		ret = parse_id(cmd, s->o.pos[0], &s->id);
+		if (ret)
+			return ret;
+	}
+	if (bb_client_init(&s->c, s->o.server ? s->o.server : g->server,
+			   s->o.token_file ? s->o.token_file : g->token_file,
+			   err, sizeof(err))) {
 		fprintf(stderr, "biobench %s: %s\n", cmd->name, err);
-		bb_client_free(c);
 		return BB_EXIT_USAGE;
 	}
 	return 0;
 }
 
+static void sess_end(struct csess *s)
+{
+	bb_client_free(&s->c);
+}
+
 /* Print the API's error document: its message and field, and every
  * further error of an invalid job. */
 static void print_api_error(const struct ccmd *cmd, long status,
-			    struct json_object *doc)
+			    struct json_object *raw)
 {
+	struct json_object *doc = bb_cli_json_escaped(raw);
 	const char *msg = bb_cli_jstr(doc, "error.message", NULL);
 	const char *field = bb_cli_jstr(doc, "error.field", NULL);
 	struct json_object *errs = bb_cli_jget(doc, "errors");
@@ -328,7 +387,7 @@ static void print_api_error(const struct ccmd *cmd, long status,
 	if (!msg) {
 		fprintf(stderr, "biobench %s: the server answered HTTP %ld\n",
 			cmd->name, status);
-		return;
+		goto out;
 	}
 	if (n > 1) {
 		fprintf(stderr, "biobench %s: %zu errors (HTTP %ld):\n",
@@ -342,7 +401,7 @@ static void print_api_error(const struct ccmd *cmd, long status,
 		if (bb_cli_jget(doc, "errors_total"))
 			fprintf(stderr, "  (%.0f errors in all)\n",
 				bb_cli_jnum(doc, "errors_total", 0));
-		return;
+		goto out;
 	}
 	/* a message that starts with its field names it already */
 	if (field && *field && strncmp(msg, field, strlen(field)))
@@ -350,6 +409,8 @@ static void print_api_error(const struct ccmd *cmd, long status,
 			field);
 	else
 		fprintf(stderr, "biobench %s: %s\n", cmd->name, msg);
+out:
+	json_object_put(doc);
 }
 
 /* One call: 0 with *doc on a 2xx answer; else the exit code with the
@@ -471,36 +532,91 @@ static void fmt_progress(char *buf, size_t len, struct json_object *job)
 	}
 }
 
+/* ---- the plain commands -------------------------------------------------- */
+
+/* The API path of a plain command. */
+static void cmd_path(const struct csess *s, char *path, size_t len)
+{
+	const struct copts *o = &s->o;
+
+	if (s->cmd->path) {
+		snprintf(path, len, s->cmd->path, s->id);
+		return;
+	}
+	/* jobs: the listing's query */
+	snprintf(path, len, "/api/v1/jobs?limit=%u%s%s", o->limit,
+		 o->state ? "&state=" : "", o->state ? o->state : "");
+}
+
+/* A plain command: options, id, client, one call; --json prints the
+ * answer as is (bb_cli_print_json), otherwise cmd->print gets it with
+ * every string escaped.  The exit code. */
+static int client_cmd(const struct ccmd *cmd, const struct bb_cli_globals *g,
+		      int argc, char **argv)
+{
+	struct json_object *doc = NULL, *shown = NULL;
+	struct csess s;
+	char path[256];
+	bool done;
+	int ret;
+
+	ret = sess_begin(&s, cmd, g, argc, argv, &done);
+	if (ret || done)
+		goto out;
+	cmd_path(&s, path, sizeof(path));
+	ret = api(&s.c, cmd, cmd->method, path, NULL, 0, &doc, NULL);
+	if (ret)
+		goto out;
+	if (s.o.json) {
+		bb_cli_print_json(stdout, doc);
+		goto out;
+	}
+	shown = bb_cli_json_escaped(doc);
+	ret = cmd->print(&s, shown);
+out:
+	json_object_put(shown);
+	json_object_put(doc);
+	sess_end(&s);
+	return ret;
+}
+
 /* ---- submit / watch ----------------------------------------------------- */
 
 /* The comparison of a job with the API's warnings, and its end state.
  * job is the final job document. */
 static int print_end(struct bb_client *c, const struct ccmd *cmd, int64_t id,
-		     struct json_object *job)
+		     struct json_object *raw)
 {
+	struct json_object *job = bb_cli_json_escaped(raw);
 	const char *state = bb_cli_jstr(job, "state", "?");
 	const char *error = bb_cli_jstr(job, "error", NULL);
-	struct json_object *cmp = NULL;
+	struct json_object *cmp = NULL, *shown = NULL;
 	char path[64];
-	int ret;
+	int ret = 0;
 
 	if (bb_cli_jget(job, "compare")) {
 		snprintf(path, sizeof(path), "/api/v1/jobs/%" PRId64 "/compare",
 			 id);
 		ret = api(c, cmd, "GET", path, NULL, 0, &cmp, NULL);
 		if (ret == BB_EXIT_UNREACHABLE)
-			return ret;
-		bb_cli_compare_print(stdout, cmp ? bb_cli_jget(cmp, "compare") :
-						   bb_cli_jget(job, "compare"),
+			goto out;
+		shown = bb_cli_json_escaped(cmp);
+		bb_cli_compare_print(stdout,
+				     shown ? bb_cli_jget(shown, "compare") :
+					     bb_cli_jget(job, "compare"),
 				     bb_cli_jget(job, "spec"),
-				     bb_cli_jget(cmp, "warnings"),
+				     bb_cli_jget(shown, "warnings"),
 				     bb_cli_jget(job, "noise_floor"));
-		json_object_put(cmp);
 	}
 	printf("job %" PRId64 " %s%s%s\n", id, state, error ? ": " : "",
 	       error ? error : "");
 	fflush(stdout);
-	return !strcmp(state, "done") ? BB_EXIT_OK : BB_EXIT_FAIL;
+	ret = !strcmp(state, "done") ? BB_EXIT_OK : BB_EXIT_FAIL;
+out:
+	json_object_put(shown);
+	json_object_put(cmp);
+	json_object_put(job);
+	return ret;
 }
 
 static void sleep_s(double s)
@@ -519,7 +635,7 @@ static int watch_job(struct bb_client *c, const struct ccmd *cmd, int64_t id,
 		     bool json, double interval)
 {
 	bool tty = !json && isatty(STDOUT_FILENO), drawn = false;
-	struct json_object *job = NULL;
+	struct json_object *job = NULL, *shown = NULL;
 	char path[64], key[256] = "", last[256] = "";
 	const char *state;
 	int ret;
@@ -537,23 +653,28 @@ static int watch_job(struct bb_client *c, const struct ccmd *cmd, int64_t id,
 				fputc('\n', stdout);
 			goto out;
 		}
-		state = bb_cli_jstr(job, "state", "?");
-		p = bb_cli_jget(job, "progress");
+		json_object_put(shown);
+		shown = bb_cli_json_escaped(job);
+		state = bb_cli_jstr(shown, "state", "?");
+		p = bb_cli_jget(shown, "progress");
 		snprintf(key, sizeof(key), "%s/%.0f/%.0f/%.0f/%s", state,
-			 bb_cli_jnum(job, "runs_done", 0),
+			 bb_cli_jnum(shown, "runs_done", 0),
 			 bb_cli_jnum(p, "run", 0),
 			 bb_cli_jnum(p, "runs_planned", 0),
 			 bb_cli_jstr(p, "variant", ""));
-		fmt_progress(prog, sizeof(prog), job);
+		fmt_progress(prog, sizeof(prog), shown);
 		if (json) {
-			if (strcmp(key, last))
-				printf("%s\n", json_object_to_json_string_ext(
-						       job,
-						       JSON_C_TO_STRING_PLAIN |
-						       JSON_C_TO_STRING_NOSLASHESCAPE));
+			if (strcmp(key, last)) {
+				bb_cli_fputs_json(
+					stdout,
+					json_object_to_json_string_ext(
+						job, JSON_C_TO_STRING_PLAIN |
+						JSON_C_TO_STRING_NOSLASHESCAPE));
+				fputc('\n', stdout);
+			}
 		} else if (tty && !state_final(state)) {
-			double planned = bb_cli_jnum(job, "runs_planned", 0);
-			double done = bb_cli_jnum(job, "runs_done", 0);
+			double planned = bb_cli_jnum(shown, "runs_planned", 0);
+			double done = bb_cli_jnum(shown, "runs_done", 0);
 			double frac = planned > 0 ? done / planned : 0;
 			char bar[BAR_WIDTH + 1];
 			unsigned fill = (unsigned)(frac * BAR_WIDTH + 0.5);
@@ -584,33 +705,31 @@ static int watch_job(struct bb_client *c, const struct ccmd *cmd, int64_t id,
 	}
 	ret = print_end(c, cmd, id, job);
 out:
+	json_object_put(shown);
 	json_object_put(job);
 	return ret;
 }
 
 int bb_cmd_submit(const struct bb_cli_globals *g, int argc, char **argv)
 {
-	const struct ccmd *cmd = &cmd_submit;
 	struct json_object *doc = NULL;
-	struct bb_client c = { 0 };
-	struct copts o;
+	struct csess s;
 	char *body = NULL, err[512];
 	size_t len = 0;
 	int64_t id;
+	bool done;
 	int ret;
 
-	ret = parse_opts(cmd, argc, argv, &o);
-	if (ret)
-		return ret < 0 ? BB_EXIT_OK : ret;
-	if (bb_cli_read_file(o.pos[0], JOB_FILE_MAX, &body, &len, err,
+	ret = sess_begin(&s, &cmd_submit, g, argc, argv, &done);
+	if (ret || done)
+		goto out;
+	if (bb_cli_read_file(s.o.pos[0], JOB_FILE_MAX, &body, &len, err,
 			     sizeof(err))) {
 		fprintf(stderr, "biobench submit: %s\n", err);
-		return BB_EXIT_USAGE;
-	}
-	ret = client_open(g, cmd, &o, &c);
-	if (ret)
+		ret = BB_EXIT_USAGE;
 		goto out;
-	ret = api(&c, cmd, "POST", "/api/v1/jobs", body, len, &doc, NULL);
+	}
+	ret = api(&s.c, s.cmd, "POST", "/api/v1/jobs", body, len, &doc, NULL);
 	if (ret)
 		goto out;
 	id = (int64_t)bb_cli_jnum(doc, "id", 0);
@@ -619,81 +738,56 @@ int bb_cmd_submit(const struct bb_cli_globals *g, int argc, char **argv)
 		ret = BB_EXIT_FAIL;
 		goto out;
 	}
-	if (o.json)
-		puts(json_object_to_json_string_ext(doc,
-						    o.wait ? JSON_C_TO_STRING_PLAIN :
-							     JSON_C_TO_STRING_PRETTY));
-	else if (o.wait)
+	if (s.o.json) {
+		bb_cli_fputs_json(stdout, json_object_to_json_string_ext(
+				     doc, s.o.wait ? JSON_C_TO_STRING_PLAIN :
+						     JSON_C_TO_STRING_PRETTY));
+		fputc('\n', stdout);
+	} else if (s.o.wait) {
 		printf("job %" PRId64 " submitted\n", id);
-	else
+	} else {
 		printf("%" PRId64 "\n", id);
+	}
 	fflush(stdout);
-	if (o.wait)
-		ret = watch_job(&c, cmd, id, o.json, o.interval);
+	if (s.o.wait)
+		ret = watch_job(&s.c, s.cmd, id, s.o.json, s.o.interval);
 out:
 	json_object_put(doc);
-	bb_client_free(&c);
+	sess_end(&s);
 	free(body);
 	return ret;
 }
 
 int bb_cmd_watch(const struct bb_cli_globals *g, int argc, char **argv)
 {
-	const struct ccmd *cmd = &cmd_watch;
-	struct bb_client c = { 0 };
-	struct copts o;
-	int64_t id;
+	struct csess s;
+	bool done;
 	int ret;
 
-	ret = parse_opts(cmd, argc, argv, &o);
-	if (ret)
-		return ret < 0 ? BB_EXIT_OK : ret;
-	ret = parse_id(cmd, o.pos[0], &id);
-	if (ret)
-		return ret;
-	ret = client_open(g, cmd, &o, &c);
-	if (!ret)
-		ret = watch_job(&c, cmd, id, o.json, o.interval);
-	bb_client_free(&c);
+	ret = sess_begin(&s, &cmd_watch, g, argc, argv, &done);
+	if (!ret && !done)
+		ret = watch_job(&s.c, s.cmd, s.id, s.o.json, s.o.interval);
+	sess_end(&s);
 	return ret;
 }
 
 /* ---- jobs --------------------------------------------------------------- */
 
-int bb_cmd_jobs(const struct bb_cli_globals *g, int argc, char **argv)
+static int print_jobs(struct csess *s, struct json_object *doc)
 {
-	const struct ccmd *cmd = &cmd_jobs;
-	struct json_object *doc = NULL, *jobs;
-	struct bb_client c = { 0 };
-	struct copts o;
-	char path[128];
-	size_t n;
-	int ret;
+	const struct copts *o = &s->o;
+	struct json_object *jobs = bb_cli_jget(doc, "jobs");
+	size_t n = jobs && json_object_is_type(jobs, json_type_array) ?
+			   json_object_array_length(jobs) : 0;
+	char name[4 * JOBS_NAME_COLS + 8];
 
-	ret = parse_opts(cmd, argc, argv, &o);
-	if (ret)
-		return ret < 0 ? BB_EXIT_OK : ret;
-	ret = client_open(g, cmd, &o, &c);
-	if (ret)
-		goto out;
-	snprintf(path, sizeof(path), "/api/v1/jobs?limit=%u%s%s", o.limit,
-		 o.state ? "&state=" : "", o.state ? o.state : "");
-	ret = api(&c, cmd, "GET", path, NULL, 0, &doc, NULL);
-	if (ret)
-		goto out;
-	if (o.json) {
-		bb_cli_print_json(stdout, doc);
-		goto out;
-	}
-	jobs = bb_cli_jget(doc, "jobs");
-	n = jobs && json_object_is_type(jobs, json_type_array) ?
-		    json_object_array_length(jobs) : 0;
 	if (!n) {
-		printf("no jobs%s%s\n", o.state ? " in state " : "",
-		       o.state ? o.state : "");
-		goto out;
+		printf("no jobs%s%s\n", o->state ? " in state " : "",
+		       o->state ? o->state : "");
+		return BB_EXIT_OK;
 	}
-	printf("%6s  %-36s  %-11s  %-12s  %-12s  %s\n", "ID", "NAME", "STATE",
+	bb_cli_fit(name, sizeof(name), "NAME", JOBS_NAME_COLS);
+	printf("%6s  %s  %-11s  %-12s  %-12s  %s\n", "ID", name, "STATE",
 	       "PROGRESS", "VERDICT", "AGE");
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *j = json_object_array_get_idx(jobs, i);
@@ -710,9 +804,10 @@ int bb_cmd_jobs(const struct bb_cli_globals *g, int argc, char **argv)
 		else
 			snprintf(prog, sizeof(prog), "-");
 		bb_cli_fmt_duration(age, sizeof(age), a < 0 ? 0 : a);
-		printf("%6.0f  %-36.36s  %-11s  %-12s  %-12s  %s\n",
-		       bb_cli_jnum(j, "id", 0), bb_cli_jstr(j, "name", ""),
-		       state, prog,
+		bb_cli_fit(name, sizeof(name), bb_cli_jstr(j, "name", ""),
+			   JOBS_NAME_COLS);
+		printf("%6.0f  %s  %-11s  %-12s  %-12s  %s\n",
+		       bb_cli_jnum(j, "id", 0), name, state, prog,
 		       verdict ? (!strcmp(verdict, "no_change") ? "no change" :
 								 verdict) :
 				 "-",
@@ -720,10 +815,12 @@ int bb_cmd_jobs(const struct bb_cli_globals *g, int argc, char **argv)
 	}
 	if (bb_cli_jget(doc, "next_cursor"))
 		printf("(more jobs: raise --limit, at most 500)\n");
-out:
-	json_object_put(doc);
-	bb_client_free(&c);
-	return ret;
+	return BB_EXIT_OK;
+}
+
+int bb_cmd_jobs(const struct bb_cli_globals *g, int argc, char **argv)
+{
+	return client_cmd(&cmd_jobs, g, argc, argv);
 }
 
 /* ---- show --------------------------------------------------------------- */
@@ -843,165 +940,85 @@ static void show_job(struct json_object *job)
 	}
 }
 
-int bb_cmd_show(const struct bb_cli_globals *g, int argc, char **argv)
+static int print_show(struct csess *s, struct json_object *doc)
 {
-	const struct ccmd *cmd = &cmd_show;
-	struct json_object *doc = NULL;
-	struct bb_client c = { 0 };
-	struct copts o;
-	char path[64];
-	int64_t id;
-	int ret;
-
-	ret = parse_opts(cmd, argc, argv, &o);
-	if (ret)
-		return ret < 0 ? BB_EXIT_OK : ret;
-	ret = parse_id(cmd, o.pos[0], &id);
-	if (ret)
-		return ret;
-	ret = client_open(g, cmd, &o, &c);
-	if (ret)
-		goto out;
-	snprintf(path, sizeof(path), "/api/v1/jobs/%" PRId64, id);
-	ret = api(&c, cmd, "GET", path, NULL, 0, &doc, NULL);
-	if (ret)
-		goto out;
-	if (o.json) {
-		bb_cli_print_json(stdout, doc);
-		goto out;
-	}
+	(void)s;
 	show_job(doc);
 	if (bb_cli_jget(doc, "compare"))
 		bb_cli_compare_print(stdout, bb_cli_jget(doc, "compare"),
 				     bb_cli_jget(doc, "spec"), NULL,
 				     bb_cli_jget(doc, "noise_floor"));
-out:
-	json_object_put(doc);
-	bb_client_free(&c);
-	return ret;
+	return BB_EXIT_OK;
+}
+
+int bb_cmd_show(const struct bb_cli_globals *g, int argc, char **argv)
+{
+	return client_cmd(&cmd_show, g, argc, argv);
 }
 
 /* ---- compare ------------------------------------------------------------ */
 
-int bb_cmd_compare(const struct bb_cli_globals *g, int argc, char **argv)
+static int print_compare(struct csess *s, struct json_object *doc)
 {
-	const struct ccmd *cmd = &cmd_compare;
-	struct json_object *doc = NULL, *job = NULL;
-	struct bb_client c = { 0 };
-	struct copts o;
+	struct json_object *raw = NULL, *job;
 	char path[64];
-	int64_t id;
 	int ret;
 
-	ret = parse_opts(cmd, argc, argv, &o);
-	if (ret)
-		return ret < 0 ? BB_EXIT_OK : ret;
-	ret = parse_id(cmd, o.pos[0], &id);
+	/* the job's spec names each variant's overrides */
+	snprintf(path, sizeof(path), "/api/v1/jobs/%" PRId64, s->id);
+	ret = api(&s->c, s->cmd, "GET", path, NULL, 0, &raw, NULL);
 	if (ret)
 		return ret;
-	ret = client_open(g, cmd, &o, &c);
-	if (ret)
-		goto out;
-	snprintf(path, sizeof(path), "/api/v1/jobs/%" PRId64 "/compare", id);
-	ret = api(&c, cmd, "GET", path, NULL, 0, &doc, NULL);
-	if (ret)
-		goto out;
-	if (o.json) {
-		bb_cli_print_json(stdout, doc);
-		goto out;
-	}
-	/* the job's spec names each variant's overrides */
-	snprintf(path, sizeof(path), "/api/v1/jobs/%" PRId64, id);
-	ret = api(&c, cmd, "GET", path, NULL, 0, &job, NULL);
-	if (ret)
-		goto out;
-	printf("job %" PRId64 ": %s (%s on %s)\n", id,
+	job = bb_cli_json_escaped(raw);
+	printf("job %" PRId64 ": %s (%s on %s)\n", s->id,
 	       bb_cli_jstr(job, "name", ""), bb_cli_jstr(doc, "state", "?"),
 	       bb_cli_jstr(job, "target", "?"));
 	bb_cli_compare_print(stdout, bb_cli_jget(doc, "compare"),
 			     bb_cli_jget(job, "spec"),
 			     bb_cli_jget(doc, "warnings"),
 			     bb_cli_jget(job, "noise_floor"));
-out:
 	json_object_put(job);
-	json_object_put(doc);
-	bb_client_free(&c);
-	return ret;
+	json_object_put(raw);
+	return BB_EXIT_OK;
+}
+
+int bb_cmd_compare(const struct bb_cli_globals *g, int argc, char **argv)
+{
+	return client_cmd(&cmd_compare, g, argc, argv);
 }
 
 /* ---- cancel ------------------------------------------------------------- */
 
-int bb_cmd_cancel(const struct bb_cli_globals *g, int argc, char **argv)
+static int print_cancel(struct csess *s, struct json_object *doc)
 {
-	const struct ccmd *cmd = &cmd_cancel;
-	struct json_object *doc = NULL;
-	struct bb_client c = { 0 };
-	struct copts o;
-	char path[64];
-	const char *state;
-	int64_t id;
-	int ret;
+	const char *state = bb_cli_jstr(doc, "state", "?");
 
-	ret = parse_opts(cmd, argc, argv, &o);
-	if (ret)
-		return ret < 0 ? BB_EXIT_OK : ret;
-	ret = parse_id(cmd, o.pos[0], &id);
-	if (ret)
-		return ret;
-	ret = client_open(g, cmd, &o, &c);
-	if (ret)
-		goto out;
-	snprintf(path, sizeof(path), "/api/v1/jobs/%" PRId64 "/cancel", id);
-	ret = api(&c, cmd, "POST", path, NULL, 0, &doc, NULL);
-	if (ret)
-		goto out;
-	if (o.json) {
-		bb_cli_print_json(stdout, doc);
-		goto out;
-	}
-	state = bb_cli_jstr(doc, "state", "?");
 	if (!strcmp(state, "running"))
 		printf("job %" PRId64 ": cancelling (a running job stops "
 		       "within a second)\n",
-		       id);
+		       s->id);
 	else
-		printf("job %" PRId64 ": %s\n", id, state);
-out:
-	json_object_put(doc);
-	bb_client_free(&c);
-	return ret;
+		printf("job %" PRId64 ": %s\n", s->id, state);
+	return BB_EXIT_OK;
+}
+
+int bb_cmd_cancel(const struct bb_cli_globals *g, int argc, char **argv)
+{
+	return client_cmd(&cmd_cancel, g, argc, argv);
 }
 
 /* ---- devices / host ----------------------------------------------------- */
 
-int bb_cmd_devices(const struct bb_cli_globals *g, int argc, char **argv)
+static int print_devices(struct csess *s, struct json_object *doc)
 {
-	const struct ccmd *cmd = &cmd_devices;
-	struct json_object *doc = NULL, *devs;
-	struct bb_client c = { 0 };
-	struct copts o;
-	size_t n;
-	int ret;
+	struct json_object *devs = bb_cli_jget(doc, "devices");
+	size_t n = devs && json_object_is_type(devs, json_type_array) ?
+			   json_object_array_length(devs) : 0;
 
-	ret = parse_opts(cmd, argc, argv, &o);
-	if (ret)
-		return ret < 0 ? BB_EXIT_OK : ret;
-	ret = client_open(g, cmd, &o, &c);
-	if (ret)
-		goto out;
-	ret = api(&c, cmd, "GET", "/api/v1/devices", NULL, 0, &doc, NULL);
-	if (ret)
-		goto out;
-	if (o.json) {
-		bb_cli_print_json(stdout, doc);
-		goto out;
-	}
-	devs = bb_cli_jget(doc, "devices");
-	n = devs && json_object_is_type(devs, json_type_array) ?
-		    json_object_array_length(devs) : 0;
+	(void)s;
 	if (!n) {
 		printf("no block devices\n");
-		goto out;
+		return BB_EXIT_OK;
 	}
 	printf("%-12s %-20s %7s  %-24s %-12s %-5s %s\n", "NAME", "PATH",
 	       "SIZE", "MODEL", "SCHEDULER", "POLL", "ALLOWED");
@@ -1010,47 +1027,33 @@ int bb_cmd_devices(const struct bb_cli_globals *g, int argc, char **argv)
 		struct json_object *poll = bb_cli_jget(d, "io_poll");
 		bool allowed = json_object_get_boolean(bb_cli_jget(d, "allowed"));
 		bool wr = json_object_get_boolean(bb_cli_jget(d, "allow_write"));
-		char size[32];
+		char size[32], model[4 * 24 + 8];
 
 		fmt_bytes(size, sizeof(size), bb_cli_jnum(d, "size_bytes", 0));
-		printf("%-12s %-20s %7s  %-24.24s %-12s %-5s %s\n",
+		bb_cli_fit(model, sizeof(model), bb_cli_jstr(d, "model", "-"),
+			   24);
+		printf("%-12s %-20s %7s  %s %-12s %-5s %s\n",
 		       bb_cli_jstr(d, "name", "?"), bb_cli_jstr(d, "path", "?"),
-		       size, bb_cli_jstr(d, "model", "-"),
-		       bb_cli_jstr(d, "scheduler", "-"),
+		       size, model, bb_cli_jstr(d, "scheduler", "-"),
 		       !poll ? "-" :
 		       json_object_is_type(poll, json_type_boolean) ?
 			       (json_object_get_boolean(poll) ? "yes" : "no") :
 			       json_object_get_string(poll),
 		       wr ? "read, write" : allowed ? "read" : "no");
 	}
-out:
-	json_object_put(doc);
-	bb_client_free(&c);
-	return ret;
+	return BB_EXIT_OK;
 }
 
-int bb_cmd_host(const struct bb_cli_globals *g, int argc, char **argv)
+int bb_cmd_devices(const struct bb_cli_globals *g, int argc, char **argv)
 {
-	const struct ccmd *cmd = &cmd_host;
-	struct json_object *doc = NULL;
-	struct bb_client c = { 0 };
-	struct copts o;
-	char mem[32], up[32];
-	int ret;
+	return client_cmd(&cmd_devices, g, argc, argv);
+}
 
-	ret = parse_opts(cmd, argc, argv, &o);
-	if (ret)
-		return ret < 0 ? BB_EXIT_OK : ret;
-	ret = client_open(g, cmd, &o, &c);
-	if (ret)
-		goto out;
-	ret = api(&c, cmd, "GET", "/api/v1/host", NULL, 0, &doc, NULL);
-	if (ret)
-		goto out;
-	if (o.json) {
-		bb_cli_print_json(stdout, doc);
-		goto out;
-	}
+static int print_host(struct csess *s, struct json_object *doc)
+{
+	char mem[32], up[32];
+
+	(void)s;
 	fmt_bytes(mem, sizeof(mem), bb_cli_jnum(doc, "memory_bytes", 0));
 	bb_cli_fmt_duration(up, sizeof(up),
 			    bb_cli_jnum(doc, "daemon.uptime_s", 0));
@@ -1068,8 +1071,10 @@ int bb_cmd_host(const struct bb_cli_globals *g, int argc, char **argv)
 	printf("%-10s biobenchd %s, pid %.0f, up %s\n", "daemon",
 	       bb_cli_jstr(doc, "daemon.version", "?"),
 	       bb_cli_jnum(doc, "daemon.pid", 0), up);
-out:
-	json_object_put(doc);
-	bb_client_free(&c);
-	return ret;
+	return BB_EXIT_OK;
+}
+
+int bb_cmd_host(const struct bb_cli_globals *g, int argc, char **argv)
+{
+	return client_cmd(&cmd_host, g, argc, argv);
 }

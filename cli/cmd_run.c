@@ -3,7 +3,9 @@
 #include "cli.h"
 #include <biobench/engine.h>
 #include <biobench/options.h>
+#include <biobench/quiesce.h>
 #include <biobench/result_json.h>
+#include <biobench/sysknob.h>
 
 #include <stdio.h>
 #include <unistd.h>
@@ -20,6 +22,9 @@ static void live_line(const struct bb_config *cfg, const struct bb_sample *s,
 int bb_cmd_run(int argc, char **argv)
 {
 	struct bb_config cfg;
+	struct bb_devlock lock = { .fd = -1 };
+	struct bb_quiesce_params qp;
+	struct bb_quiesce_result q = { 0 };
 	struct bb_result r;
 	char err[512];
 	bool live;
@@ -38,9 +43,16 @@ int bb_cmd_run(int argc, char **argv)
 		fprintf(stderr, "biobench run: %s\n", err);
 		return 2;
 	}
+	/* one benchmark per device at a time (biobenchd's jobs, `ab`) */
+	if (bb_devlock_take(&lock, cfg.target, "biobench run", "", err,
+			    sizeof(err))) {
+		fprintf(stderr, "biobench run: %s\n", err);
+		return 1;
+	}
 	live = !cfg.json && !cfg.quiet && isatty(STDOUT_FILENO);
 	ret = bb_run(&cfg, &r, live ? live_line : NULL, stdout, err,
 		     sizeof(err));
+	bb_devlock_release(&lock);
 	if (cfg.json) {
 		struct json_object *doc = bb_result_to_json(&cfg, &r);
 
@@ -51,6 +63,13 @@ int bb_cmd_run(int argc, char **argv)
 	} else if (!ret) {
 		bb_result_fprint(stdout, &cfg, &r);
 	}
+	bb_quiesce_params_init(&qp);
+	if (bb_quiesce_mark_stall(&q, &qp, r.stall_ns))
+		fprintf(stderr,
+			"biobench run: warning: disturbed: %s (the process "
+			"was stopped or starved): the figures are not the "
+			"workload's alone\n",
+			q.reason);
 	bb_result_free(&r);
 	if (ret) {
 		fprintf(stderr, "biobench run: %s\n", err);

@@ -490,8 +490,9 @@ void bb_cli_compare_print(FILE *f, struct json_object *cmp,
 	if (bb_cli_jnum(cmp, "disturbed_runs", 0) > 0) {
 		double excl = bb_cli_jnum(cmp, "rounds_excluded", 0);
 
-		fprintf(f, "warning: %.0f measured run(s) disturbed by other "
-			   "load on the benchmark CPUs",
+		fprintf(f, "warning: %.0f measured run(s) disturbed (other "
+			   "load on the benchmark CPUs, or the process "
+			   "stalled)",
 			bb_cli_jnum(cmp, "disturbed_runs", 0));
 		if (excl > 0)
 			fprintf(f, "; %.0f round(s) left out of the statistics",

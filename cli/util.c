@@ -122,8 +122,8 @@ double bb_cli_jnum(struct json_object *o, const char *path, double dflt)
 
 void bb_cli_print_json(FILE *f, struct json_object *doc)
 {
-	fprintf(f, "%s\n",
-		json_object_to_json_string_ext(doc,
-					       JSON_C_TO_STRING_PRETTY |
-					       JSON_C_TO_STRING_NOSLASHESCAPE));
+	bb_cli_fputs_json(f, json_object_to_json_string_ext(
+				     doc, JSON_C_TO_STRING_PRETTY |
+						  JSON_C_TO_STRING_NOSLASHESCAPE));
+	fputc('\n', f);
 }

@@ -23,6 +23,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <biobench/sysknob.h>
+
 #define DEFAULT_DB "/var/lib/biobench/biobench.db"
 #define DEFAULT_WEB_ROOT "/usr/share/biobench/web"
 #define DEFAULT_LISTEN_ADDR "127.0.0.1"
@@ -45,6 +47,7 @@ enum dopt_type {
 	DT_UINT,        /* unsigned, min..max */
 	DT_SIZE,        /* bytes with k/m/g suffix, min..max */
 	DT_ALLOW,       /* appends an allow-list entry (read) */
+	DT_ALLOW_KNOBS, /* appends an allow_knobs entry (PATTERN KNOB...) */
 	DT_ALLOW_WRITE, /* appends an allow-list entry (read and write) */
 	DT_FLAG,        /* command line only: sets a bool */
 	DT_CONFIG,      /* command line only: --config FILE */
@@ -65,6 +68,9 @@ struct dopt {
 };
 
 #define F(f) .off = offsetof(struct bb_dconfig, f)
+
+static int set_allow_knobs(struct bb_dconfig *c, const char *v,
+			   const char *where, char *err, size_t errlen);
 
 static const struct dopt dopt_table[] = {
 	{ NULL, NULL, "config", "FILE", DT_CONFIG, F(config_path), 0, 0, 0,
@@ -100,6 +106,11 @@ static const struct dopt dopt_table[] = {
 	  "(fnmatch, FNM_PATHNAME)" },
 	{ "targets", "allow_write", "allow-write", "GLOB", DT_ALLOW_WRITE, 0,
 	  0, 0, 0, "none", "repeatable: as allow, and write workloads too" },
+	{ "targets", "allow_knobs", "allow-knobs", "'GLOB KNOB...'",
+	  DT_ALLOW_KNOBS, 0, 0, 0, 0, "none",
+	  "repeatable: the sysfs queue knobs jobs on targets matching GLOB "
+	  "may set (* for any but write_cache and scheduler on a disk with a "
+	  "mounted filesystem, which must be named)" },
 	{ NULL, NULL, "foreground", NULL, DT_FLAG, F(foreground), 0, 0, 0,
 	  "off", "stay in the foreground, log to stderr" },
 	{ NULL, NULL, "help", NULL, DT_HELP, 0, 0, 0, 0, NULL,
@@ -302,6 +313,8 @@ static int dopt_set(struct bb_dconfig *c, const struct dopt *o,
 	int ret;
 
 	switch (o->type) {
+	case DT_ALLOW_KNOBS:
+		return set_allow_knobs(c, v, where, err, errlen);
 	case DT_LISTEN:
 		why = parse_listen(v, c->listen_addr, sizeof(c->listen_addr),
 				   &c->port, &c->loopback);
@@ -971,4 +984,122 @@ int bb_dconfig_target_allowed(const struct bb_dconfig *c,
 	return fail(why, len, -EACCES,
 		    "target %s is allowed read-only: writes need allow_write",
 		    shown);
+}
+
+/* ---- knobs ---------------------------------------------------------------- */
+
+/* allow_knobs = PATTERN KNOB...: words separated by blanks or commas. */
+static int set_allow_knobs(struct bb_dconfig *c, const char *v,
+			   const char *where, char *err, size_t errlen)
+{
+	struct bb_allow_knobs *r;
+	const char *p = v, *why;
+	char word[PATH_MAX];
+	bool first = true;
+
+	if (c->nknob_rules >= BB_DCONFIG_MAX_KNOB_RULES)
+		return fail(err, errlen, -EINVAL,
+			    "%s: too many allow_knobs entries (max %d)", where,
+			    BB_DCONFIG_MAX_KNOB_RULES);
+	r = &c->knob_rules[c->nknob_rules];
+	memset(r, 0, sizeof(*r));
+	for (;;) {
+		size_t n;
+
+		p += strspn(p, " \t,");
+		n = strcspn(p, " \t,");
+		if (!n)
+			break;
+		if (n >= sizeof(word))
+			return fail(err, errlen, -EINVAL, "%s: '%.40s...' is "
+				    "too long", where, p);
+		memcpy(word, p, n);
+		word[n] = '\0';
+		p += n;
+		if (first) {
+			why = check_pattern(word);
+			if (why)
+				return fail(err, errlen, -EINVAL,
+					    "%s: '%s' is not a target pattern: "
+					    "%s (allow_knobs = GLOB KNOB..., e.g. "
+					    "/dev/loop* nomerges read_ahead_kb)",
+					    where, word, why);
+			snprintf(r->pattern, sizeof(r->pattern), "%s", word);
+			first = false;
+			continue;
+		}
+		if (!strcmp(word, "*")) {
+			r->any = true;
+			continue;
+		}
+		if (!bb_sysknob_name_ok(word))
+			return fail(err, errlen, -EINVAL,
+				    "%s: '%s' is not a knob name (a queue "
+				    "attribute, [a-z0-9_]{1,63}, or *)", where,
+				    word);
+		if (r->n >= BB_DCONFIG_MAX_RULE_KNOBS)
+			return fail(err, errlen, -EINVAL,
+				    "%s: more than %d knobs in one entry", where,
+				    BB_DCONFIG_MAX_RULE_KNOBS);
+		snprintf(r->knob[r->n++], sizeof(r->knob[0]), "%s", word);
+	}
+	if (first || (!r->n && !r->any))
+		return fail(err, errlen, -EINVAL,
+			    "%s: '%s' needs a target pattern and at least one "
+			    "knob (allow_knobs = GLOB KNOB..., e.g. /dev/loop* "
+			    "nomerges read_ahead_kb)", where, v);
+	c->nknob_rules++;
+	return 0;
+}
+
+
+int bb_dconfig_knob_allowed(const struct bb_dconfig *c, const char *target,
+			    const char *knob, bool dangerous,
+			    const char *mounted, char *why, size_t len)
+{
+	char canon[PATH_MAX], listed[512] = "";
+	bool matched = false, any = false;
+	size_t off = 0;
+	int ret;
+
+	if (target[0] != '/')
+		return fail(why, len, -EACCES,
+			    "target %s has no sysfs knobs to allow", target);
+	ret = canon_target(target, canon, why, len);
+	if (ret)
+		return ret;
+	for (unsigned i = 0; i < c->nknob_rules; i++) {
+		const struct bb_allow_knobs *r = &c->knob_rules[i];
+
+		if (!strcmp(r->pattern, "nop") ||
+		    fnmatch(r->pattern, canon, FNM_PATHNAME))
+			continue;
+		matched = true;
+		any |= r->any;
+		for (unsigned k = 0; k < r->n; k++) {
+			if (!strcmp(r->knob[k], knob))
+				return 0; /* named: allowed, dangerous or not */
+			if (off < sizeof(listed))
+				off += (size_t)snprintf(listed + off,
+							sizeof(listed) - off,
+							"%s%s", off ? " " : "",
+							r->knob[k]);
+		}
+	}
+	if (any && !dangerous)
+		return 0;
+	if (any)
+		return fail(why, len, -EACCES,
+			    "knob %s on target %s: its disk holds a mounted "
+			    "filesystem (%s), so %s must be named in "
+			    "allow_knobs for it (\"*\" does not cover it)",
+			    knob, target, mounted ? mounted : "?", knob);
+	if (matched)
+		return fail(why, len, -EACCES,
+			    "knob %s is not allowed on target %s (allow_knobs "
+			    "for it: %s)", knob, target, listed);
+	return fail(why, len, -EACCES,
+		    "target %s may not change sysfs knobs: the daemon's "
+		    "configuration needs allow_knobs = PATTERN %s under "
+		    "[targets]", target, knob);
 }

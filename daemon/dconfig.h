@@ -22,6 +22,13 @@
  *                                 ; both repeatable: a path or glob
  *                                 ; (fnmatch, FNM_PATHNAME); allow_write
  *                                 ; implies allow
+ *   allow_knobs = /dev/loop* nomerges read_ahead_kb
+ *                                 ; repeatable: the sysfs queue knobs jobs
+ *                                 ; on the matching targets may set; none
+ *                                 ; without it.  "*" allows every knob but
+ *                                 ; write_cache and scheduler on a disk
+ *                                 ; that holds a mounted filesystem: those
+ *                                 ; must be named
  *
  * Defaults are those above, with http_cpus = CPU 0 and bench_cpus = the
  * last online CPU (on a 1-CPU host both are 0 and a warning is logged). */
@@ -43,6 +50,19 @@ struct bb_allow {
 	bool write;
 };
 
+#define BB_DCONFIG_MAX_KNOB_RULES 32
+#define BB_DCONFIG_MAX_RULE_KNOBS 16
+
+/* allow_knobs = PATTERN KNOB...: the knobs jobs on targets matching
+ * PATTERN (as allow) may set; "*" for any (not covering a dangerous knob
+ * on a disk with a mounted filesystem). */
+struct bb_allow_knobs {
+	char pattern[PATH_MAX];
+	bool any;
+	unsigned n;
+	char knob[BB_DCONFIG_MAX_RULE_KNOBS][64];
+};
+
 struct bb_dconfig {
 	char config_path[PATH_MAX];  /* "" when none */
 	char listen_addr[64];        /* numeric address */
@@ -62,6 +82,8 @@ struct bb_dconfig {
 	unsigned timeout_s;
 	unsigned nallow;
 	struct bb_allow allow[BB_DCONFIG_MAX_ALLOW];
+	unsigned nknob_rules;
+	struct bb_allow_knobs knob_rules[BB_DCONFIG_MAX_KNOB_RULES];
 	bool foreground;
 };
 
@@ -96,5 +118,14 @@ int bb_dconfig_check(struct bb_dconfig *c, char *err, size_t errlen);
 int bb_dconfig_target_allowed(const struct bb_dconfig *c,
 			      const char *target, bool write, char *why,
 			      size_t len);
+
+/* Whether a job on target may set sysfs knob: an allow_knobs entry whose
+ * pattern matches target (canonicalized as above) names it, or has "*"
+ * and the knob is not dangerous here (dangerous: bb_sysknob_dangerous()
+ * on a disk that holds a mounted filesystem, as the caller found; mounted
+ * names it, e.g. "/ (/dev/vda1)").  0, or -EACCES with the reason. */
+int bb_dconfig_knob_allowed(const struct bb_dconfig *c, const char *target,
+			    const char *knob, bool dangerous,
+			    const char *mounted, char *why, size_t len);
 
 #endif

@@ -42,13 +42,6 @@
 #define SCHED_RESERVE_BYTES (1 << 20)
 #define SCHED_FINISH_RETRY_S 30 /* then the next start marks it interrupted */
 
-struct applied_knob {
-	int64_t journal_id;
-	char knob[64];
-	char path[512];
-	char original[128];
-};
-
 struct sched_progress {
 	unsigned run;          /* 1-based current run */
 	unsigned runs_planned;
@@ -84,9 +77,10 @@ struct bb_sched {
 	/* scheduler thread only */
 	int64_t job_id;
 	struct bb_job *job;
-	char queue_dir[512];
-	unsigned napplied;
-	struct applied_knob applied[BB_JOB_MAX_SYSFS];
+	struct bb_sysknob_set knobs;  /* applied for the current run */
+	struct bb_sysknob_dev knob_dev; /* the device they belong to */
+	bool knob_disk_mounted;         /* the device's disk holds a mount */
+	char knob_mounted_at[PATH_MAX]; /* which, for messages */
 	int pin_fd;            /* the checked target of the current run */
 	char pin_path[32];     /* "/proc/self/fd/N" */
 };
@@ -101,34 +95,84 @@ static void unpin_msg(const struct bb_sched *s, const char *msg, char *out,
 
 /* ---- knobs -------------------------------------------------------------- */
 
-/* Write back every applied knob, newest first.  Returns the first error
- * (every knob is still tried). */
+/* The knob hooks: the journal.  A row (pending, holding the original and
+ * the device) is written before the knob changes, marked applied after
+ * the write and restored after the original went back. */
+static int knob_journal(void *arg, struct bb_sysknob_applied *k,
+			const char *value, char *err, size_t errlen)
+{
+	struct bb_sched *s = arg;
+
+	return bb_store_knob_journal(s->st, s->job_id, s->job->target, k->knob,
+				     k->path, k->original, value, &s->knob_dev,
+				     &k->journal_id, err, errlen);
+}
+
+static void knob_applied(void *arg, const struct bb_sysknob_applied *k)
+{
+	struct bb_sched *s = arg;
+
+	bb_store_knob_mark(s->st, k->journal_id, "applied", NULL, 0);
+}
+
+static void knob_restored(void *arg, const struct bb_sysknob_applied *k,
+			  int ret, const char *msg)
+{
+	struct bb_sched *s = arg;
+
+	if (ret) {
+		bb_log(LOG_ERR, "job %lld: cannot restore %s to '%s': %s",
+		       (long long)s->job_id, k->path, k->original, msg);
+		bb_store_event(s->st, s->job_id, "error", msg);
+		return;
+	}
+	bb_store_knob_mark(s->st, k->journal_id, "restored", NULL, 0);
+	bb_log(LOG_INFO, "job %lld: restored %s = %s", (long long)s->job_id,
+	       k->path, k->original);
+}
+
+static const struct bb_sysknob_hooks sched_knob_hooks = {
+	.before_write = knob_journal,
+	.after_write = knob_applied,
+	.after_restore = knob_restored,
+};
+
+/* Write back every applied knob, newest first; the first error. */
 static int restore_knobs(struct bb_sched *s, char *err, size_t errlen)
 {
+	return bb_sysknob_restore_set(&s->knobs, &sched_knob_hooks, s, err,
+				      errlen);
+}
+
+/* Before knobs are written: each is still allowed by the current
+ * configuration (allow_knobs, reloaded meanwhile perhaps).  0 or -EACCES
+ * with the reason. */
+static int recheck_knobs(struct bb_sched *s, const struct bb_job_variant *v,
+			 char *err, size_t errlen)
+{
+	pthread_rwlock_t *lock;
+	struct bb_dconfig *const *cfgp;
+	char why[1024];
 	int ret = 0;
 
-	while (s->napplied) {
-		struct applied_knob *k = &s->applied[--s->napplied];
-		char msg[512];
-		int r = bb_sysknob_write(k->path, k->original, msg,
-					 sizeof(msg));
-
-		if (r) {
-			bb_log(LOG_ERR, "job %lld: cannot restore %s to '%s': %s",
-			       (long long)s->job_id, k->path, k->original, msg);
-			bb_store_event(s->st, s->job_id, "error", msg);
-			if (!ret) {
-				ret = r;
-				snprintf(err, errlen,
-					 "cannot restore sysfs %s: %s", k->knob,
-					 msg);
-			}
-			continue;
-		}
-		bb_store_knob_mark(s->st, k->journal_id, "restored", NULL, 0);
-		bb_log(LOG_INFO, "job %lld: restored %s = %s",
-		       (long long)s->job_id, k->path, k->original);
+	pthread_mutex_lock(&s->lock);
+	lock = s->cfg_lock;
+	cfgp = s->cfgp;
+	pthread_mutex_unlock(&s->lock);
+	if (!cfgp)
+		return 0;
+	pthread_rwlock_rdlock(lock);
+	for (unsigned i = 0; !ret && i < v->nsysfs; i++) {
+		ret = bb_dconfig_knob_allowed(
+			*cfgp, s->job->target, v->sysfs[i].name,
+			s->knob_disk_mounted &&
+				bb_sysknob_dangerous(v->sysfs[i].name),
+			s->knob_mounted_at, why, sizeof(why));
+		if (ret)
+			snprintf(err, errlen, "not run: sysfs.%s: %s",
+				 v->sysfs[i].name, why);
 	}
+	pthread_rwlock_unlock(lock);
 	return ret;
 }
 
@@ -147,33 +191,13 @@ static int hook_before_run(void *arg, struct bb_jobrun *jr,
 	s->prog.warmup = st->warmup;
 	pthread_mutex_unlock(&s->lock);
 
-	for (unsigned i = 0; i < v->nsysfs; i++) {
-		struct applied_knob *k = &s->applied[s->napplied];
-		const struct bb_sysfs_knob *kn = &v->sysfs[i];
-
-		snprintf(k->knob, sizeof(k->knob), "%s", kn->name);
-		ret = bb_sysknob_path(s->queue_dir, kn->name, k->path,
-				      sizeof(k->path), err, errlen);
-		if (ret)
-			return ret;
-		ret = bb_sysknob_read(k->path, k->original,
-				      sizeof(k->original), err, errlen);
-		if (ret)
-			return ret;
-		ret = bb_store_knob_journal(s->st, s->job_id, s->job->target,
-					    kn->name, k->path, k->original,
-					    kn->value, &k->journal_id, err,
-					    errlen);
-		if (ret)
-			return ret;
-		/* from here on the knob counts as applied: a failed or
-		 * partial write is restored too */
-		s->napplied++;
-		ret = bb_sysknob_write(k->path, kn->value, err, errlen);
-		if (ret)
-			return ret;
-		bb_store_knob_mark(s->st, k->journal_id, "applied", NULL, 0);
-	}
+	ret = recheck_knobs(s, v, err, errlen);
+	if (ret)
+		return ret;
+	ret = bb_sysknob_apply_set(&s->knobs, v->sysfs, v->nsysfs,
+				   &sched_knob_hooks, s, err, errlen);
+	if (ret)
+		return ret;
 	/* last: the target checked, then pinned for the run */
 	ret = recheck_target(s, s->job, false, err, errlen);
 	if (ret)
@@ -543,7 +567,8 @@ static void run_job(struct bb_sched *s, int64_t id, const char *spec)
 	struct json_object *host = NULL, *dev = NULL, *cmp = NULL;
 	int64_t host_id = 0, dev_id = 0;
 	bool jr_ok = false, running = false;
-	char err[1024] = "";
+	struct bb_devlock lock = { .fd = -1 };
+	char err[1024] = "", what[256];
 	const char *state = BB_JOB_FAILED, *verdict = NULL;
 	int ret;
 
@@ -557,7 +582,8 @@ static void run_job(struct bb_sched *s, int64_t id, const char *spec)
 	pthread_mutex_unlock(&s->lock);
 	s->job_id = id;
 	s->job = job;
-	s->napplied = 0;
+	memset(&s->knobs, 0, sizeof(s->knobs));
+	memset(&s->knob_dev, 0, sizeof(s->knob_dev));
 	s->pin_fd = -1;
 	s->pin_path[0] = '\0';
 	reserve_make(s);
@@ -573,6 +599,13 @@ static void run_job(struct bb_sched *s, int64_t id, const char *spec)
 		goto finish;
 	}
 	if (recheck_target(s, job, true, err, sizeof(err)))
+		goto finish;
+	/* the device is the job's until it ends: no local `biobench run`
+	 * or `ab` on it, nor their knob changes, meanwhile */
+	snprintf(what, sizeof(what), "job %lld \"%.200s\"", (long long)id,
+		 job->name);
+	if (bb_devlock_take(&lock, job->target, "biobenchd", what, err,
+			    sizeof(err)))
 		goto finish;
 	host = bb_host_info();
 	dev = bb_target_device_info(job->target);
@@ -592,9 +625,16 @@ static void run_job(struct bb_sched *s, int64_t id, const char *spec)
 	bb_log(LOG_INFO, "job %lld (%s) started on %s", (long long)id,
 	       job->name, job->target);
 	if (job_has_knobs(job) &&
-	    bb_sysknob_queue_dir(job->target, s->queue_dir,
-				 sizeof(s->queue_dir), err, sizeof(err)))
+	    (bb_sysknob_queue_dir(job->target, s->knobs.queue_dir,
+				  sizeof(s->knobs.queue_dir), err,
+				  sizeof(err)) ||
+	     bb_sysknob_dev_of_queue(s->knobs.queue_dir, &s->knob_dev, err,
+				     sizeof(err))))
 		goto finish;
+	s->knob_disk_mounted =
+		job_has_knobs(job) &&
+		bb_sysknob_disk_mounted(s->knobs.queue_dir, s->knob_mounted_at,
+					sizeof(s->knob_mounted_at)) != 0;
 	ret = bb_jobrun_init(&jr, job, &s->cancel);
 	if (ret) {
 		snprintf(err, sizeof(err), "cannot set up the job: %s",
@@ -646,6 +686,7 @@ finish:
 	       verdict ? ": " : "", verdict ? verdict : "",
 	       err[0] ? ": " : "", err);
 out:
+	bb_devlock_release(&lock);
 	if (jr_ok)
 		bb_jobrun_free(&jr);
 	json_object_put(cmp);
@@ -761,6 +802,8 @@ static int collect_row(void *arg, const struct bb_knob_row *row)
 	r->original = ss[3] = dupe(row->original);
 	r->applied = ss[4] = dupe(row->applied);
 	r->state = ss[5] = dupe(row->state);
+	r->has_dev = row->has_dev;
+	r->dev = row->dev;
 	for (int i = 0; i < 6; i++)
 		if (!ss[i])
 			return -ENOMEM;
@@ -790,8 +833,50 @@ static bool knob_path_ok(const char *path, char *why, size_t len)
 	return true;
 }
 
+/* Whether a journaled row's device is the one there now (dev_t, name,
+ * identity: a loop device's backing file and inode, a WWID or serial) and
+ * its path is that device's knob.  1 yes, 0 no (why says what differs),
+ * -errno when the device is gone. */
+static int knob_dev_ok(const struct bb_knob_row *r, char *why, size_t len)
+{
+	char link[64], dir[PATH_MAX], real[PATH_MAX];
+	int ret = bb_sysknob_dev_same(&r->dev, why, len);
+
+	if (ret <= 0)
+		return ret;
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", r->dev.major,
+		 r->dev.minor);
+	if (!realpath(link, dir) || !realpath(r->path, real) ||
+	    strncmp(real, dir, strlen(dir)) ||
+	    strncmp(real + strlen(dir), "/queue/", 7)) {
+		snprintf(why, len, "%s is not a knob of %s", r->path,
+			 r->dev.name);
+		return 0;
+	}
+	return 1;
+}
+
+/* A journaled knob recovery did not write back: logged and an event of
+ * its job (an error when the write failed, a warning when it was not
+ * tried). */
+static void recovery_failed(struct bb_store *st, const struct bb_knob_row *r,
+			    bool error, const char *msg, const char *tail)
+{
+	char ev[1024];
+
+	snprintf(ev, sizeof(ev), "recovery: %s %s to '%s' (job %lld): %s%s",
+		 error ? "cannot restore" : "not restored", r->path,
+		 r->original, (long long)r->job_id, msg, tail);
+	bb_log(error ? LOG_ERR : LOG_WARNING, "%s", ev);
+	bb_store_event(st, r->job_id, error ? "error" : "warning", ev);
+}
+
 /* Every knob journaled and not restored goes back to its original value,
- * newest row first, so that the oldest original is the one left. */
+ * newest row first, so that the oldest original is the one left; only
+ * onto the device it was journaled on (a loop device detached and its
+ * name reused for another image is another device: the row is marked
+ * not restorable), and not while another program holds the device's
+ * lock (left for the next start). */
 static int recover_knobs(struct bb_store *st, char *err, size_t errlen)
 {
 	struct knob_rows k = { 0 };
@@ -803,20 +888,33 @@ static int recover_knobs(struct bb_store *st, char *err, size_t errlen)
 		goto out;
 	for (size_t i = k.n; i-- > 0;) {
 		const struct bb_knob_row *r = &k.rows[i];
+		struct bb_devlock lock = { .fd = -1 };
 		char msg[512], ev[768];
 
-		if (!knob_path_ok(r->path, msg, sizeof(msg)) ||
-		    bb_sysknob_write(r->path, r->original, msg, sizeof(msg))) {
+		if (r->has_dev && knob_dev_ok(r, msg, sizeof(msg)) <= 0) {
 			failed++;
-			snprintf(ev, sizeof(ev),
-				 "recovery: cannot restore %s to '%s' (job "
-				 "%lld): %s",
-				 r->path, r->original, (long long)r->job_id,
-				 msg);
-			bb_log(LOG_ERR, "%s", ev);
-			bb_store_event(st, r->job_id, "error", ev);
+			recovery_failed(st, r, false, msg,
+					": marked not restorable");
+			bb_store_knob_unrestorable(st, r->id, msg, NULL, 0);
 			continue;
 		}
+		if (r->has_dev &&
+		    bb_devlock_take_dev(&lock, r->dev.major, r->dev.minor,
+					"biobenchd", "recovery of knobs", msg,
+					sizeof(msg))) {
+			failed++;
+			bb_log(LOG_WARNING, "recovery: %s left for the next "
+			       "start: %s", r->path, msg);
+			continue;
+		}
+		if (!knob_path_ok(r->path, msg, sizeof(msg)) ||
+		    bb_sysknob_write(r->path, r->original, msg, sizeof(msg))) {
+			bb_devlock_release(&lock);
+			failed++;
+			recovery_failed(st, r, true, msg, "");
+			continue;
+		}
+		bb_devlock_release(&lock);
 		bb_store_knob_mark(st, r->id, "restored", NULL, 0);
 		snprintf(ev, sizeof(ev),
 			 "recovery: restored %s to '%s' (job %lld left it %s)",

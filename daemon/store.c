@@ -54,6 +54,7 @@ enum bb_q {
 	Q_DEVICE_INSERT,
 	Q_DEVICE_FIND,
 	Q_KNOB_INSERT,
+	Q_KNOB_UNRESTORABLE,
 	Q_KNOB_STATE,
 	Q_KNOB_MARK,
 	Q_KNOBS_UNRESTORED,
@@ -151,8 +152,12 @@ static const char *const bb_q_sql[Q__COUNT] = {
 	[Q_DEVICE_FIND] = "SELECT id FROM devices WHERE info = ?1",
 	[Q_KNOB_INSERT] =
 		"INSERT INTO knob_journal (job_id, target, knob, path,"
-		" original, applied, state, created_ms)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'pending', ?7)",
+		" original, applied, state, created_ms, dev_major, dev_minor,"
+		" dev_name, dev_ident)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'pending', ?7, ?8, ?9, ?10,"
+		" ?11)",
+	[Q_KNOB_UNRESTORABLE] =
+		"UPDATE knob_journal SET not_restorable = ?2 WHERE id = ?1",
 	[Q_KNOB_STATE] = "SELECT state FROM knob_journal WHERE id = ?1",
 	[Q_KNOB_MARK] =
 		"UPDATE knob_journal SET state = ?2, restored_ms ="
@@ -160,12 +165,13 @@ static const char *const bb_q_sql[Q__COUNT] = {
 		" WHERE id = ?1",
 	[Q_KNOBS_UNRESTORED] =
 		"SELECT id, job_id, target, knob, path, original, applied,"
-		" state FROM knob_journal WHERE state <> 'restored'"
-		" ORDER BY id",
+		" state, dev_major, dev_minor, dev_name, dev_ident"
+		" FROM knob_journal WHERE state <> 'restored'"
+		" AND not_restorable IS NULL ORDER BY id",
 	[Q_KNOBS_OF_JOB] =
 		"SELECT id, target, knob, path, original, applied, state,"
-		" created_ms, restored_ms FROM knob_journal WHERE job_id = ?1"
-		" ORDER BY id",
+		" created_ms, restored_ms, dev_name, dev_ident, not_restorable"
+		" FROM knob_journal WHERE job_id = ?1 ORDER BY id",
 	[Q_JOBS_BY_STATE] = "SELECT state, count(*) FROM jobs GROUP BY state",
 	[Q_RUNS_TOTAL] = "SELECT count(*) FROM runs",
 	[Q_TARGETS] = "SELECT DISTINCT target FROM jobs ORDER BY target",
@@ -1687,6 +1693,11 @@ static int bb_store_knobs_locked(struct bb_store *s, int64_t job_id,
 		json_object_object_add(k, "state", bb_store_col_text(st, 6));
 		json_object_object_add(k, "created", bb_store_col_time(st, 7));
 		json_object_object_add(k, "restored", bb_store_col_time(st, 8));
+		json_object_object_add(k, "device", bb_store_col_text(st, 9));
+		json_object_object_add(k, "device_ident",
+				       bb_store_col_text(st, 10));
+		json_object_object_add(k, "not_restorable",
+				       bb_store_col_text(st, 11));
 		json_object_array_add(arr, k);
 	}
 	if (rc != SQLITE_DONE)
@@ -2234,8 +2245,9 @@ static int bb_store_knob_rank(const char *state)
 int bb_store_knob_journal(struct bb_store *s, int64_t job_id,
 			  const char *target, const char *knob,
 			  const char *path, const char *original,
-			  const char *applied, int64_t *id, char *err,
-			  size_t errlen)
+			  const char *applied,
+			  const struct bb_sysknob_dev *dev, int64_t *id,
+			  char *err, size_t errlen)
 {
 	sqlite3_stmt *st;
 	int ret;
@@ -2253,11 +2265,16 @@ int bb_store_knob_journal(struct bb_store *s, int64_t job_id,
 	ret = bb_store_q(s, Q_KNOB_INSERT, &st, err, errlen);
 	if (ret)
 		goto out;
-	ret = bb_store_step_done(s, st,
-				 bb_store_bind(st, "Ittttti", job_id, target,
-					       knob, path, original, applied,
-					       bb_store_now_ms()),
-				 err, errlen, "journaling a knob");
+	/* the device: NULL columns ('-') when unknown */
+	ret = bb_store_step_done(
+		s, st,
+		dev ? bb_store_bind(st, "Itttttiuutt", job_id, target, knob,
+				    path, original, applied, bb_store_now_ms(),
+				    dev->major, dev->minor, dev->name,
+				    dev->ident) :
+		      bb_store_bind(st, "Ittttti----", job_id, target, knob, path,
+				    original, applied, bb_store_now_ms()),
+		err, errlen, "journaling a knob");
 	if (ret)
 		goto out;
 	if (id)
@@ -2332,6 +2349,32 @@ out:
 	return ret;
 }
 
+int bb_store_knob_unrestorable(struct bb_store *s, int64_t id,
+			       const char *why, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int ret;
+
+	bb_store_lock(s);
+	ret = bb_store_begin(s, true, err, errlen);
+	if (ret)
+		goto out;
+	ret = bb_store_q(s, Q_KNOB_UNRESTORABLE, &st, err, errlen);
+	if (ret)
+		goto out;
+	ret = bb_store_step_done(s, st,
+				 bb_store_bind(st, "it", id,
+					       why ? why : "not restorable"),
+				 err, errlen, "marking a knob not restorable");
+	if (ret)
+		goto out;
+	ret = bb_store_commit(s, err, errlen);
+out:
+	bb_store_rollback(s); /* after a commit: only restores NORMAL */
+	bb_store_unlock(s);
+	return ret;
+}
+
 static void bb_store_knob_rows_free(struct bb_knob_row *rows, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -2397,6 +2440,21 @@ int bb_store_knobs_unrestored(struct bb_store *s,
 		r->original = bb_store_col_dup(st, 5, &ok);
 		r->applied = bb_store_col_dup(st, 6, &ok);
 		r->state = bb_store_col_dup(st, 7, &ok);
+		/* the device (NULL before migration 002: unknown) */
+		r->has_dev = sqlite3_column_type(st, 8) != SQLITE_NULL;
+		memset(&r->dev, 0, sizeof(r->dev));
+		if (r->has_dev) {
+			const char *t;
+
+			r->dev.major = (unsigned)sqlite3_column_int64(st, 8);
+			r->dev.minor = (unsigned)sqlite3_column_int64(st, 9);
+			t = (const char *)sqlite3_column_text(st, 10);
+			snprintf(r->dev.name, sizeof(r->dev.name), "%s",
+				 t ? t : "");
+			t = (const char *)sqlite3_column_text(st, 11);
+			snprintf(r->dev.ident, sizeof(r->dev.ident), "%s",
+				 t ? t : "");
+		}
 		if (!ok)
 			break;
 	}

@@ -20,6 +20,7 @@
 #define BB_STORE_H
 
 #include <biobench/stats.h>
+#include <biobench/sysknob.h>
 
 #include <json-c/json.h>
 #include <stdbool.h>
@@ -193,12 +194,15 @@ int bb_store_metrics(struct bb_store *s, struct json_object **out,
  * write, "restored" after the original was written back.  job_id 0: none.
  * Marks only go forward (pending -> applied -> restored, or pending ->
  * restored); the same state again is a no-op, going back is -EINVAL,
- * an unknown id -ENOENT.  Both write with synchronous=FULL. */
+ * an unknown id -ENOENT.  Both write with synchronous=FULL.  dev (NULL:
+ * unknown) is the device the knob belongs to: recovery restores the row
+ * only onto that device. */
 int bb_store_knob_journal(struct bb_store *s, int64_t job_id,
 			  const char *target, const char *knob,
 			  const char *path, const char *original,
-			  const char *applied, int64_t *id, char *err,
-			  size_t errlen);
+			  const char *applied,
+			  const struct bb_sysknob_dev *dev, int64_t *id,
+			  char *err, size_t errlen);
 int bb_store_knob_mark(struct bb_store *s, int64_t id, const char *state,
 		       char *err, size_t errlen);
 
@@ -212,14 +216,21 @@ struct bb_knob_row {
 	int64_t id;
 	int64_t job_id;
 	const char *target, *knob, *path, *original, *applied, *state;
+	bool has_dev;               /* false: journaled before the device was */
+	struct bb_sysknob_dev dev;
 };
+/* A row whose device is gone or is another device now: never written
+ * back, kept with the reason, left out of bb_store_knobs_unrestored. */
+int bb_store_knob_unrestorable(struct bb_store *s, int64_t id,
+			       const char *why, char *err, size_t errlen);
 int bb_store_knobs_unrestored(struct bb_store *s,
 			      int (*cb)(void *arg,
 					const struct bb_knob_row *row),
 			      void *arg, char *err, size_t errlen);
 /* Every journal row of a job, oldest first, for the job document:
  * [{"id","target","knob","path","original","applied","state","created",
- *   "restored" (ISO 8601 or null)}]. */
+ *   "restored" (ISO 8601 or null), "device", "device_ident" (null when
+ *   unknown), "not_restorable" (why, or null)}]. */
 int bb_store_job_knobs(struct bb_store *s, int64_t job_id,
 		       struct json_object **out, char *err, size_t errlen);
 

@@ -9,6 +9,7 @@
 #include "util/mountinfo.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -17,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
@@ -82,8 +85,10 @@ static void fs_type(const char *path, dev_t dev, char *buf, size_t len)
 	snprintf(buf, len, "a filesystem");
 }
 
-int bb_sysknob_queue_dir(const char *target, char *dir, size_t len,
-			 char *err, size_t errlen)
+/* The queue directory of target and the number of its device (the whole
+ * disk for a partition). */
+static int queue_of(const char *target, char *dir, size_t len,
+		    unsigned *maj, unsigned *min, char *err, size_t errlen)
 {
 	char link[64], real[PATH_MAX], fst[64], parent[PATH_MAX], *slash;
 	const char *where = target; /* what is stat'ed */
@@ -138,13 +143,23 @@ int bb_sysknob_queue_dir(const char *target, char *dir, size_t len,
 			       target, major(dev), minor(dev), link,
 			       strerror(ret));
 	}
+	*maj = major(dev);
+	*min = minor(dev);
 	/* a partition: the queue is the whole disk's, the parent folder */
 	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u/partition",
 		 major(dev), minor(dev));
 	if (!access(link, F_OK)) {
+		char num[32], dpath[PATH_MAX + 8];
+
 		slash = strrchr(real, '/');
 		if (slash && slash != real)
 			*slash = '\0';
+		snprintf(dpath, sizeof(dpath), "%s/dev", real);
+		if (bb_read_text(dpath, num, sizeof(num)) ||
+		    sscanf(num, "%u:%u", maj, min) != 2)
+			return bb_errf(err, errlen, -ENODEV,
+				       "%s: cannot read the disk's number (%s)",
+				       target, dpath);
 	}
 	if ((size_t)snprintf(dir, len, "%s/queue", real) >= len)
 		return bb_errf(err, errlen, -ENAMETOOLONG,
@@ -154,6 +169,14 @@ int bb_sysknob_queue_dir(const char *target, char *dir, size_t len,
 			       "%s: device %u:%u has no queue directory (%s)",
 			       target, major(dev), minor(dev), dir);
 	return 0;
+}
+
+int bb_sysknob_queue_dir(const char *target, char *dir, size_t len,
+			 char *err, size_t errlen)
+{
+	unsigned maj, min;
+
+	return queue_of(target, dir, len, &maj, &min, err, errlen);
 }
 
 int bb_sysknob_path(const char *dir, const char *knob, char *path,
@@ -309,4 +332,410 @@ int bb_sysknob_write(const char *path, const char *value, char *err,
 	return bb_errf(err, errlen, -EINVAL,
 		       "sysfs %s: wrote '%s' but it reads back '%s'", path, value,
 		       back);
+}
+
+/* ---- sets --------------------------------------------------------------- */
+
+int bb_sysknob_apply_set(struct bb_sysknob_set *s,
+			 const struct bb_sysfs_knob *knobs, unsigned n,
+			 const struct bb_sysknob_hooks *h, void *arg,
+			 char *err, size_t errlen)
+{
+	int ret;
+
+	for (unsigned i = 0; i < n; i++) {
+		struct bb_sysknob_applied *k;
+
+		if (s->n >= BB_SYSKNOB_SET_MAX)
+			return bb_errf(err, errlen, -E2BIG,
+				       "more than %d knobs applied at once",
+				       BB_SYSKNOB_SET_MAX);
+		k = &s->k[s->n];
+		memset(k, 0, sizeof(*k));
+		snprintf(k->knob, sizeof(k->knob), "%s", knobs[i].name);
+		ret = bb_sysknob_path(s->queue_dir, knobs[i].name, k->path,
+				      sizeof(k->path), err, errlen);
+		if (ret)
+			return ret;
+		ret = bb_sysknob_read(k->path, k->original,
+				      sizeof(k->original), err, errlen);
+		if (ret)
+			return ret;
+		if (h && h->before_write) {
+			ret = h->before_write(arg, k, knobs[i].value, err,
+					      errlen);
+			if (ret)
+				return ret > 0 ? -EIO : ret;
+		}
+		/* from here on the knob counts as applied: a failed or
+		 * partial write is restored too */
+		s->n++;
+		ret = bb_sysknob_write(k->path, knobs[i].value, err, errlen);
+		if (ret)
+			return ret;
+		if (h && h->after_write)
+			h->after_write(arg, k);
+	}
+	return 0;
+}
+
+int bb_sysknob_restore_set(struct bb_sysknob_set *s,
+			   const struct bb_sysknob_hooks *h, void *arg,
+			   char *err, size_t errlen)
+{
+	int ret = 0;
+
+	while (s->n) {
+		const struct bb_sysknob_applied *k = &s->k[--s->n];
+		char msg[512] = "";
+		int r = bb_sysknob_write(k->path, k->original, msg,
+					 sizeof(msg));
+
+		if (h && h->after_restore)
+			h->after_restore(arg, k, r, msg);
+		if (r && !ret)
+			ret = bb_errf(err, errlen, r,
+				      "cannot restore sysfs %s: %s", k->knob,
+				      msg);
+	}
+	return ret;
+}
+
+/* ---- device identity ---------------------------------------------------- */
+
+/* The identity of the device of sysfs directory devdir
+ * (/sys/devices/.../block/loop5). */
+static int dev_of_dir(const char *devdir, struct bb_sysknob_dev *d,
+		      char *err, size_t errlen)
+{
+	char path[PATH_MAX + 32], num[32], val[PATH_MAX];
+	const char *base = strrchr(devdir, '/');
+	struct stat st;
+
+	memset(d, 0, sizeof(*d));
+	snprintf(path, sizeof(path), "%s/dev", devdir);
+	if (bb_read_text(path, num, sizeof(num)) ||
+	    sscanf(num, "%u:%u", &d->major, &d->minor) != 2)
+		return bb_errf(err, errlen, -ENODEV,
+			       "%s is not a block device's sysfs directory",
+			       devdir);
+	snprintf(d->name, sizeof(d->name), "%s", base ? base + 1 : devdir);
+	snprintf(path, sizeof(path), "%s/loop/backing_file", devdir);
+	if (!bb_read_text(path, val, sizeof(val)) && val[0]) {
+		/* the file and its inode: a new image at the same path is
+		 * another device too */
+		if (stat(val, &st))
+			memset(&st, 0, sizeof(st));
+		snprintf(d->ident, sizeof(d->ident), "loop:%s:dev=%u:%u:ino=%llu",
+			 val, major(st.st_dev), minor(st.st_dev),
+			 (unsigned long long)st.st_ino);
+		return 0;
+	}
+	static const char *const ids[][2] = {
+		{ "wwid", "wwid" },		{ "device/wwid", "wwid" },
+		{ "device/serial", "serial" },	{ "serial", "serial" },
+	};
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", devdir, ids[i][0]);
+		if (!bb_read_text(path, val, sizeof(val)) && val[0]) {
+			snprintf(d->ident, sizeof(d->ident), "%s:%s", ids[i][1],
+				 val);
+			return 0;
+		}
+	}
+	return 0;
+}
+
+int bb_sysknob_dev_of_queue(const char *queue_dir, struct bb_sysknob_dev *d,
+			    char *err, size_t errlen)
+{
+	char dir[PATH_MAX], *slash;
+
+	if (strlen(queue_dir) >= sizeof(dir))
+		return bb_errf(err, errlen, -ENAMETOOLONG, "%s: too long",
+			       queue_dir);
+	snprintf(dir, sizeof(dir), "%s", queue_dir);
+	slash = strrchr(dir, '/');
+	if (!slash || strcmp(slash, "/queue"))
+		return bb_errf(err, errlen, -EINVAL,
+			       "%s is not a queue directory", queue_dir);
+	*slash = '\0';
+	return dev_of_dir(dir, d, err, errlen);
+}
+
+int bb_sysknob_dev_same(const struct bb_sysknob_dev *d, char *why,
+			size_t len)
+{
+	char link[64], real[PATH_MAX], err[256];
+	struct bb_sysknob_dev now;
+	int ret;
+
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", d->major,
+		 d->minor);
+	if (!realpath(link, real)) {
+		ret = -errno;
+		bb_errf(why, len, ret, "device %u:%u (%s) is gone", d->major,
+			d->minor, d->name);
+		return ret;
+	}
+	ret = dev_of_dir(real, &now, err, sizeof(err));
+	if (ret) {
+		bb_errf(why, len, ret, "%s", err);
+		return ret;
+	}
+	if (strcmp(now.name, d->name)) {
+		bb_errf(why, len, 0, "device %u:%u is %s now, not %s", d->major,
+			d->minor, now.name, d->name);
+		return 0;
+	}
+	if (strcmp(now.ident, d->ident)) {
+		bb_errf(why, len, 0, "%s is another device now (%s, was %s)",
+			d->name, now.ident[0] ? now.ident : "no identity",
+			d->ident[0] ? d->ident : "no identity");
+		return 0;
+	}
+	return 1;
+}
+
+/* ---- device lock -------------------------------------------------------- */
+
+/* The lock directory: $BIOBENCH_LOCK_DIR (a test suite's own) or
+ * BB_DEVLOCK_DIR. */
+static const char *lock_dir_path(void)
+{
+	const char *d = getenv("BIOBENCH_LOCK_DIR");
+
+	return d && d[0] == '/' ? d : BB_DEVLOCK_DIR;
+}
+
+/* The lock directory, made if missing (root): a real directory, not a
+ * symlink, writable by its owner only.  Its fd or -errno. */
+static int lock_dir(bool create, char *err, size_t errlen)
+{
+	const char *path = lock_dir_path();
+	struct stat st;
+	int fd;
+
+	if (create && mkdir(path, 0755) && errno != EEXIST)
+		create = false; /* not root: check only, below */
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || (st.st_mode & 022) ||
+	    (st.st_uid != 0 && st.st_uid != geteuid())) {
+		close(fd);
+		return bb_errf(err, errlen, -EPERM,
+			       "%s is writable by others or not owned by root: "
+			       "refusing its locks", path);
+	}
+	return fd;
+}
+
+/* "DEVICE is in use by pid N (PROGRAM, WHAT) since T" from the lock
+ * file's text. */
+static int holder_msg(int fd, const char *dev, char *err, size_t errlen)
+{
+	char buf[512] = "", pid[32] = "?", prog[128] = "?", what[256] = "",
+	     since[64] = "";
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	buf[n > 0 ? n : 0] = '\0';
+	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+		if (!strncmp(line, "pid ", 4))
+			snprintf(pid, sizeof(pid), "%s", line + 4);
+		else if (!strncmp(line, "program ", 8))
+			snprintf(prog, sizeof(prog), "%s", line + 8);
+		else if (!strncmp(line, "what ", 5))
+			snprintf(what, sizeof(what), "%s", line + 5);
+		else if (!strncmp(line, "since ", 6))
+			snprintf(since, sizeof(since), "%s", line + 6);
+	}
+	return bb_errf(err, errlen, -EBUSY,
+		       "%s is in use by pid %s (%s%s%s)%s%s: one benchmark or "
+		       "knob change per device at a time", dev, pid, prog,
+		       what[0] ? ", " : "", what, since[0] ? " since " : "",
+		       since);
+}
+
+int bb_devlock_take_dev(struct bb_devlock *l, unsigned maj, unsigned min,
+			const char *program, const char *what, char *err,
+			size_t errlen)
+{
+	char name[64], dev[128], text[512], since[32], link[64], real[PATH_MAX];
+	char *slash;
+	bool root = geteuid() == 0;
+	struct tm tm;
+	time_t now;
+	int dfd, fd = -1, ret;
+
+	l->fd = -1;
+	snprintf(name, sizeof(name), "dev-%u:%u.lock", maj, min);
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", maj, min);
+	slash = realpath(link, real) ? strrchr(real, '/') : NULL;
+	snprintf(dev, sizeof(dev), "%s%s (device %u:%u)", slash ? "/dev/" : "",
+		 slash ? slash + 1 : "", maj, min);
+	snprintf(l->path, sizeof(l->path), "%s/%s", lock_dir_path(), name);
+	dfd = lock_dir(root, err, errlen);
+	if (dfd == -ENOENT)
+		return 0; /* no lock directory (and none can be made: no /run
+			     in an initramfs): no holder, since every holder
+			     makes it */
+	if (dfd < 0)
+		return dfd == -EPERM ? dfd :
+		       bb_errf(err, errlen, dfd, "%s: %s", lock_dir_path(),
+			       strerror(-dfd));
+	fd = openat(dfd, name,
+		    (root ? O_RDWR | O_CREAT : O_RDONLY) | O_NOFOLLOW |
+			    O_CLOEXEC,
+		    0644);
+	close(dfd);
+	if (fd < 0) {
+		ret = -errno;
+		if (!root && ret == -ENOENT)
+			return 0; /* no one ever held it */
+		return bb_errf(err, errlen, ret, "%s: %s", l->path,
+			       strerror(-ret));
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		ret = errno == EWOULDBLOCK ? holder_msg(fd, dev, err, errlen) :
+		      bb_errf(err, errlen, -errno, "%s: flock: %s", l->path,
+			      strerror(errno));
+		close(fd);
+		return ret;
+	}
+	if (!root) {
+		/* checked: free; a non-root user cannot hold it */
+		close(fd);
+		return 0;
+	}
+	now = time(NULL);
+	gmtime_r(&now, &tm);
+	strftime(since, sizeof(since), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	snprintf(text, sizeof(text), "pid %ld\nprogram %s\nwhat %s\nsince %s\n",
+		 (long)getpid(), program, what ? what : "", since);
+	for (char *p = text; *p; p++)
+		if ((unsigned char)*p < 0x20 && *p != '\n')
+			*p = '?';
+	if (ftruncate(fd, 0) ||
+	    pwrite(fd, text, strlen(text), 0) != (ssize_t)strlen(text)) {
+		ret = bb_errf(err, errlen, -errno, "%s: %s", l->path,
+			      strerror(errno));
+		close(fd);
+		return ret;
+	}
+	l->fd = fd;
+	return 0;
+}
+
+int bb_devlock_take(struct bb_devlock *l, const char *target,
+		    const char *program, const char *what, char *err,
+		    size_t errlen)
+{
+	char dir[512];
+	unsigned maj, min;
+
+	l->fd = -1;
+	l->path[0] = '\0';
+	if (bb_target_is_nop(target))
+		return 0;
+	if (queue_of(target, dir, sizeof(dir), &maj, &min, err, errlen))
+		return 0; /* no block device (tmpfs), or the run says why */
+	return bb_devlock_take_dev(l, maj, min, program, what, err, errlen);
+}
+
+void bb_devlock_release(struct bb_devlock *l)
+{
+	if (l->fd < 0)
+		return;
+	if (ftruncate(l->fd, 0) < 0) {
+		/* the lock goes with the fd, whatever the text says */
+	}
+	close(l->fd);
+	l->fd = -1;
+}
+
+/* ---- dangerous knobs, mounted disks ---------------------------------------- */
+
+bool bb_sysknob_dangerous(const char *knob)
+{
+	return !strcmp(knob, "write_cache") || !strcmp(knob, "scheduler");
+}
+
+/* Whether block device maj:min is the disk d, one of its partitions, or
+ * stacked on them (slaves, recursively; depth bounds a loop). */
+static bool dev_on_disk(unsigned maj, unsigned min,
+			const struct bb_sysknob_dev *d, int depth)
+{
+	char link[64], real[PATH_MAX], path[PATH_MAX + 32], num[32];
+	unsigned a, b;
+	DIR *dir;
+	struct dirent *e;
+	bool found = false;
+
+	if ((maj == d->major && min == d->minor) || depth > 8)
+		return maj == d->major && min == d->minor;
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", maj, min);
+	if (!realpath(link, real))
+		return false;
+	snprintf(path, sizeof(path), "%s/partition", real);
+	if (!access(path, F_OK)) {
+		char *slash = strrchr(real, '/');
+
+		if (slash)
+			*slash = '\0';
+		snprintf(path, sizeof(path), "%s/dev", real);
+		if (!bb_read_text(path, num, sizeof(num)) &&
+		    sscanf(num, "%u:%u", &a, &b) == 2)
+			return a == d->major && b == d->minor;
+		return false;
+	}
+	snprintf(path, sizeof(path), "%s/slaves", real);
+	dir = opendir(path);
+	if (!dir)
+		return false;
+	while (!found && (e = readdir(dir))) {
+		char sp[PATH_MAX + 300];
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(sp, sizeof(sp), "%s/slaves/%s/dev", real, e->d_name);
+		if (!bb_read_text(sp, num, sizeof(num)) &&
+		    sscanf(num, "%u:%u", &a, &b) == 2)
+			found = dev_on_disk(a, b, d, depth + 1);
+	}
+	closedir(dir);
+	return found;
+}
+
+struct mounted_walk {
+	const struct bb_sysknob_dev *disk;
+	char *where;
+	size_t len;
+};
+
+static int mounted_one(const struct bb_mount *m, void *arg)
+{
+	struct mounted_walk *w = arg;
+
+	if (!major(m->dev) ||
+	    !dev_on_disk(major(m->dev), minor(m->dev), w->disk, 0))
+		return 0;
+	snprintf(w->where, w->len, "%s (%s)", m->point, m->source);
+	return 1;
+}
+
+int bb_sysknob_disk_mounted(const char *queue_dir, char *where, size_t len)
+{
+	struct bb_sysknob_dev d;
+	struct mounted_walk w = { &d, where, len };
+	char err[256];
+	int ret;
+
+	if (len)
+		where[0] = '\0';
+	ret = bb_sysknob_dev_of_queue(queue_dir, &d, err, sizeof(err));
+	if (ret)
+		return ret;
+	ret = bb_mountinfo_each(mounted_one, &w);
+	return ret < 0 ? ret : ret > 0;
 }

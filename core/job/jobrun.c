@@ -151,10 +151,19 @@ static int run_step(struct bb_jobrun *jr, const struct bb_job_step *st,
 		ret = -ECANCELED;
 		snprintf(msg, sizeof(msg), "cancelled");
 	}
-	if (!ret)
+	if (!ret) {
 		ret = bb_run_cancellable(&job->v[st->variant].cfg, &r,
 					 ops ? ops->on_sample : NULL, arg,
 					 jr->cancel, msg, sizeof(msg));
+		/* a run the process was stopped in (or starved) is disturbed
+		 * like one the gate marked; after_run stores why */
+		if (bb_quiesce_mark_stall(&jr->quiet, &job->quiesce,
+					  r.stall_ns) &&
+		    !st->warmup) {
+			jr->disturbed_runs++;
+			jr->round_disturbed = true;
+		}
+	}
 	if (ops && ops->after_run) {
 		aret = ops->after_run(arg, jr, st, ret, &r, amsg, sizeof(amsg));
 		if (aret > 0)

@@ -231,8 +231,13 @@ static int get_uint(struct bb_job_errors *e, const char *field,
 		return -EINVAL;
 	}
 	if (neg || mag < lo || mag > hi) {
-		err_add(e, field, "%s%" PRIu64 " is out of range %" PRIu64 "..%" PRIu64,
-			neg ? "-" : "", mag, lo, hi);
+		/* json-c clamps an integer beyond 64 bits to the limit */
+		bool clamped = json_object_is_type(j, json_type_int) &&
+			       (neg ? mag == (uint64_t)INT64_MAX + 1 :
+				      mag == UINT64_MAX);
+
+		err_add(e, field, "%s%" PRIu64 "%s is out of range %" PRIu64 "..%" PRIu64,
+			neg ? "-" : "", mag, clamped ? " or more" : "", lo, hi);
 		return -EINVAL;
 	}
 	*out = mag;
@@ -693,8 +698,10 @@ static const struct top_field top_fields[] = {
 	{ .name = "order", .type = TOP_NAME, TOP_MEMBER(order),
 	  .name_of = order_name_of, .nnames = BB_ORDER__COUNT,
 	  .hint = "interleaved, blocked or random" },
+	/* json-c clamps a larger integer to 2^64-1 silently: 2^63-1 leaves
+	 * room to refuse it (get_uint) instead of using another seed */
 	{ .name = "seed", .type = TOP_UINT, TOP_MEMBER(seed), .min = 0,
-	  .max = UINT64_MAX },
+	  .max = INT64_MAX },
 	{ .name = "metric", .type = TOP_NAME, TOP_MEMBER(metric),
 	  .name_of = metric_name_of, .nnames = BB_METRIC__COUNT },
 	{ .name = "min_effect", .type = TOP_NUMBER, TOP_MEMBER(min_effect),
@@ -999,10 +1006,20 @@ static void parse_top(struct job_ctx *c, struct json_object *doc)
 		if (top_fields[i].late)
 			parse_one(c, &top_fields[i], doc);
 
-	if (job->aa && job->nvariants == 1) {
+	if (job->aa && job->nvariants == 1 &&
+	    strlen(job->v[0].name) + 1 >= sizeof(job->v[0].name)) {
+		/* its copy is NAME2: a 31-character name has no room for the
+		 * 2 (cutting it would give a copy named like the original) */
+		char path[128];
+
+		snprintf(path, sizeof(path), "variants.%s", job->v[0].name);
+		err_add(e, path,
+			"an A/A job's variant name has at most %zu characters (its copy is named %s2)",
+			sizeof(job->v[0].name) - 2, "NAME");
+	} else if (job->aa && job->nvariants == 1) {
 		/* the copy: same configuration and knobs, its own name */
 		job->v[1] = job->v[0];
-		snprintf(job->v[1].name, sizeof(job->v[1].name), "%.29s2",
+		snprintf(job->v[1].name, sizeof(job->v[1].name), "%s2",
 			 job->v[0].name);
 		job->nvariants = 2;
 	}

@@ -57,6 +57,32 @@ void bb_quiesce_params_init(struct bb_quiesce_params *p)
 	p->max_busy = 0.10;
 	p->sample_ns = 100000000ull;
 	p->max_wait_ns = 1000000000ull;
+	p->max_stall_ns = 250000000ull;
+}
+
+/* Append "; what" (or "what" first) to the reason. */
+static void reason_add(struct bb_quiesce_result *r, const char *what)
+{
+	size_t n = strlen(r->reason);
+
+	snprintf(r->reason + n, sizeof(r->reason) - n, "%s%s", n ? "; " : "",
+		 what);
+}
+
+bool bb_quiesce_mark_stall(struct bb_quiesce_result *r,
+			   const struct bb_quiesce_params *p,
+			   uint64_t stall_ns)
+{
+	bool was = r->disturbed;
+	char what[48];
+
+	r->stalled_ns = stall_ns;
+	if (stall_ns <= p->max_stall_ns)
+		return false;
+	snprintf(what, sizeof(what), "stalled %.1f s", (double)stall_ns / 1e9);
+	reason_add(r, what);
+	r->disturbed = true;
+	return !was;
 }
 
 /* Per-CPU ticks from /proc/stat ("cpuN user nice system idle iowait irq
@@ -268,6 +294,14 @@ int bb_quiesce_check(const int *cpus, unsigned ncpus,
 			break;
 	}
 	r->waited_ns = r->samples > 1 ? bb_now_ns() - start : 0;
+	if (r->disturbed) {
+		char what[sizeof(r->reason)];
+
+		snprintf(what, sizeof(what), "CPU %d %.0f %% busy%s%s%s", r->cpu,
+			 r->busy * 100, r->culprit[0] ? " (" : "", r->culprit,
+			 r->culprit[0] ? ")" : "");
+		reason_add(r, what);
+	}
 out:
 	free(pa.p);
 	free(pb.p);
@@ -297,5 +331,10 @@ struct json_object *bb_quiesce_to_json(const struct bb_quiesce_result *r,
 	json_object_object_add(o, "culprit", r->culprit[0] ?
 					     json_object_new_string(r->culprit) :
 					     NULL);
+	json_object_object_add(o, "stalled_s",
+			       json_object_new_double((double)r->stalled_ns / 1e9));
+	json_object_object_add(o, "reason", r->reason[0] ?
+					    json_object_new_string(r->reason) :
+					    NULL);
 	return o;
 }

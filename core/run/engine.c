@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -78,19 +79,38 @@ static bool cancelled(const _Atomic bool *cancel)
 }
 
 /* Wait up to ns, returning early when every worker is done or the run is
- * cancelled. */
+ * cancelled.  r (NULL: not counted) gets the stalls: every sleep that
+ * ends more than BB_STALL_GAP_NS late (the process was not running). */
 static void wait_or_done(struct bb_worker_args *a, unsigned n, uint64_t ns,
-			 const _Atomic bool *cancel)
+			 const _Atomic bool *cancel, struct bb_result *r)
 {
 	uint64_t end = bb_now_ns() + ns;
 
 	for (;;) {
-		uint64_t now = bb_now_ns();
+		uint64_t now = bb_now_ns(), slice, late;
 
 		if (now >= end || all_done(a, n) || cancelled(cancel))
 			return;
-		sleep_ns(bb_min(end - now, 20000000ull));
+		slice = bb_min(end - now, 20000000ull);
+		sleep_ns(slice);
+		late = bb_now_ns() - now - slice;
+		if (r && late > BB_STALL_GAP_NS) {
+			r->stall_ns += late;
+			r->stall_max_ns = bb_max(r->stall_max_ns, late);
+		}
 	}
+}
+
+/* The process's context switches so far (getrusage, all threads). */
+static void ctxsw(uint64_t *vol, uint64_t *invol)
+{
+	struct rusage ru;
+
+	*vol = *invol = 0;
+	if (getrusage(RUSAGE_SELF, &ru))
+		return;
+	*vol = (uint64_t)ru.ru_nvcsw;
+	*invol = (uint64_t)ru.ru_nivcsw;
 }
 
 /* Interrupts of an NVMe target's I/O queues so far; false when none of
@@ -144,7 +164,7 @@ int bb_run_cancellable(const struct bb_config *cfg, struct bb_result *r,
 	void *(*main_fn)(void *) = bb_path_ops_for(cfg->bio_layout)->worker_main;
 	unsigned n = cfg->threads, started = 0, cap = 0;
 	uint64_t t_measure, t_prev, tmin = UINT64_MAX, tmax = 0;
-	uint64_t irq0 = 0, irq1 = 0;
+	uint64_t irq0 = 0, irq1 = 0, vcsw0 = 0, ivcsw0 = 0;
 	bool irq_ok;
 	struct bb_sample prev = { 0 }, cur;
 	struct timeval tv;
@@ -207,9 +227,10 @@ int bb_run_cancellable(const struct bb_config *cfg, struct bb_result *r,
 		}
 
 	if (cfg->ramp_ns)
-		wait_or_done(args, n, cfg->ramp_ns, cancel);
+		wait_or_done(args, n, cfg->ramp_ns, cancel, NULL);
 	atomic_store_explicit(&phase, BB_PHASE_MEASURE, memory_order_release);
 	t_measure = t_prev = bb_now_ns();
+	ctxsw(&vcsw0, &ivcsw0);
 	/* the live counters restart at 0 when each side starts measuring;
 	 * the first sample may still include a few ramp completions of a
 	 * thread that has not seen the phase change yet */
@@ -223,7 +244,7 @@ int bb_run_cancellable(const struct bb_config *cfg, struct bb_result *r,
 		}
 		now = bb_now_ns();
 		if (next > now)
-			wait_or_done(args, n, next - now, cancel);
+			wait_or_done(args, n, next - now, cancel, r);
 		now = bb_now_ns();
 		if (all_done(args, n) || cancelled(cancel))
 			stop = true;
@@ -251,6 +272,9 @@ int bb_run_cancellable(const struct bb_config *cfg, struct bb_result *r,
 			break;
 	}
 	atomic_store_explicit(&phase, BB_PHASE_STOP, memory_order_release);
+	ctxsw(&r->ctxsw_voluntary, &r->ctxsw_involuntary);
+	r->ctxsw_voluntary -= bb_min(vcsw0, r->ctxsw_voluntary);
+	r->ctxsw_involuntary -= bb_min(ivcsw0, r->ctxsw_involuntary);
 
 join:
 	for (unsigned i = 0; i < started; i++)

@@ -131,7 +131,7 @@ static const struct bb_option opt_table[] = {
 	  .group = "workload", FIELD(cpus), .min = 0, .max = MAX_CPU,
 	  .help = "pin submitter i to the i-th CPU of the list, cyclically (empty: not pinned)" },
 	{ .name = "seed", .json = "seed", .type = OT_UINT, .group = "workload",
-	  FIELD(seed), .min = 0, .max = UINT64_MAX,
+	  FIELD(seed), .min = 0, .max = INT64_MAX,
 	  .help = "seed of the random offsets" },
 	{ .name = "verify", .json = "verify", .type = OT_BOOL,
 	  .group = "workload", FIELD(verify),

@@ -255,6 +255,21 @@ static struct json_object *irq_json(const struct bb_result *r)
 	return o;
 }
 
+static struct json_object *stall_json(const struct bb_result *r)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "stalled_s",
+			       json_object_new_double((double)r->stall_ns / 1e9));
+	json_object_object_add(o, "longest_s",
+			       json_object_new_double((double)r->stall_max_ns /
+						      1e9));
+	json_object_object_add(o, "ctxsw_voluntary", ju64(r->ctxsw_voluntary));
+	json_object_object_add(o, "ctxsw_involuntary",
+			       ju64(r->ctxsw_involuntary));
+	return o;
+}
+
 struct json_object *bb_result_to_json(const struct bb_config *cfg,
 				      const struct bb_result *r)
 {
@@ -296,6 +311,7 @@ struct json_object *bb_result_to_json(const struct bb_config *cfg,
 	pv = bb_poll_verified(cfg, &r->irq, r->io.dev_reads + r->io.dev_writes);
 	json_object_object_add(doc, "poll_verified",
 			       pv < 0 ? NULL : json_object_new_boolean(pv));
+	json_object_object_add(doc, "stall", stall_json(r));
 	json_object_object_add(doc, "samples", samples_json(r));
 	json_object_object_add(doc, "error",
 		r->error[0] ? json_object_new_string(r->error) : NULL);

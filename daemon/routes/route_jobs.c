@@ -243,12 +243,16 @@ static int bb_jobs_queue_dir(const char *target, char *dir, size_t len,
 	return bb_sysknob_queue_dir(parent, dir, len, err, errlen) ? ret : 0;
 }
 
-/* Every sysfs knob must exist on the target's queue.  0 or -EINVAL with
- * the response filled in. */
-static int bb_jobs_knobs(struct bb_job *job, struct bb_http_response *rs)
+/* Every sysfs knob must exist on the target's queue and be allowed there
+ * by the configuration's allow_knobs (a dangerous one on a disk with a
+ * mounted filesystem named explicitly).  0 or -EINVAL with the response
+ * filled in. */
+static int bb_jobs_knobs(const struct bb_dconfig *cfg, struct bb_job *job,
+			 struct bb_http_response *rs)
 {
 	char dir[PATH_MAX], path[PATH_MAX], err[512], field[256];
-	bool have_dir = false;
+	char mounted[PATH_MAX * 2 + 8] = "";
+	bool have_dir = false, is_mounted = false;
 
 	for (unsigned i = 0; i < job->nvariants; i++) {
 		const struct bb_job_variant *v = &job->v[i];
@@ -265,9 +269,22 @@ static int bb_jobs_knobs(struct bb_job *job, struct bb_http_response *rs)
 						job->target, err);
 				return -EINVAL;
 			}
+			if (!have_dir)
+				is_mounted = bb_sysknob_disk_mounted(
+						     dir, mounted,
+						     sizeof(mounted)) != 0;
 			have_dir = true;
 			if (bb_sysknob_path(dir, v->sysfs[k].name, path,
 					    sizeof(path), err, sizeof(err))) {
+				bb_jobs_invalid(rs, field, "%s: %s", field,
+						err);
+				return -EINVAL;
+			}
+			if (bb_dconfig_knob_allowed(
+				    cfg, job->target, v->sysfs[k].name,
+				    is_mounted &&
+					    bb_sysknob_dangerous(v->sysfs[k].name),
+				    mounted, err, sizeof(err))) {
 				bb_jobs_invalid(rs, field, "%s: %s", field,
 						err);
 				return -EINVAL;
@@ -362,7 +379,7 @@ void bb_route_jobs_post(const struct bb_route_req *r,
 			      why[0] ? why : "target is not in the allow-list");
 		goto out;
 	}
-	if (bb_jobs_cpus(r->cfg, job, rs) || bb_jobs_knobs(job, rs) ||
+	if (bb_jobs_cpus(r->cfg, job, rs) || bb_jobs_knobs(r->cfg, job, rs) ||
 	    bb_jobs_write_flag(job, rs))
 		goto out;
 	text = json_object_to_json_string_ext(job->spec,

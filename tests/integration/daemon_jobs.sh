@@ -27,6 +27,7 @@ write_config
 cat >>"$DCONF" <<EOF
 allow = $TMP/*.dat
 allow = $LOOP
+allow_knobs = $LOOP nomerges read_ahead_kb
 EOF
 daemon_start || { finish; exit 1; }
 

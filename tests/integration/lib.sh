@@ -5,6 +5,9 @@ BIN=${1:?usage: $0 path/to/biobench}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 TMP=$(mktemp -d /var/tmp/biobench-it.XXXXXX)
+# the device locks of this test's biobench and biobenchd, apart from the
+# host's /run/biobench (other suites may run on the same disks meanwhile)
+export BIOBENCH_LOCK_DIR=$TMP/locks
 FAILS=0
 PASSES=0
 cleanup_hooks=()

@@ -59,6 +59,8 @@ write_config
 cat >>"$DCONF" <<EOF
 allow = $LOOP
 allow = $TMP/mnt/*.dat
+allow_knobs = $LOOP nomerges read_ahead_kb
+allow_knobs = $TMP/mnt/*.dat nomerges read_ahead_kb
 EOF
 daemon_start || { finish; exit 1; }
 

@@ -36,6 +36,7 @@ new_ra=$(( orig_ra == 64 ? 32 : 64 ))
 write_config
 cat >>"$DCONF" <<EOF
 allow = $LOOP
+allow_knobs = $LOOP read_ahead_kb
 allow = $RO/*.dat
 EOF
 DDB=$DBFS/biobench.db

@@ -18,7 +18,8 @@
  * "aa": true makes an A/A job (calibration): "variants" holds one variant
  * or is left out (the workload alone), and the job runs it twice, as A and
  * as its copy A2, so that any verdict other than no change or inconclusive
- * is a false positive.
+ * is a false positive.  The copy is named NAME2, so an A/A variant's
+ * name has at most 30 characters.
  *
  * Variant keys: any run option by its JSON name (bio_cache, split_check,
  * bio_layout, completion, inject_ns, iodepth, bs, mode, ...; not
@@ -29,6 +30,8 @@
  * [A-Za-z0-9_-]{1,31}; the first in document order is the baseline
  * ("A" by convention); at least 2, at most BB_JOB_MAX_VARIANTS.
  *
+ * seed is 0..2^63-1 (json-c clamps a larger integer silently: a seed
+ * at or beyond the limit is refused, not used as another one).
  * min_effect is in percent (1 = +-1%): the smallest change that matters,
  * and so the equivalence margin of the TOST behind a "no change" verdict;
  * confidence a fraction in [0.5, 0.999].  max_repeat > repeat makes the
@@ -48,11 +51,12 @@
 #include <biobench/config.h>
 #include <biobench/quiesce.h>
 #include <biobench/stats.h>
+#include <biobench/sysknob.h> /* struct bb_sysfs_knob */
 
 #include <json-c/json.h>
 
 #define BB_JOB_MAX_VARIANTS 8
-#define BB_JOB_MAX_SYSFS 16
+#define BB_JOB_MAX_SYSFS BB_SYSKNOB_SET_MAX
 #define BB_JOB_MAX_REPEAT 1000
 #define BB_JOB_MAX_WARMUP 100
 #define BB_JOB_MAX_ERRORS 32
@@ -74,11 +78,6 @@ enum bb_metric {
 	BB_METRIC_LAT_P999,
 	BB_METRIC_CPU_PER_IO, /* ns of CPU (usr+sys, all threads) per I/O */
 	BB_METRIC__COUNT
-};
-
-struct bb_sysfs_knob {
-	char name[64];   /* queue attribute, e.g. "nomerges" */
-	char value[128]; /* as written (numbers converted to text) */
 };
 
 struct bb_job_variant {

@@ -10,7 +10,13 @@
  * ticks in the interval.  Before a run the benchmark's own threads sleep,
  * so what is busy is foreign load.  When a CPU is over max_busy, the
  * per-process CPU time (/proc/PID/stat utime+stime, last CPU in the set)
- * over the same interval names the biggest consumer. */
+ * over the same interval names the biggest consumer.
+ *
+ * After the run, a second check that needs no gate: a run whose process
+ * stalled (the engine's bb_result.stall_ns: stopped by SIGSTOP or a
+ * debugger, frozen, its VM paused, starved) for more than max_stall is
+ * marked disturbed too ("stalled 3.0 s"), whatever the mode: its figures
+ * mix the workload with the time nothing ran. */
 #ifndef BB_QUIESCE_H
 #define BB_QUIESCE_H
 
@@ -31,6 +37,7 @@ struct bb_quiesce_params {
 	double max_busy;       /* fraction of one CPU, e.g. 0.10 */
 	uint64_t sample_ns;    /* one sample, e.g. 100 ms */
 	uint64_t max_wait_ns;  /* WAIT: give up after this long */
+	uint64_t max_stall_ns; /* a run stalled longer is disturbed */
 };
 
 struct bb_quiesce_result {
@@ -42,9 +49,13 @@ struct bb_quiesce_result {
 	unsigned samples;
 	char culprit[64];      /* "comm (pid N)" of the biggest consumer, or
 				  "" (irq/softirq/steal or nothing found) */
+	uint64_t stalled_ns;   /* the run's stalls (bb_quiesce_mark_stall) */
+	char reason[160];      /* why disturbed, "" when not: "CPU 1 87 %
+				  busy (cc1 (pid 12))", "stalled 3.0 s", or
+				  both joined by "; " */
 };
 
-/* Defaults: wait, 10 %, 100 ms samples, 1 s at most. */
+/* Defaults: wait, 10 %, 100 ms samples, 1 s at most, 250 ms of stalls. */
 void bb_quiesce_params_init(struct bb_quiesce_params *p);
 
 const char *bb_quiesce_mode_name(enum bb_quiesce_mode m);
@@ -57,8 +68,15 @@ int bb_quiesce_check(const int *cpus, unsigned ncpus,
 		     const struct bb_quiesce_params *p,
 		     const _Atomic bool *cancel, struct bb_quiesce_result *r);
 
+/* After the run: record its stalls (stall_ns) in r and mark it disturbed
+ * when they exceed p->max_stall_ns (reason "stalled 3.0 s").  Returns
+ * true when this made a run disturbed that was not. */
+bool bb_quiesce_mark_stall(struct bb_quiesce_result *r,
+			   const struct bb_quiesce_params *p,
+			   uint64_t stall_ns);
+
 /* {"checked","disturbed","busy","cpu","waited_s","samples","culprit",
- *  "mode","max_busy"} */
+ *  "mode","max_busy","stalled_s","reason" (null when not disturbed)} */
 struct json_object *bb_quiesce_to_json(const struct bb_quiesce_result *r,
 				       const struct bb_quiesce_params *p);
 

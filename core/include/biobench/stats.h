@@ -146,10 +146,23 @@ struct bb_result {
 	char kernel_helpers[128];  /* e.g. "sqpoll thread (iou-sqp)" */
 	unsigned ring_flags;       /* IORING_SETUP_* actually used */
 	struct bb_irq_check irq;   /* interrupts of the device's queues */
+	/* Stalls of the measured interval: time the sampling thread was
+	 * not running although its sleep had ended (the process stopped by
+	 * SIGSTOP or a debugger, frozen, its VM paused, or starved of CPU),
+	 * counted over every overshoot of more than BB_STALL_GAP_NS; and the
+	 * process's own context switches (getrusage, all threads). */
+	uint64_t stall_ns;         /* total */
+	uint64_t stall_max_ns;     /* the longest one */
+	uint64_t ctxsw_voluntary;
+	uint64_t ctxsw_involuntary;
 	struct bb_sample *samples; /* per second, malloc'd */
 	unsigned nsamples;
 	char error[256];           /* non-empty if the run failed */
 };
+
+/* A sleep of the sampling thread that ends this much later than asked
+ * counts as a stall (timer slack and a busy host stay well below). */
+#define BB_STALL_GAP_NS 50000000ull
 
 /* Derived figures. */
 static inline double bb_result_iops(const struct bb_result *r)

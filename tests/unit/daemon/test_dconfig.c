@@ -250,7 +250,14 @@ static void test_load_bad_values(void **state)
 		  "unknown key in [server] (allowed: listen, db" },
 		{ "server", "allow = nop", "allow", "unknown key in [server]" },
 		{ "targets", "listen = 127.0.0.1:1", "listen",
-		  "unknown key in [targets] (allowed: allow, allow_write)" },
+		  "unknown key in [targets] (allowed: allow, allow_write, "
+		  "allow_knobs)" },
+		{ "targets", "allow_knobs = /dev/loop*", "allow_knobs",
+		  "needs a target pattern and at least one knob" },
+		{ "targets", "allow_knobs = loop* nomerges", "allow_knobs",
+		  "not a target pattern" },
+		{ "targets", "allow_knobs = /dev/loop* NoMerges", "allow_knobs",
+		  "'NoMerges' is not a knob name" },
 		{ "targets", "allow = data/*.dat", "allow", "absolute" },
 		{ "targets", "allow = *", "allow", "absolute" },
 		{ "targets", "allow = /var/lib/../x", "allow", "canonical" },
@@ -722,6 +729,67 @@ static void test_allow(void **state)
 	free(c);
 }
 
+/* allow_knobs: named knobs, "*" for any but a dangerous knob on a disk
+ * with a mounted filesystem, nothing without an entry. */
+static void test_allow_knobs(void **state)
+{
+	struct tmp *t = *state;
+	struct bb_dconfig *c = new_cfg();
+	char why[2048], p[PATH_MAX], text[3 * PATH_MAX];
+
+	mk(t, "k", true);
+	mk(t, "k/a.dat", false);
+	mk(t, "k/b.dat", false);
+	snprintf(text, sizeof(text),
+		 "[targets]\nallow = %s/k/*.dat\n"
+		 "allow_knobs = %s/k/a.dat nomerges, read_ahead_kb\n"
+		 "allow_knobs = %s/k/b.dat * write_cache\n",
+		 t->dir, t->dir, t->dir);
+	write_file(t, "knobs.conf", text, 0644, p, sizeof(p));
+	if (bb_dconfig_load(c, p, why, sizeof(why)))
+		fail_msg("%s", why);
+	assert_int_equal(c->nknob_rules, 2);
+	assert_int_equal(c->knob_rules[0].n, 2);
+	assert_string_equal(c->knob_rules[0].knob[1], "read_ahead_kb");
+	assert_true(c->knob_rules[1].any);
+
+	snprintf(p, sizeof(p), "%s/k/a.dat", t->dir);
+	assert_int_equal(bb_dconfig_knob_allowed(c, p, "nomerges", false, NULL,
+						 why, sizeof(why)), 0);
+	/* named: allowed even where dangerous */
+	assert_int_equal(bb_dconfig_knob_allowed(c, p, "read_ahead_kb", true,
+						 "/", why, sizeof(why)), 0);
+	assert_int_equal(bb_dconfig_knob_allowed(c, p, "write_cache", false,
+						 NULL, why, sizeof(why)),
+			 -EACCES);
+	assert_non_null(strstr(why, "knob write_cache is not allowed"));
+	assert_non_null(strstr(why, "nomerges read_ahead_kb"));
+
+	snprintf(p, sizeof(p), "%s/k/b.dat", t->dir);
+	/* "*": any knob where not dangerous */
+	assert_int_equal(bb_dconfig_knob_allowed(c, p, "scheduler", false,
+						 NULL, why, sizeof(why)), 0);
+	assert_int_equal(bb_dconfig_knob_allowed(c, p, "scheduler", true,
+						 "/ (/dev/vda1)", why,
+						 sizeof(why)),
+			 -EACCES);
+	assert_non_null(strstr(why, "mounted filesystem (/ (/dev/vda1))"));
+	assert_non_null(strstr(why, "scheduler must be named"));
+	assert_int_equal(bb_dconfig_knob_allowed(c, p, "write_cache", true,
+						 "/", why, sizeof(why)), 0);
+
+	/* no entry for the target */
+	snprintf(p, sizeof(p), "%s/k/c.dat", t->dir);
+	assert_int_equal(bb_dconfig_knob_allowed(c, p, "nomerges", false, NULL,
+						 why, sizeof(why)),
+			 -EACCES);
+	assert_non_null(strstr(why, "needs allow_knobs = PATTERN nomerges"));
+	assert_int_equal(bb_dconfig_knob_allowed(c, "nop", "nomerges", false,
+						 NULL, why, sizeof(why)),
+			 -EACCES);
+	free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -740,6 +808,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test(test_check_cpus),
 		cmocka_unit_test_setup_teardown(test_allow, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_allow_knobs, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -56,6 +56,7 @@
 struct fx {
 	char dir[64];
 	char db[128];
+	char locks[128];
 };
 
 static void write_text(const char *path, const char *text);
@@ -77,6 +78,9 @@ static int setup(void **state)
 	snprintf(f->dir, sizeof(f->dir), "/tmp/bb-test-sched.XXXXXX");
 	assert_non_null(mkdtemp(f->dir));
 	snprintf(f->db, sizeof(f->db), "%s/biobench.db", f->dir);
+	/* the jobs' device locks: this test's own, not the host's */
+	snprintf(f->locks, sizeof(f->locks), "%s/locks", f->dir);
+	setenv("BIOBENCH_LOCK_DIR", f->locks, 1);
 	*state = f;
 	return 0;
 }
@@ -556,7 +560,7 @@ static void test_recovery(void **state)
 	write_text(fake, "keep me\n");
 	assert_int_equal(bb_store_knob_journal(st, id, "nop", "nomerges", fake,
 					       "root::0:0::/root:/bin/sh", "2",
-					       &kid, err, sizeof(err)),
+					       NULL, &kid, err, sizeof(err)),
 			 0);
 	assert_int_equal(bb_store_knob_mark(st, kid, "applied", NULL, 0), 0);
 
@@ -598,7 +602,7 @@ static void test_recovery_sysfs(void **state)
 	id = insert(st, SHORT_JOB("crashed"), 4);
 	assert_int_equal(bb_store_job_start(st, id, 0, 0, err, sizeof(err)), 0);
 	assert_int_equal(bb_store_knob_journal(st, id, loop, "read_ahead_kb",
-					       knob, orig, "4", &kid, err,
+					       knob, orig, "4", NULL, &kid, err,
 					       sizeof(err)),
 			 0);
 	write_text(knob, strcmp(orig, "4") ? "4\n" : "8\n");

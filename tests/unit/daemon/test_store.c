@@ -757,7 +757,7 @@ static void foreign_key_cascade(void **state)
 				    r, 0, NULL), 0);
 	assert_int_equal(bb_store_knob_journal(c->s, job, "/dev/vda", "nomerges",
 					       "/sys/block/vda/queue/nomerges",
-					       "0", "2", &k, err, sizeof(err)),
+					       "0", "2", NULL, &k, err, sizeof(err)),
 			 0);
 	db = raw_open(c->path);
 	assert_int_equal(sqlite3_exec(db, "PRAGMA foreign_keys = ON", NULL,
@@ -982,13 +982,13 @@ static void knob_journal(void **state)
 	char err[256] = "";
 
 	assert_int_equal(bb_store_knob_journal(c->s, job, "/dev/vda",
-		"nomerges", "/sys/block/vda/queue/nomerges", "0", "2", &k1,
+		"nomerges", "/sys/block/vda/queue/nomerges", "0", "2", NULL, &k1,
 		err, sizeof(err)), 0);
 	assert_int_equal(bb_store_knob_mark(c->s, k1, "applied", err,
 					    sizeof(err)), 0);
 	assert_int_equal(bb_store_knob_journal(c->s, job, "/dev/vda",
 		"scheduler", "/sys/block/vda/queue/scheduler", "mq-deadline",
-		"none", &k2, err, sizeof(err)), 0);
+		"none", NULL, &k2, err, sizeof(err)), 0);
 	assert_true(k2 > k1);
 
 	/* unrestored, oldest first, with their states */
@@ -1022,15 +1022,15 @@ static void knob_journal(void **state)
 	assert_int_equal(bb_store_knob_mark(c->s, 9999, "applied", err,
 					    sizeof(err)), -ENOENT);
 	assert_int_equal(bb_store_knob_journal(c->s, job, "/dev/vda", "x",
-					       NULL, "0", "1", &k3, err,
+					       NULL, "0", "1", NULL, &k3, err,
 					       sizeof(err)), -EINVAL);
 
 	/* the callback's non-zero return stops the walk */
 	assert_int_equal(bb_store_knob_journal(c->s, job, "/dev/vda",
 		"rq_affinity", "/sys/block/vda/queue/rq_affinity", "1", "2",
-		&k3, err, sizeof(err)), 0);
+		NULL, &k3, err, sizeof(err)), 0);
 	assert_int_equal(bb_store_knob_journal(c->s, 0, NULL, "iostats",
-		"/sys/block/vda/queue/iostats", "1", "0", &k4, err,
+		"/sys/block/vda/queue/iostats", "1", "0", NULL, &k4, err,
 		sizeof(err)), 0);
 	w = (struct walk){ .s = c->s, .stop_with = 42 };
 	assert_int_equal(bb_store_knobs_unrestored(c->s, walk_cb, &w, err,

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <biobench/common.h>
 #include <biobench/sysknob.h>
 
 #include "helpers.h"
@@ -324,6 +325,185 @@ static void test_read_only_knob(void **state)
 	assert_non_null(strstr(err, path));
 }
 
+/* ---- knob sets, device identity, device lock ---------------------------- */
+
+struct hook_log {
+	unsigned before, after, restored, restore_failed;
+	bool refuse_second;
+};
+
+static int hk_before(void *arg, struct bb_sysknob_applied *k,
+		     const char *value, char *err, size_t errlen)
+{
+	struct hook_log *h = arg;
+
+	(void)value;
+	k->journal_id = 100 + h->before;
+	if (h->refuse_second && h->before == 1)
+		return bb_errf(err, errlen, -EIO, "journal full");
+	h->before++;
+	return 0;
+}
+
+static void hk_after(void *arg, const struct bb_sysknob_applied *k)
+{
+	struct hook_log *h = arg;
+
+	assert_true(k->journal_id >= 100);
+	h->after++;
+}
+
+static void hk_restored(void *arg, const struct bb_sysknob_applied *k,
+			int ret, const char *msg)
+{
+	struct hook_log *h = arg;
+
+	(void)k;
+	(void)msg;
+	if (ret)
+		h->restore_failed++;
+	else
+		h->restored++;
+}
+
+static const struct bb_sysknob_hooks hooks = {
+	.before_write = hk_before,
+	.after_write = hk_after,
+	.after_restore = hk_restored,
+};
+
+/* apply, restore newest first (a knob set twice ends at its first
+ * original); a hook that refuses stops before the write */
+static void test_set_apply_restore(void **state)
+{
+	struct bb_sysknob_set set;
+	struct bb_sysfs_knob k[3] = {
+		{ "nomerges", "2" }, { "read_ahead_kb", "512" },
+		{ "nomerges", "1" },
+	};
+	struct hook_log h = { 0 };
+	char nm0[32], ra0[32], v[32], p[PATH_MAX + 32], err[512];
+
+	(void)state;
+	NEED_DEV();
+	memset(&set, 0, sizeof(set));
+	snprintf(set.queue_dir, sizeof(set.queue_dir), "%s", queue);
+	snprintf(p, sizeof(p), "%s/nomerges", queue);
+	assert_int_equal(bb_sysknob_read(p, nm0, sizeof(nm0), err, sizeof(err)), 0);
+	snprintf(p, sizeof(p), "%s/read_ahead_kb", queue);
+	assert_int_equal(bb_sysknob_read(p, ra0, sizeof(ra0), err, sizeof(err)), 0);
+	if (!strcmp(ra0, "512"))
+		snprintf(k[1].value, sizeof(k[1].value), "1024");
+
+	assert_int_equal(bb_sysknob_apply_set(&set, k, 3, &hooks, &h, err,
+					      sizeof(err)), 0);
+	assert_int_equal(set.n, 3);
+	assert_int_equal(h.before, 3);
+	assert_int_equal(h.after, 3);
+	snprintf(p, sizeof(p), "%s/nomerges", queue);
+	assert_int_equal(bb_sysknob_read(p, v, sizeof(v), err, sizeof(err)), 0);
+	assert_string_equal(v, "1");
+	assert_int_equal(bb_sysknob_restore_set(&set, &hooks, &h, err,
+						sizeof(err)), 0);
+	assert_int_equal(set.n, 0);
+	assert_int_equal(h.restored, 3);
+	assert_int_equal(bb_sysknob_read(p, v, sizeof(v), err, sizeof(err)), 0);
+	assert_string_equal(v, nm0);
+	snprintf(p, sizeof(p), "%s/read_ahead_kb", queue);
+	assert_int_equal(bb_sysknob_read(p, v, sizeof(v), err, sizeof(err)), 0);
+	assert_string_equal(v, ra0);
+
+	/* the journal refuses the second: it is neither written nor kept */
+	memset(&h, 0, sizeof(h));
+	h.refuse_second = true;
+	assert_int_equal(bb_sysknob_apply_set(&set, k, 3, &hooks, &h, err,
+					      sizeof(err)), -EIO);
+	assert_string_equal(err, "journal full");
+	assert_int_equal(set.n, 1);
+	assert_int_equal(bb_sysknob_read(p, v, sizeof(v), err, sizeof(err)), 0);
+	assert_string_equal(v, ra0);
+	assert_int_equal(bb_sysknob_restore_set(&set, &hooks, &h, err,
+						sizeof(err)), 0);
+	snprintf(p, sizeof(p), "%s/nomerges", queue);
+	assert_int_equal(bb_sysknob_read(p, v, sizeof(v), err, sizeof(err)), 0);
+	assert_string_equal(v, nm0);
+}
+
+/* a loop device's identity is its backing file and inode; the mounted
+ * ext4 on it makes its disk "mounted"; write_cache and scheduler are the
+ * dangerous knobs */
+static void test_dev_identity_mounted(void **state)
+{
+	struct bb_sysknob_dev d;
+	char err[512], why[512], where[PATH_MAX * 2];
+
+	(void)state;
+	NEED_DEV();
+	assert_int_equal(bb_sysknob_dev_of_queue(queue, &d, err, sizeof(err)), 0);
+	assert_string_equal(d.name, fx.name);
+	assert_true(!strncmp(d.ident, "loop:", 5));
+	assert_non_null(strstr(d.ident, fx.img));
+	assert_non_null(strstr(d.ident, ":ino="));
+	assert_int_equal(bb_sysknob_dev_same(&d, why, sizeof(why)), 1);
+	d.ident[strlen(d.ident) - 1] ^= 1; /* another inode */
+	assert_int_equal(bb_sysknob_dev_same(&d, why, sizeof(why)), 0);
+	assert_non_null(strstr(why, "another device now"));
+	assert_int_equal(bb_sysknob_dev_of_queue("/sys/kernel", &d, err,
+						 sizeof(err)), -EINVAL);
+
+	assert_true(bb_sysknob_dangerous("write_cache"));
+	assert_true(bb_sysknob_dangerous("scheduler"));
+	assert_false(bb_sysknob_dangerous("nomerges"));
+	if (fx.mounted) {
+		assert_int_equal(bb_sysknob_disk_mounted(queue, where,
+							 sizeof(where)), 1);
+		assert_non_null(strstr(where, fx.mnt));
+	}
+}
+
+/* the lock: a second taker (another open file, as another process would
+ * be) is refused with the holder named; free again after release; nop
+ * has nothing to lock */
+static void test_devlock(void **state)
+{
+	struct bb_devlock a, b;
+	char err[512], text[512];
+	int fd;
+	ssize_t n;
+
+	(void)state;
+	NEED_DEV();
+	if (geteuid()) {
+		print_message("skipped: the lock needs root\n");
+		skip();
+	}
+	assert_int_equal(bb_devlock_take(&a, "nop", "test", "x", err,
+					 sizeof(err)), 0);
+	assert_int_equal(a.fd, -1);
+	assert_int_equal(bb_devlock_take(&a, fx.loop, "test_sysknob",
+					 "job 7 \"first\"", err, sizeof(err)), 0);
+	assert_true(a.fd >= 0);
+	fd = open(a.path, O_RDONLY);
+	assert_true(fd >= 0);
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	assert_true(n > 0);
+	text[n] = '\0';
+	assert_non_null(strstr(text, "program test_sysknob\n"));
+	assert_non_null(strstr(text, "what job 7 \"first\"\n"));
+	/* the file on the ext4 lives on the same device */
+	assert_int_equal(bb_devlock_take(&b, fx.file, "second", "", err,
+					 sizeof(err)), -EBUSY);
+	assert_non_null(strstr(err, "is in use by pid"));
+	assert_non_null(strstr(err, "(test_sysknob, job 7 \"first\")"));
+	assert_non_null(strstr(err, fx.name));
+	bb_devlock_release(&a);
+	assert_int_equal(a.fd, -1);
+	assert_int_equal(bb_devlock_take(&b, fx.loop, "second", "", err,
+					 sizeof(err)), 0);
+	bb_devlock_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -338,6 +518,9 @@ int main(void)
 		cmocka_unit_test(test_scheduler),
 		cmocka_unit_test(test_missing_and_bad_knobs),
 		cmocka_unit_test(test_read_only_knob),
+		cmocka_unit_test(test_set_apply_restore),
+		cmocka_unit_test(test_dev_identity_mounted),
+		cmocka_unit_test(test_devlock),
 	};
 	int rc;
 

@@ -180,6 +180,15 @@ static void test_aa(void **state)
 	assert_int_equal(job->v[1].nsysfs, 1);
 	assert_string_equal(job->v[1].sysfs[0].name, "nomerges");
 	bb_job_free(job);
+
+	/* a 30-character name: its copy has the 31st character */
+	assert_int_equal(parse(job, "{\"name\": \"aa\", \"target\": \"nop\","
+				    " \"aa\": true, \"variants\":"
+				    " {\"abcdefghijklmnopqrstuvwxyz0122\": {}}}",
+			       &errs), 0);
+	assert_string_equal(job->v[0].name, "abcdefghijklmnopqrstuvwxyz0122");
+	assert_string_equal(job->v[1].name, "abcdefghijklmnopqrstuvwxyz01222");
+	bb_job_free(job);
 	free(job);
 	free(again);
 }
@@ -192,7 +201,7 @@ static void test_all_fields(void **state)
 	(void)state;
 	assert_int_equal(parse(job,
 			       GOOD_HEAD "\"repeat\": 10, \"warmup\": 0, \"max_repeat\": 30,"
-			       " \"order\": \"random\", \"seed\": 18446744073709551615,"
+			       " \"order\": \"random\", \"seed\": 9223372036854775807,"
 			       " \"metric\": \"lat_p99\", \"min_effect\": 2.5,"
 			       " \"confidence\": 0.99, "
 			       "\"variants\": {\"Z\": {}, \"a_1\": {}, \"m-2\": {\"inject_ns\": 5}}}",
@@ -202,7 +211,7 @@ static void test_all_fields(void **state)
 	assert_int_equal(job->warmup, 0);
 	assert_int_equal(job->max_repeat, 30);
 	assert_int_equal(job->order, BB_ORDER_RANDOM);
-	assert_true(job->seed == UINT64_MAX);
+	assert_true(job->seed == INT64_MAX);
 	assert_int_equal(job->metric, BB_METRIC_LAT_P99);
 	assert_true(fabs(job->min_effect - 0.025) < 1e-12);
 	assert_true(fabs(job->confidence - 0.99) < 1e-12);
@@ -351,6 +360,13 @@ static const struct bad_case bad_cases[] = {
 	{ GOOD_HEAD "\"order\": 1, " GOOD_VARIANTS "}", "order",
 	  "expected a string" },
 	{ GOOD_HEAD "\"seed\": -1, " GOOD_VARIANTS "}", "seed", "out of range" },
+	/* json-c clamps 2^64 to 2^64-1: refused, not run with another seed */
+	{ GOOD_HEAD "\"seed\": 18446744073709551616, " GOOD_VARIANTS "}", "seed",
+	  "18446744073709551615 or more is out of range 0..9223372036854775807" },
+	{ GOOD_HEAD "\"seed\": 9223372036854775808, " GOOD_VARIANTS "}", "seed",
+	  "9223372036854775808 is out of range 0..9223372036854775807" },
+	{ GOOD_HEAD "\"workload\": {\"seed\": 18446744073709551616}, " GOOD_VARIANTS "}",
+	  "workload.seed", "out of range 0..9223372036854775807" },
 	{ GOOD_HEAD "\"seed\": \"1\", " GOOD_VARIANTS "}", "seed",
 	  "expected an integer" },
 	{ GOOD_HEAD "\"metric\": \"p99\", " GOOD_VARIANTS "}", "metric",
@@ -379,6 +395,11 @@ static const struct bad_case bad_cases[] = {
 	{ GOOD_HEAD "\"aa\": 1, " GOOD_VARIANTS "}", "aa", "expected true or false" },
 	{ GOOD_HEAD "\"aa\": true, " GOOD_VARIANTS "}", "variants",
 	  "takes one variant, run twice; got 2" },
+	/* the copy of a 31-character name would be cut to 29 + "2": with a
+	 * name of 29 characters + "2" it would be named like the original */
+	{ GOOD_HEAD "\"aa\": true, \"variants\": {\"abcdefghijklmnopqrstuvwxyz01232\": {}}}",
+	  "variants.abcdefghijklmnopqrstuvwxyz01232",
+	  "at most 30 characters (its copy is named NAME2)" },
 	/* the quiescence gate */
 	{ GOOD_HEAD "\"quiescence\": 1, " GOOD_VARIANTS "}", "quiescence",
 	  "expected an object" },

@@ -184,6 +184,36 @@ static void test_job_excludes_disturbed_rounds(void **state)
 	free(job);
 }
 
+/* A stall over max_stall marks the run disturbed with the reason; one at
+ * the limit does not; a run the gate marked keeps both reasons. */
+static void test_stall_marks(void **state)
+{
+	struct bb_quiesce_params p;
+	struct bb_quiesce_result r;
+	struct json_object *j;
+
+	(void)state;
+	bb_quiesce_params_init(&p);
+	memset(&r, 0, sizeof(r));
+	assert_false(bb_quiesce_mark_stall(&r, &p, p.max_stall_ns));
+	assert_false(r.disturbed);
+	assert_string_equal(r.reason, "");
+	assert_true(bb_quiesce_mark_stall(&r, &p, 3000000000ull));
+	assert_true(r.disturbed);
+	assert_string_equal(r.reason, "stalled 3.0 s");
+	j = bb_quiesce_to_json(&r, &p);
+	assert_string_equal(json_object_get_string(json_object_object_get(j, "reason")),
+			    "stalled 3.0 s");
+	assert_true(json_object_get_double(json_object_object_get(j, "stalled_s")) == 3.0);
+	json_object_put(j);
+
+	memset(&r, 0, sizeof(r));
+	r.disturbed = true;
+	snprintf(r.reason, sizeof(r.reason), "CPU 1 80 %% busy");
+	assert_false(bb_quiesce_mark_stall(&r, &p, 1250000000ull));
+	assert_string_equal(r.reason, "CPU 1 80 % busy; stalled 1.2 s");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -191,6 +221,7 @@ int main(void)
 		cmocka_unit_test(test_wait_is_bounded),
 		cmocka_unit_test(test_off_does_nothing),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_stall_marks),
 		cmocka_unit_test(test_job_excludes_disturbed_rounds),
 	};
 

@@ -140,7 +140,7 @@ static const struct good goods[] = {
 	G("--threads=4 nop", threads, 4),
 	G("--threads=64 nop", threads, 64),
 	G("--seed=0xdeadbeef nop", seed, 0xdeadbeef),
-	G("--seed=18446744073709551615 nop", seed, UINT64_MAX),
+	G("--seed=9223372036854775807 nop", seed, INT64_MAX),
 	G("--rw=randrw --rwmixread=70 nop", rwmixread, 70),
 	G("--rwmixread=0 nop", rwmixread, 0),
 	G("--inject-ns=250 nop", inject_ns, 250),
@@ -351,6 +351,8 @@ struct bad {
 
 static const struct bad bads[] = {
 	{ "--bs=3x nop", "--bs: '3x' is not a size (examples: 512, 4k, 64k, 1m)" },
+	{ "--seed=9223372036854775808 nop", "--seed: 9223372036854775808 is out of range" },
+	{ "--seed=18446744073709551616 nop", "--seed: " },
 	{ "--bs=4q nop", "--bs: '4q' is not a size" },
 	{ "--bs= nop", "--bs: '' is not a size" },
 	{ "--bs=-4k nop", "--bs: '-4k' is not a size" },
@@ -577,7 +579,7 @@ static void test_json_good(void **state)
 		"\"cpus\":[1,3],\"seg_boundary\":\"0xffff\","
 		"\"virt_boundary\":4095,\"max_sectors_kb\":256,"
 		"\"rw\":\"randrw\",\"rwmixread\":30,"
-		"\"seed\":18446744073709551615,\"size\":1073741824,"
+		"\"seed\":9223372036854775807,\"size\":1073741824,"
 		"\"number_ios\":1e3,\"sqpoll_cpu\":-1,"
 		"\"target\":\"/dev/nvme0n1\",\"threads\":2.0}",
 		"workload", err, sizeof(err)), 0);
@@ -597,7 +599,7 @@ static void test_json_good(void **state)
 				 BB_LIM_VIRT_BOUNDARY | BB_LIM_MAX_SECTORS_KB);
 	assert_int_equal(cfg.rw, BB_RW_RANDRW);
 	assert_int_equal(cfg.rwmixread, 30);
-	assert_true(cfg.seed == UINT64_MAX);
+	assert_true(cfg.seed == INT64_MAX);
 	assert_int_equal(cfg.size, 1ull << 30);
 	assert_int_equal(cfg.number_ios, 1000);
 	assert_int_equal(cfg.sqpoll_cpu, -1);
@@ -737,7 +739,7 @@ static void test_json_round_trip(void **state)
 				   "--sqpoll-cpu=2 --bio-cache=irq_fast "
 				   "--split-check=vcnt --bio-layout=vec_late "
 				   "--max-sectors-kb=64 --virt-boundary=0xfff "
-				   "--lbs=4k --seed=0xffffffffffffffff "
+				   "--lbs=4k --seed=0x7fffffffffffffff "
 				   "--inject-ns=100 --no-fixedbufs /tmp/file",
 				   &a, err, sizeof(err)), 0);
 	ja = bb_config_to_json(&a);
@@ -905,7 +907,7 @@ static void test_schema_by_hand(void **state)
 	assert_string_equal(prop_str(s, "sqpoll_cpu", "minimum"), "-1");
 	assert_string_equal(prop_str(s, "threads", "maximum"), "64");
 	assert_string_equal(prop_str(s, "cpus", "type"), "[\"array\",\"string\"]");
-	assert_string_equal(prop_str(s, "seed", "maximum"), "18446744073709551615");
+	assert_string_equal(prop_str(s, "seed", "maximum"), "9223372036854775807");
 	assert_null(json_object_object_get(prop(s, "max_sectors_kb"), "default"));
 	json_object_put(s);
 }
@@ -949,7 +951,7 @@ static void test_schema_validates(void **state)
 
 	assert_int_equal(parse_str("--cpus=0-3 --max-sectors-kb=64 --lbs=4k "
 				   "--seg-boundary=0xffff --runtime=1.5 "
-				   "--seed=0xffffffffffffffff nop", &cfg, err,
+				   "--seed=0x7fffffffffffffff nop", &cfg, err,
 				   sizeof(err)), 0);
 	j = bb_config_to_json(&cfg);
 	assert_int_equal(validate(s, json_object_to_json_string(j)), 0);

@@ -578,7 +578,7 @@ static void test_result_json_schema(void **state)
 	assert_int_equal(bb_options_set(&cfg, "cpus", "0-3", err, sizeof(err)), 0);
 	assert_int_equal(bb_options_set(&cfg, "max_sectors_kb", "64", err, sizeof(err)), 0);
 	assert_int_equal(bb_options_set(&cfg, "runtime", "1.5s", err, sizeof(err)), 0);
-	assert_int_equal(bb_options_set(&cfg, "seed", "0xffffffffffffffff", err, sizeof(err)), 0);
+	assert_int_equal(bb_options_set(&cfg, "seed", "0x7fffffffffffffff", err, sizeof(err)), 0);
 	d = bb_result_to_json(&cfg, r);
 	assert_true(json_object_get_double(path(d, "perf", "instructions_per_io")) == 5000.0);
 	assert_string_equal(json_object_get_string(path(d, "error", NULL)), "target busy");
