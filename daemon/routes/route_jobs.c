@@ -1,6 +1,7 @@
 /* route_jobs.c - POST /api/v1/jobs (submit) and GET /api/v1/jobs (list). */
 #include "routes.h"
 #include "jobspec.h"
+#include "log.h"
 #include "sysknob.h"
 
 #include <errno.h>
@@ -84,44 +85,17 @@ static void bb_jobs_parse_errors(struct bb_http_response *rs,
 	bb_http_json(rs, 400, o);
 }
 
-/* Offset of the first byte that is not well-formed UTF-8 (RFC 3629: no
- * overlongs, no surrogates, nothing above U+10FFFF), or len. */
+/* Offset of the first byte that is not well-formed UTF-8, or len. */
 static size_t bb_utf8_bad(const unsigned char *s, size_t len)
 {
-	size_t i = 0;
+	size_t i = 0, n;
+	uint32_t cp;
 
 	while (i < len) {
-		unsigned char c = s[i];
-		size_t n;
-		uint32_t cp;
-
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf) {
-			n = 1;
-			cp = c & 0x1f;
-		} else if (c >= 0xe0 && c <= 0xef) {
-			n = 2;
-			cp = c & 0x0f;
-		} else if (c >= 0xf0 && c <= 0xf4) {
-			n = 3;
-			cp = c & 0x07;
-		} else {
+		n = bb_utf8_seq(s + i, len - i, &cp);
+		if (!n)
 			return i;
-		}
-		if (len - i <= n)
-			return i;
-		for (size_t k = 1; k <= n; k++) {
-			if ((s[i + k] & 0xc0) != 0x80)
-				return i;
-			cp = (cp << 6) | (s[i + k] & 0x3f);
-		}
-		if ((n == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-		    (n == 3 && (cp < 0x10000 || cp > 0x10ffff)))
-			return i;
-		i += n + 1;
+		i += n;
 	}
 	return len;
 }
