@@ -151,7 +151,7 @@ fi
 
 # --- stop and restart with a token ----------------------------------------------
 daemon_stop && pass "SIGTERM: clean exit" || fail "SIGTERM: exit $?"
-printf 's3cret-%s\n' "$RANDOM$RANDOM" >"$TMP/token"
+printf 's3cret-%s\n' "$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')" >"$TMP/token"
 chmod 600 "$TMP/token"
 if daemon_start --token-file "$TMP/token"; then
   TOKEN=
