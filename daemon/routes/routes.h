@@ -55,7 +55,8 @@ bb_route_fn bb_route_static;        /* GET  anything else not under /api */
 
 /* Static files: path (URL-decoded, starting with "/") under root.  Only
  * regular files whose realpath is inside realpath(root); ".." segments,
- * backslashes and control characters refused.  For tests. */
+ * backslashes and control characters refused.  A file is answered as an
+ * fd (has_fd), not a copy in memory.  For tests. */
 void bb_route_static_file(const char *root, const char *path,
 			  struct bb_http_response *rs);
 
