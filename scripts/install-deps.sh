@@ -12,6 +12,8 @@ pkgs=(
   valgrind                      # bench/: instruction counts (callgrind)
   libsqlite3-dev sqlite3        # biobenchd store (sqlite3: tests inspect the database)
   libmicrohttpd-dev libinih-dev # biobenchd HTTP server and config file
+  libsystemd-dev                # biobenchd: sd_notify (Type=notify unit)
+  prometheus                    # tests: promtool check metrics on /metrics
   curl wrk python3-yaml         # daemon tests (API checked against openapi.yaml), bench/
   clang libclang-rt-14-dev dmsetup # tests/fuzz (libFuzzer, sanitizer runtimes); reliability: dm-linear holder where the kernel has device-mapper
   libnvme-dev qemu-system-x86 busybox-static cpio # NVMe discovery (libnvme); tests/vm: NVMe guest under QEMU
