@@ -102,9 +102,19 @@ static int restore_knobs(struct bb_sched *s, char *err, size_t errlen)
 
 	while (s->napplied) {
 		struct applied_knob *k = &s->applied[--s->napplied];
-		char msg[512];
-		int r = bb_sysknob_write(k->path, k->original, msg,
-					 sizeof(msg));
+		char msg[512], now[sizeof(k->original)];
+		int r;
+
+		/* the run left it as it was (a variant that sets the value
+		 * the device already had): nothing to write, nothing to
+		 * log */
+		if (!bb_sysknob_read(k->path, now, sizeof(now), NULL, 0) &&
+		    !strcmp(now, k->original)) {
+			bb_store_knob_mark(s->st, k->journal_id, "restored",
+					   NULL, 0);
+			continue;
+		}
+		r = bb_sysknob_write(k->path, k->original, msg, sizeof(msg));
 
 		if (r) {
 			bb_log(LOG_ERR, "job %lld: cannot restore %s to '%s': %s",
