@@ -282,6 +282,46 @@ static int bb_jobs_write_flag(const struct bb_job *job,
 	return 0;
 }
 
+/* The time the job plans to run: for each variant, its runs (warm-ups
+ * and the most rounds it may take: max_repeat unless blocked) times
+ * runtime + ramp.  Beyond max_job_seconds: 400 naming the numbers.  A
+ * run bounded by number_ios alone counts as its ramp (its length is not
+ * known in advance). */
+static int bb_jobs_planned_time(const struct bb_dconfig *cfg,
+				const struct bb_job *job,
+				struct bb_http_response *rs)
+{
+	unsigned rounds = job->order == BB_ORDER_BLOCKED ||
+				  job->max_repeat < job->repeat
+			  ? job->repeat : job->max_repeat;
+	unsigned runs = (job->warmup + rounds) * job->nvariants, worst = 0;
+	long double total = 0, per, worst_s = -1;
+	char field[128];
+
+	for (unsigned i = 0; i < job->nvariants; i++) {
+		const struct bb_config *c = &job->v[i].cfg;
+
+		per = ((long double)c->runtime_ns + (long double)c->ramp_ns) /
+		      1e9L;
+		total += per * (job->warmup + rounds);
+		if (per > worst_s) {
+			worst_s = per;
+			worst = i;
+		}
+	}
+	if (total <= (long double)cfg->max_job_s)
+		return 0;
+	/* the copy of an A/A job is named like no field */
+	bb_jobs_opt_field(job->spec, job->v[job->aa ? 0 : worst].name,
+			  "runtime", field, sizeof(field));
+	bb_jobs_invalid(rs, field, "the job plans %u runs of up to %.6Lg s "
+			"(runtime + ramp): %.0Lf s in all (%.1Lf days), more "
+			"than max_job_seconds = %u; lower repeat, max_repeat, "
+			"warmup, runtime or ramp", runs, worst_s, total,
+			total / 86400, cfg->max_job_s);
+	return -EINVAL;
+}
+
 void bb_route_jobs_post(const struct bb_route_req *r,
 			struct bb_http_response *rs)
 {
@@ -336,14 +376,24 @@ void bb_route_jobs_post(const struct bb_route_req *r,
 		goto out;
 	}
 	if (bb_jobs_cpus(r->cfg, job, rs) || bb_jobs_knobs(job, rs) ||
-	    bb_jobs_write_flag(job, rs))
+	    bb_jobs_write_flag(job, rs) ||
+	    bb_jobs_planned_time(r->cfg, job, rs))
+		goto out;
+	/* a store that lost its file or cannot write would lose the job */
+	if (bb_route_store_check(r, rs))
 		goto out;
 	text = json_object_to_json_string_ext(job->spec,
 					      JSON_C_TO_STRING_PLAIN |
 					      JSON_C_TO_STRING_NOSLASHESCAPE);
 	planned = (job->warmup + job->repeat) * job->nvariants;
-	ret = bb_store_job_insert(r->ctx->store, job->name, job->target,
-				  text, planned, &id, err, sizeof(err));
+	ret = bb_store_job_submit(r->ctx->store, job->name, job->target,
+				  text, planned, r->cfg->max_queued_jobs, &id,
+				  err, sizeof(err));
+	if (ret == -EAGAIN) {
+		bb_http_error(rs, 429, "queue_full", NULL, "%s", err);
+		rs->retry_after = 60;
+		goto out;
+	}
 	if (ret) {
 		bb_route_store_error(rs, ret == -ENOENT ? -EIO : ret, 0, err);
 		goto out;

@@ -652,11 +652,15 @@ static void test_metrics(void **state)
 		"biobench_jobs{state=\"interrupted\"} 0\n",
 		"# TYPE biobench_runs_total counter\n",
 		"biobench_runs_total 0\n",
-		"# TYPE biobench_last_iops gauge\n",
+		"# TYPE biobench_build_info gauge\n",
+		"biobench_build_info{version=\"0.0-test\"} 1\n",
+		"# TYPE biobench_jobs_queued_limit gauge\n",
+		"biobench_jobs_queued_limit 1000\n",
+		"biobench_running_jobs 0\n",
+		"biobench_store_up 1\n",
+		"# TYPE biobench_start_time_seconds gauge\n",
 		"# TYPE biobench_uptime_seconds gauge\n",
 		"biobench_uptime_seconds ",
-		"# TYPE biobench_up gauge\n",
-		"biobench_up 1\n",
 	};
 
 	submit(f, JOB_OK);
@@ -670,6 +674,129 @@ static void test_metrics(void **state)
 				f->rs.body);
 		assert_non_null(strstr(f->rs.body, want[i]));
 	}
+	/* bounded: no label takes a value from the store (the targets of
+	 * jobs, their names) */
+	{
+		unsigned series = 0;
+
+		for (const char *p = f->rs.body; p && *p;
+		     p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+			if (*p != '#' && *p != '\n')
+				series++;
+		assert_int_equal(series, 13);
+		assert_null(strstr(f->rs.body, "target="));
+	}
+}
+
+/* Limits on what a submission may cost: the queue (429 with
+ * Retry-After) and the planned run time (400 naming the numbers). */
+static void test_limits(void **state)
+{
+	struct fx *f = *state;
+	struct json_object *o;
+
+	f->cfg.max_queued_jobs = 2;
+	submit(f, JOB_OK);
+	submit(f, JOB_OK);
+	o = req(f, "POST", "/api/v1/jobs", JOB_OK, 429);
+	assert_string_equal(jstr(o, "error.code"), "queue_full");
+	assert_non_null(strstr(jstr(o, "error.message"),
+			       "2 jobs are queued, the limit is 2 "
+			       "(max_queued_jobs)"));
+	assert_int_equal(f->rs.retry_after, 60);
+	json_object_put(o);
+	f->cfg.max_queued_jobs = 1000;
+	/* 292 years: 2 variants x (1 + 1000) runs of 4.6e6 s */
+	o = req(f, "POST", "/api/v1/jobs",
+		"{\"name\":\"long\",\"target\":\"nop\",\"workload\":"
+		"{\"runtime\":\"4600000s\"},\"variants\":{\"A\":{},"
+		"\"B\":{}},\"repeat\":1000,\"warmup\":1}", 400);
+	assert_string_equal(jstr(o, "error.field"), "workload.runtime");
+	assert_non_null(strstr(jstr(o, "error.message"), "2002 runs"));
+	assert_non_null(strstr(jstr(o, "error.message"),
+			       "max_job_seconds = 604800"));
+	json_object_put(o);
+	/* a variant's own runtime and ramp count, max_repeat too */
+	f->cfg.max_job_s = 99;
+	o = req(f, "POST", "/api/v1/jobs",
+		"{\"name\":\"v\",\"target\":\"nop\",\"workload\":"
+		"{\"runtime\":\"1s\"},\"variants\":{\"A\":{},"
+		"\"B\":{\"runtime\":\"3s\",\"ramp_time\":\"1s\"}},"
+		"\"repeat\":4,\"max_repeat\":20,\"warmup\":0}", 400);
+	assert_string_equal(jstr(o, "error.field"), "variants.B.runtime");
+	assert_non_null(strstr(jstr(o, "error.message"), "100 s in all"));
+	json_object_put(o);
+	/* 4 x 1 s + 4 x 4 s = 20 s: under 99 */
+	submit(f, "{\"name\":\"v\",\"target\":\"nop\",\"workload\":"
+		  "{\"runtime\":\"1s\"},\"variants\":{\"A\":{},"
+		  "\"B\":{\"runtime\":\"3s\",\"ramp_time\":\"1s\"}},"
+		  "\"repeat\":4,\"warmup\":0}");
+}
+
+/* NUL (\u0000) in any text of a job: 400 naming the field. */
+static void test_nul(void **state)
+{
+	struct fx *f = *state;
+	static const struct {
+		const char *body, *field;
+	} cases[] = {
+		{ "{\"name\":\"a\\u0000b\",\"target\":\"nop\",\"variants\":"
+		  "{\"A\":{},\"B\":{}}}", "name" },
+		{ "{\"name\":\"x\\n<0>forged\\u0000\",\"target\":\"nop\","
+		  "\"variants\":{\"A\":{},\"B\":{}}}", "name" },
+		{ "{\"name\":\"a\",\"target\":\"nop\\u0000/etc\",\"variants\":"
+		  "{\"A\":{},\"B\":{}}}", "target" },
+		{ "{\"name\":\"a\",\"target\":\"nop\",\"variants\":{\"A\":{},"
+		  "\"B\":{\"sysfs.nomerges\":\"1\\u0000\"}}}",
+		  "variants.B.sysfs.nomerges" },
+		{ "{\"name\":\"a\",\"target\":\"nop\",\"workload\":{\"cpus\":"
+		  "[\"1\\u0000\"]},\"variants\":{\"A\":{},\"B\":{}}}",
+		  "workload.cpus[0]" },
+	};
+	struct json_object *o;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		o = req(f, "POST", "/api/v1/jobs", cases[i].body, 400);
+		if (strcmp(jstr(o, "error.field"), cases[i].field))
+			fail_msg("%s: field %s, wanted %s (%s)", cases[i].body,
+				 jstr(o, "error.field"), cases[i].field,
+				 jstr(o, "error.message"));
+		assert_non_null(strstr(jstr(o, "error.message"), "NUL"));
+		json_object_put(o);
+	}
+	/* in a key (json-c cuts keys at a NUL: "name\u0000x" would be
+	 * taken for "name") */
+	o = req(f, "POST", "/api/v1/jobs",
+		"{\"name\\u0000x\":\"a\",\"target\":\"nop\",\"variants\":"
+		"{\"A\":{},\"B\":{}}}", 400);
+	assert_non_null(strstr(jstr(o, "error.message"),
+			       "a field name contains a NUL"));
+	json_object_put(o);
+	/* an escaped backslash before u0000 is text, not a NUL */
+	submit(f, "{\"name\":\"a\\\\u0000b\",\"target\":\"nop\",\"workload\":"
+		  "{\"number_ios\":1000},\"variants\":{\"A\":{},\"B\":{}},"
+		  "\"repeat\":2,\"warmup\":0}");
+}
+
+/* The database file deleted under the daemon: health and submissions
+ * say so (503), instead of writing into a file that is gone. */
+static void test_store_lost(void **state)
+{
+	struct fx *f = *state;
+	struct json_object *o;
+	char p[160];
+
+	snprintf(p, sizeof(p), "%s/biobench.db", f->dir);
+	assert_int_equal(unlink(p), 0);
+	o = req(f, "GET", "/api/v1/health", NULL, 503);
+	assert_string_equal(jstr(o, "error.code"), "store_unavailable");
+	assert_non_null(strstr(jstr(o, "error.message"), "was deleted"));
+	json_object_put(o);
+	o = req(f, "POST", "/api/v1/jobs", JOB_OK, 503);
+	assert_string_equal(jstr(o, "error.code"), "store_unavailable");
+	json_object_put(o);
+	assert_null(req(f, "GET", "/metrics", NULL, 200));
+	assert_non_null(strstr(f->rs.body, "biobench_store_up 0\n"));
 }
 
 static void test_cancel(void **state)
@@ -1069,6 +1196,10 @@ int main(int argc, char **argv)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_host, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_csrf, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_limits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nul, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_lost, setup,
+						teardown),
 		cmocka_unit_test(test_token_constant_time),
 	};
 
