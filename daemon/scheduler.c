@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <time.h>
@@ -62,6 +63,7 @@ struct sched_progress {
 struct bb_sched {
 	struct bb_store *st;   /* the scheduler thread's own handle */
 	char reserve[4096];    /* DB-reserve, "" when none */
+	char reserve_dir[4096]; /* its directory */
 	pthread_t tid;
 	bool started;
 	pthread_mutex_t lock;
@@ -151,9 +153,9 @@ static int hook_before_run(void *arg, struct bb_jobrun *jr,
 	const struct bb_job_variant *v = &s->job->v[st->variant];
 	int ret;
 
-	/* a store that lost its file or cannot write stops the job: its
-	 * runs would not be kept */
-	ret = bb_store_check(s->st, err, errlen);
+	/* a store that lost its file, cannot write or has no room left
+	 * stops the job: its runs would not be kept */
+	ret = bb_sched_store_check(s, err, errlen);
 	if (ret)
 		return ret;
 	pthread_mutex_lock(&s->lock);
@@ -757,8 +759,9 @@ static void *sched_main(void *arg)
 			}
 			pthread_mutex_unlock(&s->lock);
 			/* no new job while the store cannot keep it */
+			reserve_make(s);
 			if (unrecorded_retry(s) ||
-			    bb_store_check(s->st, err, sizeof(err))) {
+			    bb_sched_store_check(s, err, sizeof(err))) {
 				if (!s->store_bad_logged)
 					bb_log(LOG_ERR, "scheduler: queued jobs "
 					       "wait: %s", s->unrec_why ?
@@ -925,6 +928,19 @@ int bb_sched_start(struct bb_sched **out, const char *db_path, char *err,
 	    (size_t)snprintf(s->reserve, sizeof(s->reserve), "%s-reserve",
 			     db_path) >= sizeof(s->reserve))
 		s->reserve[0] = '\0';
+	if (s->reserve[0]) {
+		char *slash;
+
+		snprintf(s->reserve_dir, sizeof(s->reserve_dir), "%s",
+			 s->reserve);
+		slash = strrchr(s->reserve_dir, '/');
+		if (!slash)
+			snprintf(s->reserve_dir, sizeof(s->reserve_dir), ".");
+		else if (slash == s->reserve_dir)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+	}
 	reserve_make(s);
 	ret = bb_store_jobs_interrupt_running(s->st, &n, err, errlen);
 	if (ret)
@@ -1087,8 +1103,22 @@ void bb_sched_stop(struct bb_sched *s)
 
 int bb_sched_store_check(struct bb_sched *s, char *err, size_t errlen)
 {
+	struct statvfs sv;
 	int ret;
 
+	/* the reserve was used up (released to record a job's end) and the
+	 * filesystem has no room to make it again: the next job's end could
+	 * not be recorded */
+	if (s->reserve[0] && access(s->reserve, F_OK) &&
+	    !statvfs(s->reserve_dir, &sv) &&
+	    (uint64_t)sv.f_bavail * sv.f_frsize < SCHED_RESERVE_BYTES) {
+		snprintf(err, errlen, "the filesystem of the database is full: "
+			 "%llu KiB free in %s, the daemon keeps %u KiB in "
+			 "reserve to record the end of a job",
+			 (unsigned long long)sv.f_bavail * sv.f_frsize / 1024,
+			 s->reserve_dir, SCHED_RESERVE_BYTES / 1024);
+		return -ENOSPC;
+	}
 	pthread_mutex_lock(&s->lock);
 	if (s->unrec_id) {
 		snprintf(err, errlen, "the end of job %lld (%s) is not "

@@ -189,7 +189,8 @@ struct bb_store {
 	ino_t ino;
 	pthread_mutex_t hlock;
 	int werr;
-	int64_t werr_ms, wok_ms;
+	int64_t werr_ms;
+	uint64_t werr_seq, wok_seq, seq; /* which came last */
 	char wmsg[512];
 };
 
@@ -326,6 +327,7 @@ bb_store_fail(struct bb_store *s, int rc, char *err, size_t errlen,
 		pthread_mutex_lock(&s->hlock);
 		s->werr = ret;
 		s->werr_ms = bb_store_now_ms();
+		s->werr_seq = ++s->seq;
 		snprintf(s->wmsg, sizeof(s->wmsg), "%s", msg);
 		pthread_mutex_unlock(&s->hlock);
 	}
@@ -356,7 +358,7 @@ int bb_store_check(struct bb_store *s, char *err, size_t errlen)
 		}
 	}
 	pthread_mutex_lock(&s->hlock);
-	if (s->werr && s->werr_ms >= s->wok_ms &&
+	if (s->werr && s->werr_seq > s->wok_seq &&
 	    now - s->werr_ms < BB_STORE_ERROR_MS) {
 		ret = s->werr;
 		bb_store_seterr(err, errlen, "%s", s->wmsg);
@@ -527,7 +529,7 @@ static int bb_store_commit(struct bb_store *s, char *err, size_t errlen)
 	bb_store_rollback(s);   /* no-op after a commit; restores NORMAL */
 	if (!ret) {
 		pthread_mutex_lock(&s->hlock);
-		s->wok_ms = bb_store_now_ms();
+		s->wok_seq = ++s->seq;
 		pthread_mutex_unlock(&s->hlock);
 	}
 	return ret;
