@@ -385,8 +385,13 @@ int main(int argc, char **argv)
 			sd_notify(0, "READY=1");
 			continue;
 		}
-		sd_notify(0, "STOPPING=1\nSTATUS=stopping: interrupting the "
-			     "running job, restoring its knobs");
+		if (bb_sched_running(sched))
+			sd_notifyf(0, "STOPPING=1\nSTATUS=stopping: "
+				   "interrupting job %lld, restoring its "
+				   "knobs",
+				   (long long)bb_sched_running(sched));
+		else
+			sd_notify(0, "STOPPING=1\nSTATUS=stopping");
 		bb_log(LOG_INFO, "%s: stopping", strsignal(sig));
 		break;
 	}

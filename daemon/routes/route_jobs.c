@@ -284,9 +284,9 @@ static int bb_jobs_write_flag(const struct bb_job *job,
 
 /* The time the job plans to run: for each variant, its runs (warm-ups
  * and the most rounds it may take: max_repeat unless blocked) times
- * runtime + ramp.  Beyond max_job_seconds: 400 naming the numbers.  A
- * run bounded by number_ios alone counts as its ramp (its length is not
- * known in advance). */
+ * runtime + ramp_time.  Beyond max_job_seconds: 400 naming the numbers.
+ * A run bounded by number_ios alone counts as its ramp_time (its length
+ * is not known in advance). */
 static int bb_jobs_planned_time(const struct bb_dconfig *cfg,
 				const struct bb_job *job,
 				struct bb_http_response *rs)
@@ -315,10 +315,10 @@ static int bb_jobs_planned_time(const struct bb_dconfig *cfg,
 	bb_jobs_opt_field(job->spec, job->v[job->aa ? 0 : worst].name,
 			  "runtime", field, sizeof(field));
 	bb_jobs_invalid(rs, field, "the job plans %u runs of up to %.6Lg s "
-			"(runtime + ramp): %.0Lf s in all (%.1Lf days), more "
-			"than max_job_seconds = %u; lower repeat, max_repeat, "
-			"warmup, runtime or ramp", runs, worst_s, total,
-			total / 86400, cfg->max_job_s);
+			"(runtime + ramp_time): %.0Lf s in all (%.1Lf days), "
+			"more than max_job_seconds = %u; lower repeat, "
+			"max_repeat, warmup, runtime or ramp_time", runs,
+			worst_s, total, total / 86400, cfg->max_job_s);
 	return -EINVAL;
 }
 
