@@ -9,7 +9,7 @@ pkgs=(
   util-linux e2fsprogs          # losetup, mkfs.ext4 for the loop-device tests
   fio                           # bench/: side-by-side with fio
   python3 python3-jsonschema    # result document checked against its schema
-  valgrind                      # bench/: instruction counts (callgrind)
+  valgrind                      # bench/: instruction counts (callgrind); tests: test_http_ct (memcheck)
   libsqlite3-dev sqlite3        # biobenchd store (sqlite3: tests inspect the database)
   libmicrohttpd-dev libinih-dev # biobenchd HTTP server and config file
   libsystemd-dev                # biobenchd: sd_notify (Type=notify unit)
