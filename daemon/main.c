@@ -61,13 +61,14 @@ static void log_config(const struct bb_dconfig *c)
 	       c->db_path, c->web_root, allow[0] ? allow : "(nothing)");
 }
 
-/* Every connection is a file descriptor: make room for max_connections
- * (plus the database, the log, devices) when the soft limit is lower (a
- * service's default is often 1024) and the hard limit allows it.  Past
- * the limit, accept() fails and new clients wait in the backlog. */
+/* Every connection is a file descriptor, and one being sent a static file
+ * holds that file open too: make room for 2 x max_connections (plus the
+ * database, the log, devices) when the soft limit is lower (a service's
+ * default is often 1024) and the hard limit allows it.  Past the limit,
+ * accept() fails and new clients wait in the backlog. */
 static void raise_nofile(unsigned max_connections)
 {
-	rlim_t want = (rlim_t)max_connections + 64;
+	rlim_t want = 2 * (rlim_t)max_connections + 64;
 	struct rlimit rl;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= want)
@@ -79,8 +80,8 @@ static void raise_nofile(unsigned max_connections)
 		getrlimit(RLIMIT_NOFILE, &rl);
 	if (rl.rlim_cur < want)
 		bb_log(LOG_WARNING,
-		       "open file limit %llu is below max_connections + 64 "
-		       "(%llu): raise LimitNOFILE or lower max_connections",
+		       "open file limit %llu is below 2 x max_connections + "
+		       "64 (%llu): raise LimitNOFILE or lower max_connections",
 		       (unsigned long long)rl.rlim_cur,
 		       (unsigned long long)want);
 }

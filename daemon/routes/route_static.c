@@ -152,6 +152,11 @@ void bb_route_static_file(const char *root, const char *path,
 			      "permission denied: %s", path);
 		return;
 	}
+	if (ret == -EMFILE || ret == -ENFILE) {
+		bb_http_error(rs, 503, "unavailable", NULL,
+			      "%s: too many open files, try again", path);
+		return;
+	}
 	if (ret) {
 		bb_http_error(rs, 404, "not_found", NULL, "no such file: %s",
 			      path);

@@ -5,7 +5,9 @@
 # must stay under RSS_MAX_MB (150) above its size before (a copy per
 # request was 400 x 4 MiB = 1.6 GiB; 1,500 such requests pinned 4.1 GiB),
 # and it goes on answering others; the file, read in full by a normal
-# client, is byte for byte the one on disk.  About 20 s.
+# client, is byte for byte the one on disk.  The idle timeout (5 s here)
+# then really closes the stalled connections: the daemon's open files go
+# back to what they were.  About 25 s.
 source "$(dirname "$0")/../integration/daemon_lib.sh"
 
 CLIENTS=${CLIENTS:-400}
@@ -15,12 +17,15 @@ ulimit -n 8192 2>/dev/null || true
   skip "cannot bind to 127.0.0.2 (no 127.0.0.0/8 on lo)"
 
 write_config
-sed -i 's/^timeout = 10$/timeout = 60\nmax_connections = 2048/' "$DCONF"
+IDLE_S=5
+sed -i "s/^timeout = 10\$/timeout = $IDLE_S\nmax_connections = 2048/" "$DCONF"
 write_web
 head -c $((4 << 20)) /dev/urandom >"$DWEB/big.bin"
 daemon_start || { finish; exit 1; }
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$DPID/status"; }
+nfd() { ls "/proc/$DPID/fd" | wc -l; }
 rss0=$(rss_kb)
+fd0=$(nfd)
 
 /usr/bin/python3 - "$DPORT" "$CLIENTS" "$TMP/hold.ready" "$TMP/hold.stop" >"$TMP/hold.out" 2>&1 <<'PY' &
 import os, socket, sys, time
@@ -44,11 +49,22 @@ HPID=$!
 cleanup_hooks+=("kill $HPID 2>/dev/null")
 for _ in $(seq 300); do [ -s "$TMP/hold.ready" ] && break; sleep 0.1; done
 # let the daemon take every request and fill what the sockets take
-sleep 3
+t_ready=$(date +%s)
+sleep 1.5
 peak=0
-for _ in 1 2 3 4 5; do r=$(rss_kb); (( r > peak )) && peak=$r; sleep 0.5; done
+for _ in 1 2 3 4 5; do r=$(rss_kb); (( r > peak )) && peak=$r; sleep 0.3; done
+fd_held=$(nfd)
 grow_mb=$(( (peak - rss0) / 1024 ))
 out=$(curl -s -o "$TMP/big.got" -w '%{http_code} %{time_total}' --max-time 20 "http://127.0.0.1:$DPORT/big.bin" || true)
+# the stalled connections (still open on the client's side) are closed by
+# the daemon once idle for the timeout
+fd_after=$fd_held
+while [ $(( $(date +%s) - t_ready )) -le $((IDLE_S + 6)) ]; do
+  fd_after=$(nfd)
+  (( fd_after <= fd0 + 10 )) && break
+  sleep 0.5
+done
+waited=$(( $(date +%s) - t_ready ))
 touch "$TMP/hold.stop"; wait "$HPID" 2>/dev/null || true
 echo "  $(cat "$TMP/hold.out"); daemon RSS ${rss0} kB before, ${peak} kB with them (+$grow_mb MiB)"
 if [ "$(head -c1 "$TMP/hold.ready" 2>/dev/null)" ] && (( grow_mb < RSS_MAX_MB )); then
@@ -64,6 +80,11 @@ else
 fi
 curl -s -o /dev/null -w '%{http_code}' --max-time 5 -I "http://127.0.0.1:$DPORT/big.bin" | grep -q 200 &&
   pass "HEAD of the file: 200" || fail "HEAD of the file"
+if (( fd_held >= fd0 + 300 )) && (( fd_after <= fd0 + 10 )); then
+  pass "idle timeout ($IDLE_S s) closed the stalled connections: daemon fds $fd0 -> $fd_held -> $fd_after within $waited s"
+else
+  fail "stalled connections: daemon fds $fd0 -> $fd_held -> $fd_after after $waited s (timeout $IDLE_S s)"
+fi
 health_ok && pass "daemon answers after the clients left" || fail "daemon stuck"
 daemon_stop || fail "daemon stop: exit $?"
 echo "static_memory tally: $PASSES passed, $FAILS failed"
