@@ -85,9 +85,9 @@ curl -sf "$URL/api/v1/health" >/dev/null || { cat "$TMP/daemon.log" >&2; die "da
 # Jobs in the store that stay queued: a cancelled job is real data to list.
 job='{"name":"load","target":"nop","workload":{"runtime":"1s"},"variants":{"A":{},"B":{"bio_cache":"off"}}}'
 for i in $(seq "$NJOBS"); do
-	id=$(curl -sf -XPOST -d "$job" "$URL/api/v1/jobs" |
+	id=$(curl -sf -XPOST -H 'Content-Type: application/json' -d "$job" "$URL/api/v1/jobs" |
 		/usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])') || die "submit failed"
-	curl -sf -XPOST "$URL/api/v1/jobs/$id/cancel" >/dev/null || true
+	curl -sf -XPOST -H 'Content-Type: application/json' "$URL/api/v1/jobs/$id/cancel" >/dev/null || true
 done
 
 run_nop() {

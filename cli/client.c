@@ -169,9 +169,12 @@ int bb_client_call(struct bb_client *c, const char *method,
 	hdrs = curl_slist_append(hdrs, "Accept: application/json");
 	if (c->auth[0])
 		hdrs = curl_slist_append(hdrs, c->auth);
-	if (body) {
+	/* biobenchd takes state changes as JSON only (415 otherwise): a
+	 * POST without a body says so too */
+	if (body || !strcmp(method, "POST"))
 		hdrs = curl_slist_append(hdrs,
 					 "Content-Type: application/json");
+	if (body) {
 		curl_easy_setopt(c->curl, CURLOPT_POSTFIELDS, body);
 		curl_easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE_LARGE,
 				 (curl_off_t)bodylen);

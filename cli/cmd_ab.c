@@ -99,7 +99,7 @@ static void knob_restored(void *arg, const struct bb_sysknob_applied *k,
 			  int ret, const char *msg)
 {
 	(void)arg;
-	if (ret)
+	if (ret < 0)
 		fprintf(stderr, "biobench ab: cannot restore %s to '%s': %s\n",
 			k->path, k->original, msg);
 }

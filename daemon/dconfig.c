@@ -14,6 +14,7 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <ini.h>
 #include <stdarg.h>
@@ -32,6 +33,10 @@
 #define DEFAULT_MAX_BODY (1u << 20)
 #define DEFAULT_MAX_CONNECTIONS 2048
 #define DEFAULT_TIMEOUT_S 30
+#define DEFAULT_REQUEST_TIMEOUT_S 10
+#define DEFAULT_MAX_PER_PEER 64
+#define DEFAULT_MAX_QUEUED 1000
+#define DEFAULT_MAX_JOB_S (7 * 86400)
 #define TOKEN_MAX 255
 #define SYS_CPU "/sys/devices/system/cpu"
 
@@ -49,9 +54,11 @@ enum dopt_type {
 	DT_ALLOW,       /* appends an allow-list entry (read) */
 	DT_ALLOW_KNOBS, /* appends an allow_knobs entry (PATTERN KNOB...) */
 	DT_ALLOW_WRITE, /* appends an allow-list entry (read and write) */
+	DT_HOSTS,       /* appends Host names (blank or comma separated) */
 	DT_FLAG,        /* command line only: sets a bool */
 	DT_CONFIG,      /* command line only: --config FILE */
 	DT_HELP,        /* command line only: --help */
+	DT_VERSION,     /* command line only: --version */
 };
 
 struct dopt {
@@ -101,6 +108,24 @@ static const struct dopt dopt_table[] = {
 	  "simultaneous connections (1..65536)" },
 	{ "server", "timeout", "timeout", "SECONDS", DT_UINT, F(timeout_s), 0,
 	  1, 86400, "30", "seconds a connection may idle (1..86400)" },
+	{ "server", "request_timeout", "request-timeout", "SECONDS", DT_UINT,
+	  F(request_timeout_s), 0, 1, 3600, "10",
+	  "seconds from a connection's start (or its previous answer) to a "
+	  "whole request, head and body (1..3600)" },
+	{ "server", "max_connections_per_peer", "max-connections-per-peer",
+	  "N", DT_UINT, F(max_per_peer), 0, 1, 65536, "64",
+	  "simultaneous connections of one client address, loopback "
+	  "included (1..65536)" },
+	{ "server", "allowed_hosts", "allowed-hosts", "NAMES", DT_HOSTS, 0, 0,
+	  0, 0, "none", "repeatable: Host names (NAME or NAME:PORT) "
+	  "accepted besides the listen address and localhost" },
+	{ "server", "max_queued_jobs", "max-queued-jobs", "N", DT_UINT,
+	  F(max_queued_jobs), 0, 1, 1000000, "1000",
+	  "jobs that may wait in the queue (1..1000000)" },
+	{ "server", "max_job_seconds", "max-job-seconds", "SECONDS", DT_UINT,
+	  F(max_job_s), 0, 1, 31536000, "604800",
+	  "planned run time of one job: runs x (runtime + ramp) "
+	  "(1..31536000)" },
 	{ "targets", "allow", "allow", "GLOB", DT_ALLOW, 0, 0, 0, 0, "none",
 	  "repeatable: \"nop\" or an absolute canonical path or glob "
 	  "(fnmatch, FNM_PATHNAME)" },
@@ -113,8 +138,13 @@ static const struct dopt dopt_table[] = {
 	  "mounted filesystem, which must be named)" },
 	{ NULL, NULL, "foreground", NULL, DT_FLAG, F(foreground), 0, 0, 0,
 	  "off", "stay in the foreground, log to stderr" },
+	{ NULL, NULL, "pidfile", "FILE", DT_OPTPATH, F(pidfile), 0, 0, 0,
+	  "none", "write the daemon's pid to FILE once it listens (removed "
+		  "at exit)" },
 	{ NULL, NULL, "help", NULL, DT_HELP, 0, 0, 0, 0, NULL,
 	  "show this help" },
+	{ NULL, NULL, "version", NULL, DT_VERSION, 0, 0, 0, 0, NULL,
+	  "show the version" },
 };
 
 #undef F
@@ -196,6 +226,10 @@ void bb_dconfig_default(struct bb_dconfig *c)
 	c->max_body = DEFAULT_MAX_BODY;
 	c->max_connections = DEFAULT_MAX_CONNECTIONS;
 	c->timeout_s = DEFAULT_TIMEOUT_S;
+	c->request_timeout_s = DEFAULT_REQUEST_TIMEOUT_S;
+	c->max_per_peer = DEFAULT_MAX_PER_PEER;
+	c->max_queued_jobs = DEFAULT_MAX_QUEUED;
+	c->max_job_s = DEFAULT_MAX_JOB_S;
 }
 
 /* ---- value parsers -------------------------------------------------------- */
@@ -299,6 +333,55 @@ static const char *check_pattern(const char *s)
 	return NULL;
 }
 
+/* An allowed_hosts entry: a DNS name or IPv4 address, or [IPv6], with an
+ * optional :PORT.  Returns NULL or what is wrong. */
+static const char *check_host(const char *h, size_t n)
+{
+	const char *end = h + n, *colon = NULL, *p = h;
+
+	if (!n)
+		return "it is empty";
+	if (n >= BB_DCONFIG_HOST_MAX)
+		return "it is too long";
+	if (*p == '[') {
+		p = memchr(h, ']', n);
+		if (!p || p == h + 1)
+			return "an IPv6 address is written [ADDR]";
+		for (const char *q = h + 1; q < p; q++)
+			if (!isxdigit((unsigned char)*q) && *q != ':' &&
+			    *q != '.')
+				return "[ADDR] holds an IPv6 address";
+		p++;
+		if (p < end && *p != ':')
+			return "only :PORT may follow [ADDR]";
+		colon = p < end ? p : NULL;
+	} else {
+		for (; p < end && *p != ':'; p++)
+			if (!isalnum((unsigned char)*p) && *p != '-' &&
+			    *p != '.' && *p != '_')
+				return "a name has letters, digits, '-', '.' "
+				       "and '_' only";
+		if (p == h)
+			return "it has no name";
+		colon = p < end ? p : NULL;
+	}
+	if (colon) {
+		unsigned long v = 0;
+		const char *q = colon + 1;
+
+		if (q == end || end - q > 5)
+			return "the port must be 1..65535";
+		for (; q < end; q++) {
+			if (!isdigit((unsigned char)*q))
+				return "the port is not a number";
+			v = v * 10 + (unsigned long)(*q - '0');
+		}
+		if (v < 1 || v > 65535)
+			return "the port must be 1..65535";
+	}
+	return NULL;
+}
+
 /* Set option o from text v.  where names it in messages ("FILE:LINE: key"
  * or "--key"). */
 static int dopt_set(struct bb_dconfig *c, const struct dopt *o,
@@ -397,6 +480,33 @@ static int dopt_set(struct bb_dconfig *c, const struct dopt *o,
 		c->allow[c->nallow].write = o->type == DT_ALLOW_WRITE;
 		c->nallow++;
 		return 0;
+	case DT_HOSTS:
+		for (const char *p = v; *p;) {
+			size_t n;
+
+			p += strspn(p, " \t,");
+			n = strcspn(p, " \t,");
+			if (!n)
+				break;
+			why = check_host(p, n);
+			if (why)
+				return fail(err, errlen, -EINVAL,
+					    "%s: '%.*s' is not a host name: %s "
+					    "(examples: bench.lab, "
+					    "bench.lab:8443, 10.0.0.5:8420)",
+					    where, (int)n, p, why);
+			if (c->nhosts >= BB_DCONFIG_MAX_HOSTS)
+				return fail(err, errlen, -EINVAL,
+					    "%s: more than %d allowed hosts",
+					    where, BB_DCONFIG_MAX_HOSTS);
+			memcpy(c->hosts[c->nhosts], p, n);
+			c->hosts[c->nhosts][n] = '\0';
+			for (char *q = c->hosts[c->nhosts]; *q; q++)
+				*q = (char)tolower((unsigned char)*q);
+			c->nhosts++;
+			p += n;
+		}
+		return 0;
 	case DT_FLAG: {
 		bool t = true;
 
@@ -404,6 +514,7 @@ static int dopt_set(struct bb_dconfig *c, const struct dopt *o,
 		return 0;
 	}
 	case DT_HELP:
+	case DT_VERSION:
 		return 0;
 	}
 	return -EINVAL;
@@ -603,7 +714,8 @@ static const struct dopt *find_cli(const char *name, size_t len)
 
 static bool takes_value(const struct dopt *o)
 {
-	return o->type != DT_FLAG && o->type != DT_HELP;
+	return o->type != DT_FLAG && o->type != DT_HELP &&
+	       o->type != DT_VERSION;
 }
 
 /* One argument at argv[*i]: finds the option and its value. */
@@ -657,6 +769,10 @@ int bb_dconfig_args(struct bb_dconfig *c, int argc, char **argv, char *err,
 			return ret;
 		if (o->type == DT_HELP) {
 			bb_dconfig_usage(stdout);
+			return 1;
+		}
+		if (o->type == DT_VERSION) {
+			printf("biobenchd %s\n", BB_VERSION);
 			return 1;
 		}
 		if (o->type == DT_CONFIG) {
@@ -717,53 +833,85 @@ void bb_dconfig_usage(FILE *f)
 
 /* ---- final checks --------------------------------------------------------- */
 
+/* The token file: a regular file of mode 0600 or 0400 owned by the
+ * daemon's user; its first line, blanks trimmed, is the token: 16..255
+ * bytes, no NUL.  Checked on the opened file (fstat), not by path. */
 static int load_token(struct bb_dconfig *c, char *err, size_t errlen)
 {
-	char line[TOKEN_MAX + 3], *p, *e;
+	char buf[TOKEN_MAX + 64], *p, *e, *nl;
+	const char *f = c->token_file;
+	unsigned mode;
 	struct stat st;
-	FILE *f = NULL;
-	size_t n;
-	int ret;
+	size_t n = 0;
+	ssize_t got;
+	int fd, ret;
 
-	if (stat(c->token_file, &st)) {
+	fd = open(f, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
 		ret = -errno;
-		fail(err, errlen, -EINVAL, "token_file %s: %s", c->token_file,
+		fail(err, errlen, -EINVAL, "token_file %s: %s", f,
 		     strerror(-ret));
-		ret = -EINVAL;
+		return -EINVAL;
+	}
+	if (fstat(fd, &st)) {
+		ret = fail(err, errlen, -EINVAL, "token_file %s: %s", f,
+			   strerror(errno));
 		goto out;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		ret = fail(err, errlen, -EINVAL,
-			   "token_file %s is not a regular file",
-			   c->token_file);
+			   "token_file %s is not a regular file", f);
 		goto out;
 	}
-	if (st.st_mode & (S_IRGRP | S_IROTH)) {
+	mode = (unsigned)(st.st_mode & 07777);
+	if (mode != 0600 && mode != 0400) {
 		ret = fail(err, errlen, -EINVAL,
-			   "token_file %s has mode %04o: it must not be "
-			   "readable by group or others (chmod 600 %s)",
-			   c->token_file, (unsigned)(st.st_mode & 07777),
-			   c->token_file);
+			   "token_file %s has mode %04o: it must be 0600 or "
+			   "0400, readable by its owner only (chmod 600 %s)",
+			   f, mode, f);
 		goto out;
 	}
-	f = fopen(c->token_file, "re");
-	if (!f) {
-		ret = -errno;
-		fail(err, errlen, -EINVAL, "token_file %s: %s", c->token_file,
-		     strerror(-ret));
-		ret = -EINVAL;
-		goto out;
-	}
-	if (!fgets(line, sizeof(line), f))
-		line[0] = '\0';
-	n = strlen(line);
-	if (n == sizeof(line) - 1 && line[n - 1] != '\n') {
+	if (st.st_uid != geteuid()) {
 		ret = fail(err, errlen, -EINVAL,
-			   "token_file %s: the token is longer than %d "
-			   "characters", c->token_file, TOKEN_MAX);
+			   "token_file %s is owned by uid %u: it must be owned "
+			   "by the daemon's user, uid %u (chown %u %s)", f,
+			   (unsigned)st.st_uid, (unsigned)geteuid(),
+			   (unsigned)geteuid(), f);
 		goto out;
 	}
-	p = line;
+	while (n < sizeof(buf) - 1) {
+		got = read(fd, buf + n, sizeof(buf) - 1 - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			ret = fail(err, errlen, -EINVAL, "token_file %s: %s",
+				   f, strerror(errno));
+			goto out;
+		}
+		if (!got)
+			break;
+		n += (size_t)got;
+	}
+	buf[n] = '\0';
+	nl = memchr(buf, '\n', n);
+	if (!nl && n == sizeof(buf) - 1) {
+		ret = fail(err, errlen, -EINVAL,
+			   "token_file %s: the token is longer than %d bytes",
+			   f, TOKEN_MAX);
+		goto out;
+	}
+	if (nl)
+		*nl = '\0';
+	else
+		nl = buf + n;
+	if (memchr(buf, '\0', (size_t)(nl - buf))) {
+		ret = fail(err, errlen, -EINVAL,
+			   "token_file %s: the token contains a NUL byte (a "
+			   "token is printable text, e.g. head -c 32 "
+			   "/dev/urandom | base64)", f);
+		goto out;
+	}
+	p = buf;
 	while (isspace((unsigned char)*p))
 		p++;
 	e = p + strlen(p);
@@ -772,21 +920,29 @@ static int load_token(struct bb_dconfig *c, char *err, size_t errlen)
 	if (!*p) {
 		ret = fail(err, errlen, -EINVAL,
 			   "token_file %s: the first line (the token) is "
-			   "empty", c->token_file);
+			   "empty", f);
 		goto out;
 	}
-	if (strlen(p) > TOKEN_MAX) {
+	if ((size_t)(e - p) > TOKEN_MAX) {
 		ret = fail(err, errlen, -EINVAL,
-			   "token_file %s: the token is longer than %d "
-			   "characters", c->token_file, TOKEN_MAX);
+			   "token_file %s: the token is longer than %d bytes",
+			   f, TOKEN_MAX);
 		goto out;
 	}
-	snprintf(c->token, sizeof(c->token), "%s", p);
+	if ((size_t)(e - p) < BB_DCONFIG_TOKEN_MIN) {
+		ret = fail(err, errlen, -EINVAL,
+			   "token_file %s: the token is %zu bytes: at least "
+			   "%d are needed (e.g. head -c 32 /dev/urandom | "
+			   "base64)", f, (size_t)(e - p),
+			   BB_DCONFIG_TOKEN_MIN);
+		goto out;
+	}
+	c->token_len = (size_t)(e - p);
+	memcpy(c->token, p, c->token_len + 1);
 	ret = 0;
 out:
-	explicit_bzero(line, sizeof(line));
-	if (f)
-		fclose(f);
+	explicit_bzero(buf, sizeof(buf));
+	close(fd);
 	return ret;
 }
 
@@ -808,6 +964,7 @@ int bb_dconfig_check(struct bb_dconfig *c, char *err, size_t errlen)
 	int ret;
 
 	c->token[0] = '\0';
+	c->token_len = 0;
 	if (!c->loopback && !c->token_file[0])
 		return fail(err, errlen, -EINVAL,
 			    "listen %s:%u is not a loopback address: a "

@@ -15,6 +15,15 @@
  *   max_body = 1m                 ; request body limit
  *   max_connections = 2048
  *   timeout = 30                  ; seconds a connection may idle
+ *   request_timeout = 10          ; seconds to a whole request (head and
+ *                                 ; body) from the connection's start or
+ *                                 ; its previous answer
+ *   max_connections_per_peer = 64 ; per client address, loopback too
+ *   allowed_hosts =               ; Host names besides the listen address
+ *                                 ; and localhost (NAME or NAME:PORT,
+ *                                 ; repeatable, blank/comma separated)
+ *   max_queued_jobs = 1000        ; 429 beyond
+ *   max_job_seconds = 604800      ; planned runs x (runtime + ramp)
  *   [targets]
  *   allow = nop
  *   allow = /var/lib/biobench/bench-*.dat
@@ -44,6 +53,9 @@
 #define BB_DEFAULT_PORT 8420
 #define BB_DCONFIG_MAX_ALLOW 64
 #define BB_DCONFIG_MAX_CPUS 64
+#define BB_DCONFIG_MAX_HOSTS 16
+#define BB_DCONFIG_HOST_MAX 256
+#define BB_DCONFIG_TOKEN_MIN 16
 
 struct bb_allow {
 	char pattern[PATH_MAX];
@@ -72,6 +84,7 @@ struct bb_dconfig {
 	char web_root[PATH_MAX];
 	char token_file[PATH_MAX];
 	char token[256];             /* loaded by bb_dconfig_check */
+	size_t token_len;
 	int http_cpus[BB_DCONFIG_MAX_CPUS];
 	unsigned n_http_cpus;
 	int bench_cpus[BB_DCONFIG_MAX_CPUS];
@@ -80,6 +93,13 @@ struct bb_dconfig {
 	size_t max_body;
 	unsigned max_connections;
 	unsigned timeout_s;
+	unsigned request_timeout_s;
+	unsigned max_per_peer;
+	unsigned nhosts;
+	char hosts[BB_DCONFIG_MAX_HOSTS][BB_DCONFIG_HOST_MAX]; /* lower case */
+	unsigned max_queued_jobs;
+	unsigned max_job_s;
+	char pidfile[PATH_MAX];      /* --pidfile, "" when none */
 	unsigned nallow;
 	struct bb_allow allow[BB_DCONFIG_MAX_ALLOW];
 	unsigned nknob_rules;
@@ -96,17 +116,19 @@ int bb_dconfig_load(struct bb_dconfig *c, const char *path, char *err,
 		    size_t errlen);
 
 /* Command line: --config FILE (loaded first, wherever it appears), then
- * --listen ADDR:PORT, --db PATH, --web-root DIR, --token-file FILE,
- * --http-cpus LIST, --bench-cpus LIST, --allow GLOB, --allow-write GLOB,
- * --foreground, --help.  Returns 0, 1 for --help (usage printed to
- * stdout), or -EINVAL with a message. */
+ * one option per INI key (--listen ADDR:PORT, --db PATH, --token-file
+ * FILE, --max-queued-jobs N, ...: see dopt_table), and --foreground,
+ * --pidfile FILE, --help, --version.  Returns 0, 1 for --help or
+ * --version (printed to stdout), or -EINVAL with a message. */
 int bb_dconfig_args(struct bb_dconfig *c, int argc, char **argv, char *err,
 		    size_t errlen);
 void bb_dconfig_usage(FILE *f);
 
-/* Final checks: a non-loopback listen address needs a token file, which
- * must be readable, not readable by group/others, and non-empty (the
- * token is loaded); http and bench CPUs online.  0 or -EINVAL. */
+/* Final checks: a non-loopback listen address needs a token file.  A
+ * token file must be a regular file of mode 0600 or 0400 owned by the
+ * daemon's effective user, and its first line (blanks trimmed) 16..255
+ * bytes without a NUL: the token is loaded (token, token_len).  http and
+ * bench CPUs online.  0 or -EINVAL with the reason. */
 int bb_dconfig_check(struct bb_dconfig *c, char *err, size_t errlen);
 
 /* Whether a job may use target ("nop" or a path, canonicalized with

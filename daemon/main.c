@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* main.c - biobenchd: configuration, the store, the scheduler, the HTTP
- * server, and signals (SIGHUP reloads the configuration, SIGTERM/SIGINT
- * stop cleanly: the running job is interrupted, its knobs restored). */
+/* main.c - biobenchd: configuration, the database lock, the store, the
+ * scheduler, the HTTP server, service readiness (sd_notify, --pidfile),
+ * and signals (SIGHUP reloads the configuration, SIGTERM/SIGINT stop
+ * cleanly: the running job is interrupted, its knobs restored). */
 #include "dconfig.h"
 #include <biobench/hostinfo.h>
 #include "http.h"
@@ -16,9 +17,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <systemd/sd-daemon.h>
+#include <time.h>
 #include <unistd.h>
+
+#define STATUS_EVERY_S 2 /* STATUS= updates to systemd while a job runs */
 
 /* Load the configuration the command line names, with its overrides.
  * Returns 0, 1 (--help done) or -EINVAL (message printed). */
@@ -56,13 +62,14 @@ static void log_config(const struct bb_dconfig *c)
 	       c->db_path, c->web_root, allow[0] ? allow : "(nothing)");
 }
 
-/* Every connection is a file descriptor: make room for max_connections
- * (plus the database, the log, devices) when the soft limit is lower (a
- * service's default is often 1024) and the hard limit allows it.  Past
- * the limit, accept() fails and new clients wait in the backlog. */
+/* Every connection is a file descriptor, and one being sent a static file
+ * holds that file open too: make room for 2 x max_connections (plus the
+ * database, the log, devices) when the soft limit is lower (a service's
+ * default is often 1024) and the hard limit allows it.  Past the limit,
+ * accept() fails and new clients wait in the backlog. */
 static void raise_nofile(unsigned max_connections)
 {
-	rlim_t want = (rlim_t)max_connections + 64;
+	rlim_t want = 2 * (rlim_t)max_connections + 64;
 	struct rlimit rl;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= want)
@@ -74,8 +81,8 @@ static void raise_nofile(unsigned max_connections)
 		getrlimit(RLIMIT_NOFILE, &rl);
 	if (rl.rlim_cur < want)
 		bb_log(LOG_WARNING,
-		       "open file limit %llu is below max_connections + 64 "
-		       "(%llu): raise LimitNOFILE or lower max_connections",
+		       "open file limit %llu is below 2 x max_connections + "
+		       "64 (%llu): raise LimitNOFILE or lower max_connections",
 		       (unsigned long long)rl.rlim_cur,
 		       (unsigned long long)want);
 }
@@ -112,6 +119,138 @@ static int background(void)
 	return p[1];
 }
 
+/* One daemon per database: an exclusive flock on DB.lock (next to the
+ * database, in the state directory), held until exit, taken before the
+ * store is opened and recovered: a second daemon would otherwise mark
+ * the first one's running job interrupted and restore its knobs mid-run.
+ * The holder's pid is written into the file for the message.  Returns
+ * the fd (kept open) or -1 with the message logged. */
+static int lock_db(const char *db_path)
+{
+	char path[PATH_MAX + 8], pid[32] = "";
+	ssize_t n;
+	int fd, e;
+
+	if (!strcmp(db_path, ":memory:"))
+		return -2;
+	if ((size_t)snprintf(path, sizeof(path), "%s.lock", db_path) >=
+	    sizeof(path)) {
+		bb_log(LOG_ERR, "database path too long: %s", db_path);
+		return -1;
+	}
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0) {
+		bb_log(LOG_ERR, "cannot open the database lock %s: %s", path,
+		       strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		e = errno;
+		n = pread(fd, pid, sizeof(pid) - 1, 0);
+		pid[n > 0 ? n : 0] = '\0';
+		pid[strcspn(pid, "\n")] = '\0';
+		if (e == EWOULDBLOCK)
+			bb_log(LOG_ERR, "another biobenchd (pid %s) uses the "
+			       "database %s (it holds %s): stop it first, or "
+			       "give this one another --db",
+			       pid[0] ? pid : "unknown", db_path, path);
+		else
+			bb_log(LOG_ERR, "cannot lock %s: %s", path,
+			       strerror(e));
+		close(fd);
+		return -1;
+	}
+	n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) || pwrite(fd, pid, (size_t)n, 0) != n)
+		bb_log(LOG_WARNING, "cannot write the pid into %s: %s", path,
+		       strerror(errno));
+	return fd;
+}
+
+/* --pidfile: written (atomically) once the daemon listens, removed at
+ * exit if it still names us.  0 or -errno (logged). */
+static int pidfile_write(const char *path)
+{
+	char tmp[PATH_MAX + 16], pid[32];
+	int fd, n, ret = 0;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", path,
+			     (long)getpid()) >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+		  0644);
+	if (fd < 0 || write(fd, pid, (size_t)n) != n || fsync(fd) ||
+	    rename(tmp, path))
+		ret = -errno;
+	if (fd >= 0)
+		close(fd);
+	if (ret) {
+		unlink(tmp);
+		bb_log(LOG_ERR, "cannot write the pid file %s: %s", path,
+		       strerror(-ret));
+	}
+	return ret;
+}
+
+static void pidfile_remove(const char *path)
+{
+	char buf[32] = "";
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return;
+	if (fgets(buf, sizeof(buf), f) && atol(buf) == (long)getpid())
+		unlink(path);
+	fclose(f);
+}
+
+/* systemd's STATUS=: the running job and its progress, or idle. */
+static void notify_status(struct bb_sched *sched, char *last, size_t len)
+{
+	struct json_object *p, *v;
+	char status[256];
+	int64_t id = bb_sched_running(sched);
+
+	if (!id) {
+		snprintf(status, sizeof(status), "idle: waiting for jobs");
+	} else if ((p = bb_sched_progress(sched, id))) {
+		int run = 0, planned = 0;
+		double elapsed = 0, eta = -1;
+		const char *variant = NULL;
+
+		if (json_object_object_get_ex(p, "run", &v))
+			run = json_object_get_int(v);
+		if (json_object_object_get_ex(p, "runs_planned", &v))
+			planned = json_object_get_int(v);
+		if (json_object_object_get_ex(p, "elapsed_s", &v))
+			elapsed = json_object_get_double(v);
+		if (json_object_object_get_ex(p, "eta_s", &v) && v)
+			eta = json_object_get_double(v);
+		if (json_object_object_get_ex(p, "variant", &v) && v)
+			variant = json_object_get_string(v);
+		snprintf(status, sizeof(status),
+			 "running job %lld: run %d of %d%s%s%s, %.0f s elapsed",
+			 (long long)id, run, planned,
+			 variant ? " (variant " : "", variant ? variant : "",
+			 variant ? ")" : "", elapsed);
+		if (eta >= 0) {
+			size_t n = strlen(status);
+
+			snprintf(status + n, sizeof(status) - n,
+				 ", about %.0f s left", eta);
+		}
+		json_object_put(p);
+	} else {
+		snprintf(status, sizeof(status), "running job %lld",
+			 (long long)id);
+	}
+	if (!strcmp(status, last))
+		return;
+	snprintf(last, len, "%s", status);
+	sd_notifyf(0, "STATUS=%s", status);
+}
+
 static void report_ready(int fd, bool ok)
 {
 	char c = ok ? 0 : 1;
@@ -131,8 +270,9 @@ int main(int argc, char **argv)
 	struct bb_sched *sched = NULL;
 	struct bb_http *http = NULL;
 	sigset_t sigs;
-	char err[1024];
-	int ret, rc = 1, ready_fd = -1;
+	char err[1024], status[256] = "", pidfile[PATH_MAX] = "";
+	bool notify = getenv("NOTIFY_SOCKET") != NULL;
+	int ret, rc = 1, ready_fd = -1, lock_fd = -1;
 
 	if (!cfg)
 		return 1;
@@ -147,6 +287,10 @@ int main(int argc, char **argv)
 	}
 	if (!cfg->foreground)
 		ready_fd = background();
+	/* before the store is opened (and recovered) */
+	lock_fd = lock_db(cfg->db_path);
+	if (lock_fd == -1)
+		goto out;
 	raise_nofile(cfg->max_connections);
 
 	/* every thread created from here on inherits the blocked set: the
@@ -187,22 +331,36 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	log_config(cfg);
+	if (cfg->pidfile[0]) {
+		if (pidfile_write(cfg->pidfile))
+			goto out;
+		snprintf(pidfile, sizeof(pidfile), "%s", cfg->pidfile);
+	}
+	/* the store is open, the socket listens */
+	sd_notify(0, "READY=1\nSTATUS=idle: waiting for jobs");
 	report_ready(ready_fd, true);
 	ready_fd = -1;
 
 	for (;;) {
+		struct timespec every = { .tv_sec = STATUS_EVERY_S };
 		siginfo_t si;
-		int sig = sigwaitinfo(&sigs, &si);
+		int sig = notify ? sigtimedwait(&sigs, &si, &every)
+				 : sigwaitinfo(&sigs, &si);
 
-		if (sig < 0)
+		if (sig < 0) {
+			if (notify && errno == EAGAIN)
+				notify_status(sched, status, sizeof(status));
 			continue;
+		}
 		if (sig == SIGHUP) {
+			sd_notify(0, "RELOADING=1");
 			struct bb_dconfig *n = calloc(1, sizeof(*n)), *old;
 
 			if (!n || load_config(n, argc, argv)) {
 				bb_log(LOG_ERR, "SIGHUP: configuration not "
 						"reloaded; keeping the old one");
 				free(n);
+				sd_notify(0, "READY=1");
 				continue;
 			}
 			if (strcmp(n->listen_addr, cfg->listen_addr) ||
@@ -226,8 +384,16 @@ int main(int argc, char **argv)
 			free(old);
 			bb_log(LOG_INFO, "SIGHUP: configuration reloaded");
 			log_config(cfg);
+			sd_notify(0, "READY=1");
 			continue;
 		}
+		if (bb_sched_running(sched))
+			sd_notifyf(0, "STOPPING=1\nSTATUS=stopping: "
+				   "interrupting job %lld, restoring its "
+				   "knobs",
+				   (long long)bb_sched_running(sched));
+		else
+			sd_notify(0, "STOPPING=1\nSTATUS=stopping");
 		bb_log(LOG_INFO, "%s: stopping", strsignal(sig));
 		break;
 	}
@@ -248,8 +414,14 @@ out:
 	}
 	if (store)
 		bb_store_close(store);
+	if (pidfile[0])
+		pidfile_remove(pidfile);
 	free(cfg);
 	if (!rc)
 		bb_log(LOG_INFO, "stopped");
+	/* the lock goes last: nothing of this daemon touches the database
+	 * after it */
+	if (lock_fd >= 0)
+		close(lock_fd);
 	return rc;
 }

@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <time.h>
@@ -40,7 +41,8 @@
  * of a job can still be recorded when the filesystem fills up during it:
  * released on -ENOSPC, the write retried, re-made before the next job. */
 #define SCHED_RESERVE_BYTES (1 << 20)
-#define SCHED_FINISH_RETRY_S 30 /* then the next start marks it interrupted */
+#define SCHED_FINISH_RETRY_S 10 /* then kept in memory (see unrec_*) and
+				   retried before each next job */
 
 struct sched_progress {
 	unsigned run;          /* 1-based current run */
@@ -61,6 +63,7 @@ struct sched_progress {
 struct bb_sched {
 	struct bb_store *st;   /* the scheduler thread's own handle */
 	char reserve[4096];    /* DB-reserve, "" when none */
+	char reserve_dir[4096]; /* its directory */
 	pthread_t tid;
 	bool started;
 	pthread_mutex_t lock;
@@ -73,6 +76,13 @@ struct bb_sched {
 	pthread_rwlock_t *cfg_lock;      /* under lock: set once */
 	struct bb_dconfig *const *cfgp;  /* under lock: NULL = no checks */
 	struct sched_progress prog; /* under lock */
+	/* under lock: a job whose end the store refused (disk full, I/O
+	 * error): the API shows it ended, the thread records it before it
+	 * starts another job */
+	int64_t unrec_id;
+	char unrec_state[16];
+	char *unrec_verdict, *unrec_cmp, *unrec_error, *unrec_why;
+	bool store_bad_logged;  /* scheduler thread only */
 
 	/* scheduler thread only */
 	int64_t job_id;
@@ -120,15 +130,17 @@ static void knob_restored(void *arg, const struct bb_sysknob_applied *k,
 {
 	struct bb_sched *s = arg;
 
-	if (ret) {
+	if (ret < 0) {
 		bb_log(LOG_ERR, "job %lld: cannot restore %s to '%s': %s",
 		       (long long)s->job_id, k->path, k->original, msg);
 		bb_store_event(s->st, s->job_id, "error", msg);
 		return;
 	}
 	bb_store_knob_mark(s->st, k->journal_id, "restored", NULL, 0);
-	bb_log(LOG_INFO, "job %lld: restored %s = %s", (long long)s->job_id,
-	       k->path, k->original);
+	/* a variant that set the value the device had: nothing to say */
+	if (ret != BB_SYSKNOB_UNCHANGED)
+		bb_log(LOG_INFO, "job %lld: restored %s = %s",
+		       (long long)s->job_id, k->path, k->original);
 }
 
 static const struct bb_sysknob_hooks sched_knob_hooks = {
@@ -184,6 +196,11 @@ static int hook_before_run(void *arg, struct bb_jobrun *jr,
 	const struct bb_job_variant *v = &s->job->v[st->variant];
 	int ret;
 
+	/* a store that lost its file, cannot write or has no room left
+	 * stops the job: its runs would not be kept */
+	ret = bb_sched_store_check(s, err, errlen);
+	if (ret)
+		return ret;
 	pthread_mutex_lock(&s->lock);
 	s->prog.run = jr->seq + 1;
 	s->prog.runs_planned = jr->runs_planned;
@@ -341,10 +358,73 @@ static void reserve_make(struct bb_sched *s)
 	close(fd);
 }
 
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+static void unrecorded_clear(struct bb_sched *s)
+{
+	free(s->unrec_verdict);
+	free(s->unrec_cmp);
+	free(s->unrec_error);
+	free(s->unrec_why);
+	s->unrec_verdict = s->unrec_cmp = s->unrec_error = s->unrec_why = NULL;
+	s->unrec_id = 0;
+}
+
+/* Remember an end the store refused (why: the store's message). */
+static void unrecorded_set(struct bb_sched *s, int64_t id, const char *state,
+			   const char *verdict, const char *cmp,
+			   const char *error, const char *why)
+{
+	pthread_mutex_lock(&s->lock);
+	unrecorded_clear(s);
+	s->unrec_id = id;
+	snprintf(s->unrec_state, sizeof(s->unrec_state), "%s", state);
+	s->unrec_verdict = dup_or_null(verdict);
+	s->unrec_cmp = dup_or_null(cmp);
+	s->unrec_error = dup_or_null(error);
+	s->unrec_why = dup_or_null(why);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* Record a remembered end again.  0 when there is none (left). */
+static int unrecorded_retry(struct bb_sched *s)
+{
+	char err[512] = "";
+	int64_t id;
+	int ret;
+
+	pthread_mutex_lock(&s->lock);
+	id = s->unrec_id;
+	pthread_mutex_unlock(&s->lock);
+	if (!id)
+		return 0;
+	/* the strings change only on this thread */
+	ret = bb_store_job_finish(s->st, id, s->unrec_state, s->unrec_verdict,
+				  s->unrec_cmp, s->unrec_error, err,
+				  sizeof(err));
+	if (ret && ret != -EALREADY && ret != -ENOENT) {
+		pthread_mutex_lock(&s->lock);
+		free(s->unrec_why);
+		s->unrec_why = strdup(err);
+		pthread_mutex_unlock(&s->lock);
+		return ret;
+	}
+	bb_log(LOG_INFO, "job %lld: its end (%s) is recorded now",
+	       (long long)id, s->unrec_state);
+	pthread_mutex_lock(&s->lock);
+	unrecorded_clear(s);
+	pthread_mutex_unlock(&s->lock);
+	return 0;
+}
+
 /* Record the end of a job.  When the filesystem is full: release the
  * reserve and retry, then retry once a second for a while (space may come
- * back); a job whose end cannot be recorded stays "running" in the store
- * until the next start marks it interrupted. */
+ * back); a job whose end still cannot be recorded is kept in memory
+ * (shown by the API as ended, with the store's error) and recorded before
+ * the next job starts (or marked interrupted at the next start). */
 static int finish_job(struct bb_sched *s, int64_t id, const char *state,
 		      const char *verdict, const char *cmp, const char *error)
 {
@@ -371,9 +451,13 @@ static int finish_job(struct bb_sched *s, int64_t id, const char *state,
 		ret = bb_store_job_finish(s->st, id, state, verdict, cmp,
 					  error, err, sizeof(err));
 	}
-	if (ret)
-		bb_log(LOG_ERR, "job %lld: cannot record its end (%s): %s",
-		       (long long)id, state, err[0] ? err : strerror(-ret));
+	if (ret) {
+		bb_log(LOG_ERR, "job %lld: cannot record its end (%s): %s; "
+		       "retried before the next job", (long long)id, state,
+		       err[0] ? err : strerror(-ret));
+		unrecorded_set(s, id, state, verdict, cmp, error,
+			       err[0] ? err : strerror(-ret));
+	}
 	return ret;
 }
 
@@ -741,6 +825,18 @@ static void *sched_main(void *arg)
 				break;
 			}
 			pthread_mutex_unlock(&s->lock);
+			/* no new job while the store cannot keep it */
+			reserve_make(s);
+			if (unrecorded_retry(s) ||
+			    bb_sched_store_check(s, err, sizeof(err))) {
+				if (!s->store_bad_logged)
+					bb_log(LOG_ERR, "scheduler: queued jobs "
+					       "wait: %s", s->unrec_why ?
+					       s->unrec_why : err);
+				s->store_bad_logged = true;
+				break;
+			}
+			s->store_bad_logged = false;
 			ret = bb_store_job_next_queued(s->st, &id, &spec, err,
 						       sizeof(err));
 			if (ret == -ENOENT)
@@ -956,6 +1052,19 @@ int bb_sched_start(struct bb_sched **out, const char *db_path, char *err,
 	    (size_t)snprintf(s->reserve, sizeof(s->reserve), "%s-reserve",
 			     db_path) >= sizeof(s->reserve))
 		s->reserve[0] = '\0';
+	if (s->reserve[0]) {
+		char *slash;
+
+		snprintf(s->reserve_dir, sizeof(s->reserve_dir), "%s",
+			 s->reserve);
+		slash = strrchr(s->reserve_dir, '/');
+		if (!slash)
+			snprintf(s->reserve_dir, sizeof(s->reserve_dir), ".");
+		else if (slash == s->reserve_dir)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+	}
 	reserve_make(s);
 	ret = bb_store_jobs_interrupt_running(s->st, &n, err, errlen);
 	if (ret)
@@ -1120,8 +1229,61 @@ void bb_sched_stop(struct bb_sched *s)
 	pthread_mutex_unlock(&s->lock);
 	if (s->started)
 		pthread_join(s->tid, NULL);
+	if (s->unrec_id && unrecorded_retry(s))
+		bb_log(LOG_ERR, "job %lld: its end is not recorded: the next "
+		       "start marks it interrupted", (long long)s->unrec_id);
+	unrecorded_clear(s);
 	bb_store_close(s->st);
 	pthread_cond_destroy(&s->cond);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
+}
+
+int bb_sched_store_check(struct bb_sched *s, char *err, size_t errlen)
+{
+	struct statvfs sv;
+	int ret;
+
+	/* the reserve was used up (released to record a job's end) and the
+	 * filesystem has no room to make it again: the next job's end could
+	 * not be recorded */
+	if (s->reserve[0] && access(s->reserve, F_OK) &&
+	    !statvfs(s->reserve_dir, &sv) &&
+	    (uint64_t)sv.f_bavail * sv.f_frsize < SCHED_RESERVE_BYTES) {
+		snprintf(err, errlen, "the filesystem of the database is full: "
+			 "%llu KiB free in %s, the daemon keeps %u KiB in "
+			 "reserve to record the end of a job",
+			 (unsigned long long)sv.f_bavail * sv.f_frsize / 1024,
+			 s->reserve_dir, SCHED_RESERVE_BYTES / 1024);
+		return -ENOSPC;
+	}
+	pthread_mutex_lock(&s->lock);
+	if (s->unrec_id) {
+		snprintf(err, errlen, "the end of job %lld (%s) is not "
+			 "recorded: %s", (long long)s->unrec_id,
+			 s->unrec_state, s->unrec_why ? s->unrec_why : "");
+		pthread_mutex_unlock(&s->lock);
+		return -EIO;
+	}
+	pthread_mutex_unlock(&s->lock);
+	ret = bb_store_check(s->st, err, errlen);
+	return ret;
+}
+
+bool bb_sched_unrecorded(struct bb_sched *s, int64_t id, char *state,
+			 size_t slen, char *error, size_t elen)
+{
+	bool ret = false;
+
+	pthread_mutex_lock(&s->lock);
+	if (id && s->unrec_id == id) {
+		snprintf(state, slen, "%s", s->unrec_state);
+		snprintf(error, elen, "%s%snot recorded in the database: %s",
+			 s->unrec_error ? s->unrec_error : "",
+			 s->unrec_error ? "; " : "",
+			 s->unrec_why ? s->unrec_why : "");
+		ret = true;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return ret;
 }

@@ -48,6 +48,18 @@ struct json_object *bb_sched_progress(struct bb_sched *s, int64_t id);
 /* Id of the running job, 0 if idle. */
 int64_t bb_sched_running(struct bb_sched *s);
 
+/* The health of the scheduler's store (bb_store_check), or -EIO while a
+ * job's end could not be recorded (the message names the job).  While
+ * it fails, queued jobs wait, and the running job stops before its next
+ * run.  0 or -errno with a message; never waits for the store. */
+int bb_sched_store_check(struct bb_sched *s, char *err, size_t errlen);
+
+/* A job that ended but whose end the store refused: its state (as it
+ * ended) and error (with the store's reason); false when id is not
+ * such a job.  The thread records it before it starts another job. */
+bool bb_sched_unrecorded(struct bb_sched *s, int64_t id, char *state,
+			 size_t slen, char *error, size_t elen);
+
 /* Stop: cancel the running job (its knobs restored, state cancelled),
  * join the thread, close its store. */
 void bb_sched_stop(struct bb_sched *s);

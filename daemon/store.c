@@ -24,9 +24,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #define BB_STORE_BUSY_MS 5000
+/* a failed write counts against the store's health for this long unless
+ * a commit succeeds after it */
+#define BB_STORE_ERROR_MS 60000
 
 enum bb_q {
 	Q_JOB_INSERT,
@@ -61,8 +65,7 @@ enum bb_q {
 	Q_KNOBS_OF_JOB,
 	Q_JOBS_BY_STATE,
 	Q_RUNS_TOTAL,
-	Q_TARGETS,
-	Q_TARGET_LAST_RUN,
+	Q_JOBS_QUEUED,
 	Q_JOBS_HISTORY,
 	Q_NOISE_INSERT,
 	Q_NOISE_GET,
@@ -174,15 +177,7 @@ static const char *const bb_q_sql[Q__COUNT] = {
 		" FROM knob_journal WHERE job_id = ?1 ORDER BY id",
 	[Q_JOBS_BY_STATE] = "SELECT state, count(*) FROM jobs GROUP BY state",
 	[Q_RUNS_TOTAL] = "SELECT count(*) FROM runs",
-	[Q_TARGETS] = "SELECT DISTINCT target FROM jobs ORDER BY target",
-	/* jobs run FIFO: the last measured run of the newest job of the
-	 * target that has one */
-	[Q_TARGET_LAST_RUN] =
-		"SELECT r.iops, coalesce(d.name, '') FROM jobs j"
-		" JOIN runs r ON r.job_id = j.id"
-		" LEFT JOIN devices d ON d.id = coalesce(r.device_id, j.device_id)"
-		" WHERE j.target = ?1 AND r.state = 'done' AND r.warmup = 0"
-		" AND r.iops IS NOT NULL ORDER BY j.id DESC, r.seq DESC LIMIT 1",
+	[Q_JOBS_QUEUED] = "SELECT count(*) FROM jobs WHERE state = 'queued'",
 	[Q_JOBS_HISTORY] =
 		"SELECT " JOB_COLS ", host_id, device_id, compare FROM jobs"
 		" WHERE name = ?1 AND state = 'done'"
@@ -205,6 +200,16 @@ struct bb_store {
 	bool durable_tx;          /* synchronous=FULL for this transaction */
 	sqlite3_stmt *q[Q__COUNT];
 	char path[PATH_MAX];
+	/* health (bb_store_check), under hlock: the file opened (when not
+	 * ":memory:"), the last write error and the last good commit */
+	bool file;
+	dev_t dev;
+	ino_t ino;
+	pthread_mutex_t hlock;
+	int werr;
+	int64_t werr_ms;
+	uint64_t werr_seq, wok_seq, seq; /* which came last */
+	char wmsg[512];
 };
 
 static const char *const bb_job_states[] = {
@@ -250,18 +255,11 @@ static int64_t bb_store_now_ms(void)
 
 /* Map a sqlite result code (extended) to -errno, with the message.  what
  * says what was being done. */
-static int __attribute__((format(printf, 5, 6)))
-bb_store_fail(struct bb_store *s, int rc, char *err, size_t errlen,
-	      const char *fmt, ...)
+static int bb_store_map(struct bb_store *s, int rc, char *err, size_t errlen,
+			const char *what)
 {
-	char what[256];
 	const char *msg = s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc);
 	int sys = s->db ? sqlite3_system_errno(s->db) : 0;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
 
 	switch (rc & 0xff) {
 	case SQLITE_FULL:
@@ -326,6 +324,65 @@ bb_store_fail(struct bb_store *s, int rc, char *err, size_t errlen,
 		bb_store_seterr(err, errlen, "%s: %s (%s)", what, msg, s->path);
 		return -EIO;
 	}
+}
+
+/* bb_store_map, and the store's health: a full disk, an I/O error, a
+ * read-only file are remembered for bb_store_check. */
+static int __attribute__((format(printf, 5, 6)))
+bb_store_fail(struct bb_store *s, int rc, char *err, size_t errlen,
+	      const char *fmt, ...)
+{
+	char what[256], msg[768];
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	ret = bb_store_map(s, rc, msg, sizeof(msg), what);
+	bb_store_seterr(err, errlen, "%s", msg);
+	if (ret == -ENOSPC || ret == -EIO || ret == -EROFS) {
+		pthread_mutex_lock(&s->hlock);
+		s->werr = ret;
+		s->werr_ms = bb_store_now_ms();
+		s->werr_seq = ++s->seq;
+		snprintf(s->wmsg, sizeof(s->wmsg), "%s", msg);
+		pthread_mutex_unlock(&s->hlock);
+	}
+	return ret;
+}
+
+int bb_store_check(struct bb_store *s, char *err, size_t errlen)
+{
+	struct stat st;
+	int64_t now = bb_store_now_ms();
+	int ret = 0;
+
+	if (s->file) {
+		if (stat(s->path, &st)) {
+			bb_store_seterr(err, errlen,
+					"database file %s was deleted while "
+					"the daemon ran: what is written now is "
+					"lost when it stops (%s)", s->path,
+					strerror(errno));
+			return -ENOENT;
+		}
+		if (st.st_dev != s->dev || st.st_ino != s->ino) {
+			bb_store_seterr(err, errlen,
+					"database file %s was replaced while "
+					"the daemon ran: it still writes to the "
+					"old, deleted one", s->path);
+			return -ESTALE;
+		}
+	}
+	pthread_mutex_lock(&s->hlock);
+	if (s->werr && s->werr_seq > s->wok_seq &&
+	    now - s->werr_ms < BB_STORE_ERROR_MS) {
+		ret = s->werr;
+		bb_store_seterr(err, errlen, "%s", s->wmsg);
+	}
+	pthread_mutex_unlock(&s->hlock);
+	return ret;
 }
 
 static void bb_store_lock(struct bb_store *s)
@@ -488,6 +545,11 @@ static int bb_store_commit(struct bb_store *s, char *err, size_t errlen)
 			sqlite3_reset(s->q[i]);
 	ret = bb_store_exec(s, "COMMIT", err, errlen);
 	bb_store_rollback(s);   /* no-op after a commit; restores NORMAL */
+	if (!ret) {
+		pthread_mutex_lock(&s->hlock);
+		s->wok_seq = ++s->seq;
+		pthread_mutex_unlock(&s->hlock);
+	}
 	return ret;
 }
 
@@ -818,6 +880,7 @@ int bb_store_open(struct bb_store **out, const char *path, char *err,
 		return -ENOMEM;
 	}
 	pthread_mutex_init(&s->lock, NULL);
+	pthread_mutex_init(&s->hlock, NULL);
 	if ((size_t)snprintf(s->path, sizeof(s->path), "%s", path) >=
 	    sizeof(s->path)) {
 		bb_store_seterr(err, errlen, "database path too long: %s",
@@ -849,6 +912,15 @@ int bb_store_open(struct bb_store **out, const char *path, char *err,
 	ret = bb_store_migrate(s, err, errlen);
 	if (ret)
 		goto out;
+	if (strcmp(path, ":memory:") && strncmp(path, "file:", 5)) {
+		struct stat st;
+
+		if (!stat(path, &st)) {
+			s->file = true;
+			s->dev = st.st_dev;
+			s->ino = st.st_ino;
+		}
+	}
 	*out = s;
 	s = NULL;
 out:
@@ -865,6 +937,7 @@ void bb_store_close(struct bb_store *s)
 	/* the last connection to close checkpoints and removes the WAL */
 	sqlite3_close(s->db);
 	pthread_mutex_destroy(&s->lock);
+	pthread_mutex_destroy(&s->hlock);
 	free(s);
 }
 
@@ -1102,9 +1175,18 @@ int bb_store_job_insert(struct bb_store *s, const char *name,
 			unsigned runs_planned, int64_t *id, char *err,
 			size_t errlen)
 {
+	return bb_store_job_submit(s, name, target, spec, runs_planned, 0, id,
+				   err, errlen);
+}
+
+int bb_store_job_submit(struct bb_store *s, const char *name,
+			const char *target, const char *spec,
+			unsigned runs_planned, unsigned max_queued,
+			int64_t *id, char *err, size_t errlen)
+{
 	struct json_object *o = NULL;
 	sqlite3_stmt *st;
-	int ret;
+	int ret, rc;
 
 	if (!target || !spec) {
 		bb_store_seterr(err, errlen, "a job needs a target and a spec");
@@ -1121,6 +1203,30 @@ int bb_store_job_insert(struct bb_store *s, const char *name,
 	ret = bb_store_begin(s, true, err, errlen);
 	if (ret)
 		goto out;
+	/* counted in the transaction that inserts: never above the limit */
+	if (max_queued) {
+		int64_t n = 0;
+
+		ret = bb_store_q(s, Q_JOBS_QUEUED, &st, err, errlen);
+		if (ret)
+			goto out;
+		rc = sqlite3_step(st);
+		if (rc != SQLITE_ROW) {
+			ret = bb_store_fail(s, rc, err, errlen,
+					    "counting queued jobs");
+			goto out;
+		}
+		n = sqlite3_column_int64(st, 0);
+		if (n >= (int64_t)max_queued) {
+			bb_store_seterr(err, errlen,
+					"%lld jobs are queued, the limit is "
+					"%u (max_queued_jobs): try again when "
+					"some have run", (long long)n,
+					max_queued);
+			ret = -EAGAIN;
+			goto out;
+		}
+	}
 	ret = bb_store_q(s, Q_JOB_INSERT, &st, err, errlen);
 	if (ret)
 		goto out;
@@ -2155,8 +2261,7 @@ int bb_store_metrics(struct bb_store *s, struct json_object **out,
 {
 	struct json_object *doc = json_object_new_object();
 	struct json_object *by = json_object_new_object();
-	struct json_object *last = json_object_new_array();
-	sqlite3_stmt *st, *lr;
+	sqlite3_stmt *st;
 	int ret, rc;
 
 	*out = NULL;
@@ -2188,33 +2293,6 @@ int bb_store_metrics(struct bb_store *s, struct json_object **out,
 		goto fail;
 	json_object_object_add(doc, "runs_total", bb_store_col_int(st, 0));
 
-	json_object_object_add(doc, "last_iops", last);
-	ret = bb_store_q(s, Q_TARGETS, &st, err, errlen);
-	if (ret)
-		goto out;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *target = (const char *)sqlite3_column_text(st, 0);
-		struct json_object *x;
-
-		ret = bb_store_q(s, Q_TARGET_LAST_RUN, &lr, err, errlen);
-		if (ret)
-			goto out;
-		rc = sqlite3_bind_text(lr, 1, target, -1, SQLITE_TRANSIENT);
-		if (rc == SQLITE_OK)
-			rc = sqlite3_step(lr);
-		if (rc == SQLITE_DONE)
-			continue;
-		if (rc != SQLITE_ROW)
-			goto fail;
-		x = json_object_new_object();
-		json_object_object_add(x, "device", bb_store_col_text(lr, 1));
-		json_object_object_add(x, "target",
-				       json_object_new_string(target));
-		json_object_object_add(x, "iops", bb_store_col_double(lr, 0));
-		json_object_array_add(last, x);
-	}
-	if (rc != SQLITE_DONE)
-		goto fail;
 	*out = doc;
 	doc = NULL;
 	goto out;

@@ -48,6 +48,15 @@ void bb_store_close(struct bb_store *s);
 /* The schema version after migration (PRAGMA user_version). */
 int bb_store_schema_version(struct bb_store *s);
 
+/* The store's health, without touching the database (safe from any
+ * thread, never waits for the handle): -ENOENT when the database file
+ * was deleted since it was opened, -ESTALE when another file took its
+ * place (sqlite keeps writing to the open, deleted inode: everything
+ * would be lost at exit), or the last write error (-ENOSPC, -EIO, -EROFS)
+ * when no commit succeeded since and it is less than a minute old; with
+ * a one-line message.  0 when healthy. */
+int bb_store_check(struct bb_store *s, char *err, size_t errlen);
+
 /* Hosts and devices are deduplicated: the same metadata gives the same id
  * (compared as JSON text with the keys sorted; any change, e.g. a new
  * kernel, gives a new row).  host: bb_host_info()'s object; dev:
@@ -64,6 +73,14 @@ int bb_store_job_insert(struct bb_store *s, const char *name,
 			const char *target, const char *spec,
 			unsigned runs_planned, int64_t *id, char *err,
 			size_t errlen);
+
+/* bb_store_job_insert with a limit: -EAGAIN (message with the numbers)
+ * when max_queued jobs (0: no limit) are queued already, counted in the
+ * inserting transaction. */
+int bb_store_job_submit(struct bb_store *s, const char *name,
+			const char *target, const char *spec,
+			unsigned runs_planned, unsigned max_queued,
+			int64_t *id, char *err, size_t errlen);
 
 /* The oldest queued job (FIFO by id): its id and spec text (malloc'd).
  * -ENOENT when none is queued. */
@@ -182,10 +199,8 @@ int bb_store_job_state(struct bb_store *s, int64_t id, char *state,
 		       char *err, size_t errlen);
 
 /* For /metrics: {"jobs_by_state":{"queued":n,...all six},
- * "runs_total": n, "last_iops": [{"device","target","iops"}...]}
- * (runs_total: every stored run; last_iops: per target, sorted by target,
- * the IOPS of its newest run in state done that is not a warm-up;
- * "device" is the device's sysfs name, "" when unknown or nop). */
+ * "runs_total": n} (runs_total: every stored run).  Two counting queries
+ * on indexes, whatever the number of targets. */
 int bb_store_metrics(struct bb_store *s, struct json_object **out,
 		     char *err, size_t errlen);
 

@@ -18,6 +18,7 @@ pkgs=(
   libnvme-dev                   # NVMe discovery
   libsqlite3-dev                # biobenchd store
   libmicrohttpd-dev libinih-dev # biobenchd HTTP server and config file
+  libsystemd-dev                # biobenchd: sd_notify (Type=notify unit)
   libcurl4-openssl-dev          # biobench: the client of biobenchd's HTTP API
   libjs-chart.js                # the dashboard's charts, served locally
 )
@@ -27,8 +28,9 @@ test_pkgs=(
   util-linux e2fsprogs          # losetup, mkfs.ext4 for the loop-device tests
   fio                           # bench/: side-by-side with fio
   python3 python3-jsonschema    # result document checked against its schema
-  valgrind                      # bench/: instruction counts (callgrind)
+  valgrind                      # bench/: instruction counts (callgrind); tests: test_http_ct (memcheck)
   sqlite3                       # tests inspect the database
+  prometheus                    # tests: promtool check metrics on /metrics
   curl wrk python3-yaml         # daemon tests (API checked against openapi.yaml), bench/
   clang libclang-rt-14-dev dmsetup # tests/fuzz (libFuzzer, sanitizer runtimes); reliability: dm-linear holder where the kernel has device-mapper
   qemu-system-x86 busybox-static cpio # tests/vm: NVMe guest under QEMU

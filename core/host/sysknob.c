@@ -387,13 +387,21 @@ int bb_sysknob_restore_set(struct bb_sysknob_set *s,
 
 	while (s->n) {
 		const struct bb_sysknob_applied *k = &s->k[--s->n];
-		char msg[512] = "";
-		int r = bb_sysknob_write(k->path, k->original, msg,
-					 sizeof(msg));
+		char msg[512] = "", now[sizeof(k->original)];
+		int r;
+
+		/* the device holds the original already (the variant set
+		 * the value it had): no write */
+		if (!bb_sysknob_read(k->path, now, sizeof(now), NULL, 0) &&
+		    !strcmp(now, k->original))
+			r = BB_SYSKNOB_UNCHANGED;
+		else
+			r = bb_sysknob_write(k->path, k->original, msg,
+					     sizeof(msg));
 
 		if (h && h->after_restore)
 			h->after_restore(arg, k, r, msg);
-		if (r && !ret)
+		if (r < 0 && !ret)
 			ret = bb_errf(err, errlen, r,
 				      "cannot restore sysfs %s: %s", k->knob,
 				      msg);

@@ -175,6 +175,51 @@ static void err_add(struct bb_job_errors *e, const char *field,
 	err_add_raw(e, field, msg);
 }
 
+/* A NUL (\u0000) in any string of the document: an error on its path
+ * each (C strings would cut the text short: a name, a target, a knob
+ * value).  Returns how many. */
+static unsigned check_nul(struct bb_job_errors *e, const char *path,
+			  struct json_object *j)
+{
+	char sub[128];
+	unsigned n = 0;
+
+	if (json_object_is_type(j, json_type_string)) {
+		if ((size_t)json_object_get_string_len(j) !=
+		    strlen(json_object_get_string(j))) {
+			err_add(e, path, "contains a NUL character (\\u0000), "
+				"which no text may hold");
+			n++;
+		}
+	} else if (json_object_is_type(j, json_type_object)) {
+		json_object_object_foreach(j, k, v) {
+			snprintf(sub, sizeof(sub), "%s%s%s", path,
+				 *path ? "." : "", k);
+			n += check_nul(e, sub, v);
+		}
+	} else if (json_object_is_type(j, json_type_array)) {
+		for (size_t i = 0; i < json_object_array_length(j); i++) {
+			snprintf(sub, sizeof(sub), "%s[%zu]", path, i);
+			n += check_nul(e, sub, json_object_array_get_idx(j, i));
+		}
+	}
+	return n;
+}
+
+/* Whether valid JSON text holds a \u0000 escape (json-c cuts an object
+ * key at it, so it cannot be seen in the parsed document). */
+static bool text_has_nul(const char *t, size_t len)
+{
+	for (size_t i = 0; i + 5 < len; i++) {
+		if (t[i] != '\\')
+			continue;
+		if (t[i + 1] == 'u' && !memcmp(t + i + 2, "0000", 4))
+			return true;
+		i++;
+	}
+	return false;
+}
+
 /* A failed bb_config_check_field() under path: the option's field below
  * path when it names one, else path itself. */
 static void err_add_check(struct bb_job_errors *e, const char *path,
@@ -1069,6 +1114,10 @@ int bb_job_parse(struct bb_job *job, struct json_object *doc,
 		err_add(errs, "", "the job must be a JSON object");
 		return -EINVAL;
 	}
+	if (check_nul(errs, "", doc)) {
+		memset(job, 0, sizeof(*job));
+		return -EINVAL;
+	}
 	parse_top(&c, doc);
 	if (errs->n) {
 		memset(job, 0, sizeof(*job));
@@ -1133,6 +1182,12 @@ int bb_job_parse_string(struct bb_job *job, const char *text, size_t len,
 		err_add(errs, "",
 			"invalid JSON at offset %zu: unexpected text after the document",
 			end);
+		json_object_put(doc);
+		return -EINVAL;
+	}
+	if (text_has_nul(text, len) && !check_nul(errs, "", doc)) {
+		err_add(errs, "", "a field name contains a NUL character "
+			"(\\u0000)");
 		json_object_put(doc);
 		return -EINVAL;
 	}

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* route_health.c - GET /api/v1/health: liveness, and a trivial store
- * query (503 when it fails). */
+/* route_health.c - GET /api/v1/health: liveness and the store's state: a
+ * trivial query, the database file still the one opened, no recent
+ * failed write on either handle, every job's end recorded (503 with the
+ * reason otherwise). */
 #include "routes.h"
 
 void bb_route_health(const struct bb_route_req *r,
@@ -21,6 +23,8 @@ void bb_route_health(const struct bb_route_req *r,
 			      err[0] ? err : "schema version unreadable");
 		goto out;
 	}
+	if (bb_route_store_check(r, rs))
+		goto out;
 	if (r->ctx->sched)
 		running = bb_sched_running(r->ctx->sched);
 	else if (json_object_object_get_ex(list, "jobs", &jobs) &&

@@ -3,6 +3,7 @@
 #include "routes.h"
 #include <biobench/jobspec.h>
 #include <biobench/sysknob.h>
+#include "log.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -85,44 +86,17 @@ static void bb_jobs_parse_errors(struct bb_http_response *rs,
 	bb_http_json(rs, 400, o);
 }
 
-/* Offset of the first byte that is not well-formed UTF-8 (RFC 3629: no
- * overlongs, no surrogates, nothing above U+10FFFF), or len. */
+/* Offset of the first byte that is not well-formed UTF-8, or len. */
 static size_t bb_utf8_bad(const unsigned char *s, size_t len)
 {
-	size_t i = 0;
+	size_t i = 0, n;
+	uint32_t cp;
 
 	while (i < len) {
-		unsigned char c = s[i];
-		size_t n;
-		uint32_t cp;
-
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf) {
-			n = 1;
-			cp = c & 0x1f;
-		} else if (c >= 0xe0 && c <= 0xef) {
-			n = 2;
-			cp = c & 0x0f;
-		} else if (c >= 0xf0 && c <= 0xf4) {
-			n = 3;
-			cp = c & 0x07;
-		} else {
+		n = bb_utf8_seq(s + i, len - i, &cp);
+		if (!n)
 			return i;
-		}
-		if (len - i <= n)
-			return i;
-		for (size_t k = 1; k <= n; k++) {
-			if ((s[i + k] & 0xc0) != 0x80)
-				return i;
-			cp = (cp << 6) | (s[i + k] & 0x3f);
-		}
-		if ((n == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-		    (n == 3 && (cp < 0x10000 || cp > 0x10ffff)))
-			return i;
-		i += n + 1;
+		i += n;
 	}
 	return len;
 }
@@ -326,6 +300,46 @@ static int bb_jobs_write_flag(const struct bb_job *job,
 	return 0;
 }
 
+/* The time the job plans to run: for each variant, its runs (warm-ups
+ * and the most rounds it may take: max_repeat unless blocked) times
+ * runtime + ramp_time.  Beyond max_job_seconds: 400 naming the numbers.
+ * A run bounded by number_ios alone counts as its ramp_time (its length
+ * is not known in advance). */
+static int bb_jobs_planned_time(const struct bb_dconfig *cfg,
+				const struct bb_job *job,
+				struct bb_http_response *rs)
+{
+	unsigned rounds = job->order == BB_ORDER_BLOCKED ||
+				  job->max_repeat < job->repeat
+			  ? job->repeat : job->max_repeat;
+	unsigned runs = (job->warmup + rounds) * job->nvariants, worst = 0;
+	long double total = 0, per, worst_s = -1;
+	char field[128];
+
+	for (unsigned i = 0; i < job->nvariants; i++) {
+		const struct bb_config *c = &job->v[i].cfg;
+
+		per = ((long double)c->runtime_ns + (long double)c->ramp_ns) /
+		      1e9L;
+		total += per * (job->warmup + rounds);
+		if (per > worst_s) {
+			worst_s = per;
+			worst = i;
+		}
+	}
+	if (total <= (long double)cfg->max_job_s)
+		return 0;
+	/* the copy of an A/A job is named like no field */
+	bb_jobs_opt_field(job->spec, job->v[job->aa ? 0 : worst].name,
+			  "runtime", field, sizeof(field));
+	bb_jobs_invalid(rs, field, "the job plans %u runs of up to %.6Lg s "
+			"(runtime + ramp_time): %.0Lf s in all (%.1Lf days), "
+			"more than max_job_seconds = %u; lower repeat, "
+			"max_repeat, warmup, runtime or ramp_time", runs,
+			worst_s, total, total / 86400, cfg->max_job_s);
+	return -EINVAL;
+}
+
 void bb_route_jobs_post(const struct bb_route_req *r,
 			struct bb_http_response *rs)
 {
@@ -380,14 +394,24 @@ void bb_route_jobs_post(const struct bb_route_req *r,
 		goto out;
 	}
 	if (bb_jobs_cpus(r->cfg, job, rs) || bb_jobs_knobs(r->cfg, job, rs) ||
-	    bb_jobs_write_flag(job, rs))
+	    bb_jobs_write_flag(job, rs) ||
+	    bb_jobs_planned_time(r->cfg, job, rs))
+		goto out;
+	/* a store that lost its file or cannot write would lose the job */
+	if (bb_route_store_check(r, rs))
 		goto out;
 	text = json_object_to_json_string_ext(job->spec,
 					      JSON_C_TO_STRING_PLAIN |
 					      JSON_C_TO_STRING_NOSLASHESCAPE);
 	planned = (job->warmup + job->repeat) * job->nvariants;
-	ret = bb_store_job_insert(r->ctx->store, job->name, job->target,
-				  text, planned, &id, err, sizeof(err));
+	ret = bb_store_job_submit(r->ctx->store, job->name, job->target,
+				  text, planned, r->cfg->max_queued_jobs, &id,
+				  err, sizeof(err));
+	if (ret == -EAGAIN) {
+		bb_http_error(rs, 429, "queue_full", NULL, "%s", err);
+		rs->retry_after = 60;
+		goto out;
+	}
 	if (ret) {
 		bb_route_store_error(rs, ret == -ENOENT ? -EIO : ret, 0, err);
 		goto out;

@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* route_metrics.c - GET /metrics: Prometheus text exposition format
- * 0.0.4 (HELP and TYPE for every family, label values escaped). */
+ * 0.0.4 (HELP and TYPE for every family).  Names follow Prometheus'
+ * conventions (biobench_ prefix, base units, _total on counters), and no
+ * label takes a value from the store: the series are the same few
+ * whatever the number of jobs or targets.  The store's counts come from a
+ * cache refreshed at most once a second (BB_HTTP_METRICS_TTL_NS). */
 #include "routes.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 static const char *const bb_metrics_states[] = {
 	BB_JOB_QUEUED, BB_JOB_RUNNING, BB_JOB_DONE,
@@ -52,11 +57,20 @@ static int bb_metrics_counts(struct bb_http_ctx *ctx, struct json_object **out,
 	return ret;
 }
 
+static void bb_metrics_family(FILE *f, const char *name, const char *type,
+			      const char *help)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
 void bb_route_metrics(const struct bb_route_req *r,
 		      struct bb_http_response *rs)
 {
-	struct json_object *m = NULL, *by = NULL, *v, *last = NULL;
+	struct bb_http_response scratch = { 0 };
+	struct json_object *m = NULL, *by = NULL, *v;
 	char err[512] = "", *buf = NULL;
+	double up_s = bb_route_uptime_s(r->ctx);
+	bool store_ok;
 	size_t len = 0;
 	FILE *f;
 	int ret;
@@ -66,14 +80,21 @@ void bb_route_metrics(const struct bb_route_req *r,
 		bb_route_store_error(rs, ret == -ENOENT ? -EIO : ret, 0, err);
 		return;
 	}
+	store_ok = !bb_route_store_check(r, &scratch);
+	bb_http_response_free(&scratch);
 	f = open_memstream(&buf, &len);
 	if (!f) {
 		bb_http_error(rs, 500, "internal", NULL, "out of memory");
 		goto out;
 	}
+	bb_metrics_family(f, "biobench_build_info", "gauge",
+			  "The daemon's version (always 1).");
+	fputs("biobench_build_info{version=\"", f);
+	bb_metrics_label(f, r->ctx->version ? r->ctx->version : "");
+	fputs("\"} 1\n", f);
 	json_object_object_get_ex(m, "jobs_by_state", &by);
-	fputs("# HELP biobench_jobs Jobs in the store by state.\n"
-	      "# TYPE biobench_jobs gauge\n", f);
+	bb_metrics_family(f, "biobench_jobs", "gauge",
+			  "Jobs in the store by state.");
 	for (size_t i = 0; i < bb_array_size(bb_metrics_states); i++) {
 		int64_t n = 0;
 
@@ -83,36 +104,30 @@ void bb_route_metrics(const struct bb_route_req *r,
 		fprintf(f, "biobench_jobs{state=\"%s\"} %lld\n",
 			bb_metrics_states[i], (long long)n);
 	}
-	fprintf(f, "# HELP biobench_runs_total Runs stored (all jobs, "
-		"warm-ups included).\n"
-		"# TYPE biobench_runs_total counter\n"
-		"biobench_runs_total %lld\n",
+	bb_metrics_family(f, "biobench_jobs_queued_limit", "gauge",
+			  "Jobs that may wait in the queue (max_queued_jobs).");
+	fprintf(f, "biobench_jobs_queued_limit %u\n", r->cfg->max_queued_jobs);
+	bb_metrics_family(f, "biobench_runs_total", "counter",
+			  "Runs stored (all jobs, warm-ups included).");
+	fprintf(f, "biobench_runs_total %lld\n",
 		(long long)(json_object_object_get_ex(m, "runs_total", &v)
 				    ? json_object_get_int64(v) : 0));
-	fputs("# HELP biobench_last_iops IOPS of the newest finished run "
-	      "per target.\n"
-	      "# TYPE biobench_last_iops gauge\n", f);
-	if (json_object_object_get_ex(m, "last_iops", &last) &&
-	    json_object_is_type(last, json_type_array)) {
-		for (size_t i = 0; i < json_object_array_length(last); i++) {
-			struct json_object *e =
-				json_object_array_get_idx(last, i), *t, *io;
-
-			if (!json_object_object_get_ex(e, "target", &t) ||
-			    !json_object_object_get_ex(e, "iops", &io))
-				continue;
-			fputs("biobench_last_iops{target=\"", f);
-			bb_metrics_label(f, json_object_get_string(t));
-			fprintf(f, "\"} %.17g\n", json_object_get_double(io));
-		}
-	}
-	fprintf(f, "# HELP biobench_uptime_seconds Seconds since the daemon "
-		"started.\n"
-		"# TYPE biobench_uptime_seconds gauge\n"
-		"biobench_uptime_seconds %.3f\n"
-		"# HELP biobench_up Whether the daemon answers (always 1).\n"
-		"# TYPE biobench_up gauge\n"
-		"biobench_up 1\n", bb_route_uptime_s(r->ctx));
+	bb_metrics_family(f, "biobench_running_jobs", "gauge",
+			  "Jobs running now (0 or 1).");
+	fprintf(f, "biobench_running_jobs %d\n",
+		r->ctx->sched && bb_sched_running(r->ctx->sched) ? 1 : 0);
+	bb_metrics_family(f, "biobench_store_up", "gauge",
+			  "Whether the store keeps data: its file is the one "
+			  "opened and no write failed lately (see "
+			  "/api/v1/health).");
+	fprintf(f, "biobench_store_up %d\n", store_ok ? 1 : 0);
+	bb_metrics_family(f, "biobench_start_time_seconds", "gauge",
+			  "Start time of the daemon since the Unix epoch.");
+	fprintf(f, "biobench_start_time_seconds %.3f\n",
+		(double)time(NULL) - up_s);
+	bb_metrics_family(f, "biobench_uptime_seconds", "gauge",
+			  "Seconds since the daemon started.");
+	fprintf(f, "biobench_uptime_seconds %.3f\n", up_s);
 	if (fclose(f) || !buf) {
 		free(buf);
 		bb_http_error(rs, 500, "internal", NULL, "out of memory");

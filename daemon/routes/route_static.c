@@ -2,7 +2,10 @@
 /* route_static.c - the dashboard: GET of any path not under /api/ serves a
  * file under web_root ("/" -> index.html); "/javascript/..." serves
  * Debian's packaged libraries (/usr/share/javascript, libjs-*).  A file
- * must resolve (realpath, so symlinks included) inside its root. */
+ * must resolve (realpath, so symlinks included) inside its root.  The
+ * checked file is opened (O_NOFOLLOW), must be a regular file (fstat of
+ * that fd), and is sent from the fd: a slow or stalled client costs a
+ * file descriptor, not a copy of the file in memory. */
 #include "routes.h"
 
 #include <errno.h>
@@ -14,7 +17,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define BB_STATIC_MAX (32u << 20)
 #define BB_JS_ROOT "/usr/share/javascript"
 #define BB_JS_PREFIX "/javascript/"
 
@@ -60,53 +62,29 @@ static bool bb_static_inside(const char *root, const char *real)
 	return !strncmp(real, root, n) && (real[n] == '/' || !real[n]);
 }
 
-static int bb_static_read(const char *path, char **buf, size_t *len)
+/* Open the file at path (resolved, inside the root) for serving: a
+ * regular file, its fd and size.  0 or -errno. */
+static int bb_static_open(const char *path, int *fdp, uint64_t *size)
 {
 	struct stat st;
-	ssize_t got;
-	size_t off = 0;
-	char *b = NULL;
-	int fd, ret = 0;
+	int fd, ret;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK |
+			O_NOCTTY);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st)) {
 		ret = -errno;
-		goto out;
+		close(fd);
+		return ret;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		ret = -ENOENT;
-		goto out;
+		close(fd);
+		return -ENOENT;
 	}
-	if ((uint64_t)st.st_size > BB_STATIC_MAX) {
-		ret = -EFBIG;
-		goto out;
-	}
-	b = malloc((size_t)st.st_size + 1);
-	if (!b) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	while (off < (size_t)st.st_size) {
-		got = read(fd, b + off, (size_t)st.st_size - off);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			ret = -errno;
-			goto out;
-		}
-		if (!got)
-			break;
-		off += (size_t)got;
-	}
-	*buf = b;
-	*len = off;
-	b = NULL;
-out:
-	free(b);
-	close(fd);
-	return ret;
+	*fdp = fd;
+	*size = (uint64_t)st.st_size;
+	return 0;
 }
 
 void bb_route_static_file(const char *root, const char *path,
@@ -114,11 +92,10 @@ void bb_route_static_file(const char *root, const char *path,
 {
 	char rroot[PATH_MAX], cand[PATH_MAX + 16], real[PATH_MAX];
 	const char *type;
-	char *buf = NULL;
-	size_t len = 0;
+	uint64_t size = 0;
 	bool html;
 	struct stat st;
-	int ret;
+	int ret, fd = -1;
 
 	if (path[0] != '/' || strstr(path, "..") || strchr(path, '\\') ||
 	    strstr(path, "//")) {
@@ -170,15 +147,15 @@ void bb_route_static_file(const char *root, const char *path,
 			break;
 		snprintf(cand, sizeof(cand), "%s/index.html", real);
 	}
-	ret = bb_static_read(real, &buf, &len);
+	ret = bb_static_open(real, &fd, &size);
 	if (ret == -EACCES || ret == -ELOOP) {
 		bb_http_error(rs, 403, "forbidden", NULL,
 			      "permission denied: %s", path);
 		return;
 	}
-	if (ret == -EFBIG) {
-		bb_http_error(rs, 500, "internal", NULL, "%s is too large",
-			      path);
+	if (ret == -EMFILE || ret == -ENFILE) {
+		bb_http_error(rs, 503, "unavailable", NULL,
+			      "%s: too many open files, try again", path);
 		return;
 	}
 	if (ret) {
@@ -190,8 +167,9 @@ void bb_route_static_file(const char *root, const char *path,
 	rs->status = 200;
 	rs->content_type = type;
 	rs->cache_control = html ? "no-cache" : "max-age=300";
-	rs->body = buf;
-	rs->len = len;
+	rs->has_fd = true;
+	rs->fd = fd;
+	rs->fd_len = size;
 }
 
 void bb_route_static(const struct bb_route_req *r,

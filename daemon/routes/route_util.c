@@ -58,13 +58,41 @@ void bb_route_add_progress(const struct bb_route_req *r,
 			   struct json_object *job)
 {
 	struct json_object *st, *idv, *p;
+	char state[16], error[1024];
+	int64_t id;
 
 	if (!r->ctx->sched || !job ||
 	    !json_object_object_get_ex(job, "state", &st) ||
 	    strcmp(json_object_get_string(st), BB_JOB_RUNNING) ||
 	    !json_object_object_get_ex(job, "id", &idv))
 		return;
-	p = bb_sched_progress(r->ctx->sched, json_object_get_int64(idv));
-	if (p)
+	id = json_object_get_int64(idv);
+	p = bb_sched_progress(r->ctx->sched, id);
+	if (p) {
 		json_object_object_add(job, "progress", p);
+		return;
+	}
+	/* it ended, but the store refused to record that */
+	if (bb_sched_unrecorded(r->ctx->sched, id, state, sizeof(state),
+				error, sizeof(error))) {
+		json_object_object_add(job, "state",
+				       json_object_new_string(state));
+		json_object_object_add(job, "error",
+				       json_object_new_string(error));
+	}
+}
+
+int bb_route_store_check(const struct bb_route_req *r,
+			 struct bb_http_response *rs)
+{
+	char err[1024] = "";
+	int ret;
+
+	ret = bb_store_check(r->ctx->store, err, sizeof(err));
+	if (!ret && r->ctx->sched)
+		ret = bb_sched_store_check(r->ctx->sched, err, sizeof(err));
+	if (ret)
+		bb_http_error(rs, 503, "store_unavailable", NULL,
+			      "the store cannot keep data: %s", err);
+	return ret;
 }

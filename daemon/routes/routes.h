@@ -37,9 +37,16 @@ void bb_route_store_error(struct bb_http_response *rs, int ret, int64_t id,
 double bb_route_uptime_s(const struct bb_http_ctx *ctx);
 
 /* Add "progress" from the scheduler to a job object when it is running
- * and a scheduler exists. */
+ * and a scheduler exists; a job that ended but whose end the store
+ * refused gets the state and error it ended with instead. */
 void bb_route_add_progress(const struct bb_route_req *r,
 			   struct json_object *job);
+
+/* The store's health (bb_store_check of the HTTP handle, and of the
+ * scheduler's: bb_sched_store_check): 0, or -errno with a 503
+ * "store_unavailable" naming the reason. */
+int bb_route_store_check(const struct bb_route_req *r,
+			 struct bb_http_response *rs);
 
 bb_route_fn bb_route_jobs_post;     /* POST /api/v1/jobs */
 bb_route_fn bb_route_jobs_list;     /* GET  /api/v1/jobs */
@@ -56,7 +63,8 @@ bb_route_fn bb_route_static;        /* GET  anything else not under /api */
 
 /* Static files: path (URL-decoded, starting with "/") under root.  Only
  * regular files whose realpath is inside realpath(root); ".." segments,
- * backslashes and control characters refused.  For tests. */
+ * backslashes and control characters refused.  A file is answered as an
+ * fd (has_fd), not a copy in memory.  For tests. */
 void bb_route_static_file(const char *root, const char *path,
 			  struct bb_http_response *rs);
 

@@ -7,9 +7,13 @@
  * Input (text, so that seeds are readable):
  *   METHOD SP URL LF                 URL = path[?k=v&k=v...], %-encoded
  *   (NAME: VALUE LF)*                headers; the ones that matter:
- *                                    Authorization, X-Token: 1 (the
- *                                    daemon has a bearer token),
- *                                    X-Remote: 1 (peer not loopback)
+ *                                    Authorization, Host (default
+ *                                    127.0.0.1:8420), Origin,
+ *                                    Sec-Fetch-Site, Content-Type
+ *                                    (default application/json on a
+ *                                    POST), X-Token: 1 (the daemon has a
+ *                                    bearer token), X-Remote: 1 (peer
+ *                                    not loopback)
  *   LF
  *   BODY                             everything after the blank line
  * The path is %-decoded like the daemon's unescape callback (%00 kept as
@@ -21,7 +25,7 @@
  *    parse, and errors have {"error": {"code", "message"}};
  *  - no 500 (nothing a client sends may be an internal error here);
  *  - with a token configured, no API or /metrics answer other than 401
- *    (or 413/400 before authentication) without the token, except GET of
+ *    (or 421/413/400 before authentication) without the token, except GET of
  *    /api/v1/health from loopback;
  *  - a static file served is never the one outside the web root. */
 #include "http.h"
@@ -58,6 +62,7 @@ static void config(struct bb_dconfig *c, const char *token)
 	snprintf(c->web_root, sizeof(c->web_root), "%s", web);
 	snprintf(c->db_path, sizeof(c->db_path), "%s", dbpath);
 	snprintf(c->token, sizeof(c->token), "%s", token);
+	c->token_len = strlen(c->token);
 	c->max_body = 64 * 1024;
 	c->nallow = 3;
 	snprintf(c->allow[0].pattern, sizeof(c->allow[0].pattern), "nop");
@@ -203,7 +208,7 @@ static void decode(char *s, bool plus)
 static bool documented_status(int s)
 {
 	static const int ok[] = { 200, 201, 400, 401, 403, 404, 405, 409,
-				  413, 503 };
+				  413, 415, 421, 429, 503 };
 
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
 		if (s == ok[i])
@@ -260,7 +265,7 @@ static void check_response(const struct bb_http_request *rq,
 	}
 	/* authentication */
 	if (token && !authed && rs->status != 401 && rs->status != 413 &&
-	    rs->status != 400) {
+	    rs->status != 421 && rs->status != 400) {
 		bool open = get && (!api || (!strcmp(rq->path, "/api/v1/health")
 					     && rq->loopback));
 
@@ -280,6 +285,19 @@ static void check_response(const struct bb_http_request *rq,
 			rq->path);
 		__builtin_trap();
 	}
+}
+
+/* "Name: value" line h: *out = the value, when h is that header. */
+static bool header(const char *h, const char *name, const char **out)
+{
+	size_t n = strlen(name);
+
+	if (strncasecmp(h, name, n))
+		return false;
+	for (h += n; *h == ' '; h++)
+		;
+	*out = h;
+	return true;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -323,10 +341,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!*h || !strcmp(h, "\r"))
 			break;
 		h[strcspn(h, "\r")] = '\0';
-		if (!strncasecmp(h, "Authorization:", 14)) {
-			for (h += 14; *h == ' '; h++)
-				;
-			rq.authorization = h;
+		if (header(h, "Authorization:", &rq.authorization) ||
+		    header(h, "Host:", &rq.host) ||
+		    header(h, "Origin:", &rq.origin) ||
+		    header(h, "Sec-Fetch-Site:", &rq.fetch_site) ||
+		    header(h, "Content-Type:", &rq.content_type)) {
+			continue;
 		} else if (!strncasecmp(h, "X-Token: 1", 10)) {
 			token = true;
 		} else if (!strncasecmp(h, "X-Remote: 1", 11)) {
@@ -363,11 +383,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	decode(url, false);
 	rq.path = url;
 
+	if (!rq.host)
+		rq.host = "127.0.0.1:8420";
+	if (!rq.content_type && !strcmp(rq.method, "POST"))
+		rq.content_type = "application/json";
 	ctx.cfg = token ? &cfg_token : &cfg_open;
 	bb_http_handle(&ctx, &rq, &rs);
+	/* static files come as an fd: read them for the checks */
+	if (bb_http_response_load(&rs, 1 << 20))
+		__builtin_trap();
 	if (rq.path[0] == '/')
 		check_response(&rq, &rs, token);
-	free(rs.body);
+	bb_http_response_free(&rs);
 out:
 	free(buf);
 	return 0;

@@ -251,7 +251,7 @@ daemon_stop || true
 expect_rc 3 jobs && grep -q "cannot reach biobenchd" "$TMP/err" && pass "stopped daemon: exit 3" || fail "stopped daemon"
 
 # a daemon with a token: 401 without it (exit 1), fine with --token-file
-printf 'cli-%s\n' "$RANDOM$RANDOM" >"$TMP/token"
+printf 'cli-token-%s\n' "$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')" >"$TMP/token"
 chmod 600 "$TMP/token"
 if daemon_start --token-file "$TMP/token"; then
   export BIOBENCH_SERVER="http://127.0.0.1:$DPORT"

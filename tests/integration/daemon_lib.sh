@@ -128,9 +128,11 @@ api() {
               -w '%{http_code}')
   if [ "$method" = HEAD ]; then args+=(-I); else args+=(-X "$method"); fi
   [ -n "$TOKEN" ] && args+=(-H "Authorization: Bearer $TOKEN")
-  if [ "$body" != "-" ]; then
-    args+=(-H 'Content-Type: application/json' --data-binary "$body")
+  # a POST changes state: the daemon takes it as JSON only (415 else)
+  if [ "$body" != "-" ] || [ "$method" = POST ]; then
+    args+=(-H 'Content-Type: application/json')
   fi
+  [ "$body" != "-" ] && args+=(--data-binary "$body")
   API_STATUS=$(curl "${args[@]}" "$@" "http://127.0.0.1:$DPORT$path" || true)
   echo "$API_STATUS" >"$TMP/api.status"
 }

@@ -4,9 +4,9 @@
 #  1. the database on a tiny filesystem (a 4 MiB tmpfs) that fills up while
 #     a job runs: the job ends failed with a clear error ("full"), the jobs
 #     and runs stored before stay readable and unchanged, the daemon keeps
-#     answering (health, lists, metrics, new submissions refused or queued
-#     cleanly), and once space is freed a new job runs to the end without
-#     a restart;
+#     answering (health with 503 naming the full disk, lists, metrics, new
+#     submissions refused or queued cleanly), and once space is freed a new
+#     job runs to the end without a restart;
 #  2. the target disappears mid-job (losetup -d on its loop device while
 #     it runs, with a sysfs knob in play): the job fails with the reason,
 #     the daemon keeps answering and does not hang;
@@ -69,7 +69,11 @@ if [ "$st" = failed ] && grep -qiE "full|no space|ENOSPC" <<<"$err2"; then
 else
   fail "job $id2 with the disk full: state '$st', error '$err2' (log: $(grep -iE 'full|space' "$DLOG" | tail -2))"
 fi
-health_ok && pass "daemon answers health with the disk full" || fail "health with the disk full"
+# health answers, and says the store cannot keep data (503 naming it)
+api GET /api/v1/health
+if [ "$API_STATUS" = 503 ] && grep -qi "full" <<<"$(api_get 'd["error"]["message"]')"; then
+  pass "health with the disk full: 503 $(api_get 'd["error"]["message"]')"
+else fail "health with the disk full: $API_STATUS $(cat "$API_BODY")"; fi
 api GET "/api/v1/jobs/$id1/runs"
 if [ "$API_STATUS" = 200 ] && cmp -s "$API_BODY" "$TMP/runs1.before"; then
   pass "runs of job $id1 still readable and unchanged"

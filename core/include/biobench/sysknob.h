@@ -80,6 +80,8 @@ struct bb_sysknob_set {
 
 /* What a user of the set adds (the daemon: its journal; the CLI: none or
  * messages).  Every hook may be NULL. */
+#define BB_SYSKNOB_UNCHANGED 1
+
 struct bb_sysknob_hooks {
 	/* Before the knob is written (path and original read): non-zero
 	 * aborts the apply with the message in err, the knob not written
@@ -88,8 +90,10 @@ struct bb_sysknob_hooks {
 			    const char *value, char *err, size_t errlen);
 	/* After the value was written and read back. */
 	void (*after_write)(void *arg, const struct bb_sysknob_applied *k);
-	/* After the original was written back (ret 0) or could not be
-	 * (ret -errno, msg why). */
+	/* After the original was written back (ret 0), found in place
+	 * already (ret BB_SYSKNOB_UNCHANGED: the run set the value the
+	 * device had; nothing written), or could not be written back (ret
+	 * -errno, msg why). */
 	void (*after_restore)(void *arg, const struct bb_sysknob_applied *k,
 			      int ret, const char *msg);
 };

@@ -122,6 +122,12 @@ static void test_defaults(void **state)
 	assert_int_equal(c->max_body, 1 << 20);
 	assert_int_equal(c->max_connections, 2048);
 	assert_int_equal(c->timeout_s, 30);
+	assert_int_equal(c->request_timeout_s, 10);
+	assert_int_equal(c->max_per_peer, 64);
+	assert_int_equal(c->max_queued_jobs, 1000);
+	assert_int_equal(c->max_job_s, 604800);
+	assert_int_equal(c->nhosts, 0);
+	assert_string_equal(c->pidfile, "");
 	assert_int_equal(c->nallow, 0);
 	assert_false(c->foreground);
 	/* the defaults pass the final checks (one-CPU hosts: a warning) */
@@ -410,6 +416,19 @@ static void test_args_errors(void **state)
 		{ "--foreground=1", NULL, "--foreground takes no value" },
 		{ "--config", "/nonexistent/bb.conf", "/nonexistent/bb.conf" },
 		{ "--timeout", "0", "--timeout: 0 is out of range" },
+		{ "--request-timeout", "0",
+		  "--request-timeout: 0 is out of range (1..3600)" },
+		{ "--max-connections-per-peer", "0",
+		  "--max-connections-per-peer: 0 is out of range" },
+		{ "--max-queued-jobs", "x", "--max-queued-jobs: 'x' is not a number" },
+		{ "--max-job-seconds", "31536001",
+		  "--max-job-seconds: 31536001 is out of range (1..31536000)" },
+		{ "--allowed-hosts", "evil/x", "--allowed-hosts: 'evil/x' is not a host name" },
+		{ "--allowed-hosts", "a.lab:0", "the port must be 1..65535" },
+		{ "--allowed-hosts", "a.lab:x", "the port is not a number" },
+		{ "--allowed-hosts", "[::1", "an IPv6 address is written [ADDR]" },
+		{ "--allowed-hosts", ":8420", "it has no name" },
+		{ "--version=1", NULL, "--version takes no value" },
 	};
 	struct bb_dconfig *c = new_cfg();
 	char err[512];
@@ -445,6 +464,33 @@ static void test_args_errors(void **state)
 	free(c);
 }
 
+static void test_args_new(void **state)
+{
+	struct bb_dconfig *c = new_cfg();
+	char err[512] = "";
+	char *argv[] = { "biobenchd", "--allowed-hosts", "Bench.Lab, x:8443",
+			 "--allowed-hosts=[fe80::1]:80", "--request-timeout",
+			 "3", "--max-connections-per-peer=5",
+			 "--max-queued-jobs", "7", "--max-job-seconds", "60",
+			 "--pidfile", "/run/biobenchd.pid", NULL };
+	char *ver[] = { "biobenchd", "--version", "--nope", NULL };
+
+	(void)state;
+	assert_int_equal(bb_dconfig_args(c, 13, argv, err, sizeof(err)), 0);
+	assert_int_equal(c->nhosts, 3);
+	assert_string_equal(c->hosts[0], "bench.lab");
+	assert_string_equal(c->hosts[1], "x:8443");
+	assert_string_equal(c->hosts[2], "[fe80::1]:80");
+	assert_int_equal(c->request_timeout_s, 3);
+	assert_int_equal(c->max_per_peer, 5);
+	assert_int_equal(c->max_queued_jobs, 7);
+	assert_int_equal(c->max_job_s, 60);
+	assert_string_equal(c->pidfile, "/run/biobenchd.pid");
+	/* --version: done (1), like --help, before anything else is read */
+	assert_int_equal(bb_dconfig_args(c, 2, ver, err, sizeof(err)), 1);
+	free(c);
+}
+
 static void test_usage(void **state)
 {
 	static const char *const want[] = {
@@ -474,11 +520,33 @@ static void test_usage(void **state)
 
 /* ---- final checks ------------------------------------------------------------------ */
 
+/* bb_dconfig_check on a token file; 0 or -EINVAL with err containing
+ * every string of want (NULL-terminated). */
+static void token_case(struct bb_dconfig *c, const char *path, int ret,
+		       const char *const *want)
+{
+	char err[512] = "";
+
+	snprintf(c->token_file, sizeof(c->token_file), "%s", path);
+	if (bb_dconfig_check(c, err, sizeof(err)) != ret)
+		fail_msg("token file %s: wanted %d, message '%s'", path, ret,
+			 err);
+	for (; want && *want; want++)
+		if (!strstr(err, *want))
+			fail_msg("token file %s: '%s' lacks '%s'", path, err,
+				 *want);
+	if (ret)
+		assert_int_equal(c->token_len, 0);
+}
+
+#define WANT(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
 static void test_check_token(void **state)
 {
 	struct tmp *t = *state;
 	struct bb_dconfig *c = new_cfg();
 	char path[PATH_MAX], err[512] = "", longtok[300];
+	static const char tok[] = "s3cret-token-0123456789";
 
 	/* not loopback, no token file */
 	{
@@ -492,54 +560,103 @@ static void test_check_token(void **state)
 	assert_non_null(strstr(err, "token_file"));
 	assert_non_null(strstr(err, "0.0.0.0"));
 
-	/* readable by others: refused, naming the mode and the fix */
-	write_file(t, "token", "  s3cret-token \nsecond line\n", 0644, path,
-		   sizeof(path));
-	snprintf(c->token_file, sizeof(c->token_file), "%s", path);
-	err[0] = '\0';
-	assert_int_equal(bb_dconfig_check(c, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "0644"));
-	assert_non_null(strstr(err, "chmod 600"));
-	assert_non_null(strstr(err, path));
+	/* any mode but 0600 and 0400: refused, naming the mode and the
+	 * fix (write by group or others included: 0602, 0620) */
+	write_file(t, "token", "  s3cret-token-0123456789 \nsecond line\n",
+		   0644, path, sizeof(path));
+	token_case(c, path, -EINVAL, WANT("0644", "chmod 600", path));
 	assert_string_equal(c->token, "");
-	assert_int_equal(chmod(path, 0640), 0);
-	assert_int_equal(bb_dconfig_check(c, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "0640"));
+	static const unsigned bad_modes[] = { 0640, 0602, 0620, 0606, 0700,
+					      0601, 0610, 0604, 0660, 04600,
+					      01600, 0200, 0000 };
+	for (size_t i = 0; i < sizeof(bad_modes) / sizeof(bad_modes[0]);
+	     i++) {
+		char m[8];
 
-	/* 0600: loaded, trimmed, first line only */
+		snprintf(m, sizeof(m), "%04o", bad_modes[i]);
+		assert_int_equal(chmod(path, bad_modes[i]), 0);
+		token_case(c, path, -EINVAL, WANT(m, "0600 or 0400"));
+	}
+
+	/* 0600 and 0400: loaded, trimmed, first line only */
 	assert_int_equal(chmod(path, 0600), 0);
-	assert_int_equal(bb_dconfig_check(c, err, sizeof(err)), 0);
-	assert_string_equal(c->token, "s3cret-token");
+	token_case(c, path, 0, NULL);
+	assert_string_equal(c->token, tok);
+	assert_int_equal(c->token_len, strlen(tok));
+	assert_int_equal(chmod(path, 0400), 0);
+	token_case(c, path, 0, NULL);
+	assert_string_equal(c->token, tok);
+
+	/* another owner than the daemon's user (we are root: give it to
+	 * uid 1000; as another user chown is not possible: skipped) */
+	if (!geteuid()) {
+		assert_int_equal(chown(path, 1000, 1000), 0);
+		token_case(c, path, -EINVAL, WANT("owned by uid 1000",
+						  "uid 0", "chown 0"));
+		assert_int_equal(chown(path, 0, 0), 0);
+		token_case(c, path, 0, NULL);
+	}
+
+	/* too short: 15 bytes refused, 16 accepted */
+	write_file(t, "token-short", "0123456789abcde\n", 0600, path,
+		   sizeof(path));
+	token_case(c, path, -EINVAL, WANT("15 bytes", "at least 16"));
+	write_file(t, "token-16", "0123456789abcdef\n", 0600, path,
+		   sizeof(path));
+	token_case(c, path, 0, NULL);
+	assert_int_equal(c->token_len, 16);
+	write_file(t, "token-1", "x", 0600, path, sizeof(path));
+	token_case(c, path, -EINVAL, WANT("1 bytes", "at least 16"));
+
+	/* a NUL byte in the token (it used to cut the token short) */
+	{
+		static const char nul[] = "0123456789abcdef\0ghijklmnop\n";
+		FILE *fp;
+
+		snprintf(path, sizeof(path), "%s/token-nul", t->dir);
+		fp = fopen(path, "w");
+		assert_non_null(fp);
+		assert_int_equal(fwrite(nul, 1, sizeof(nul) - 1, fp),
+				 sizeof(nul) - 1);
+		assert_int_equal(fclose(fp), 0);
+		assert_int_equal(chmod(path, 0600), 0);
+		token_case(c, path, -EINVAL, WANT("NUL"));
+		/* a NUL after the first line does not matter */
+		fp = fopen(path, "w");
+		assert_non_null(fp);
+		assert_int_equal(fwrite("0123456789abcdefgh\n\0x", 1, 21, fp),
+				 21);
+		assert_int_equal(fclose(fp), 0);
+		token_case(c, path, 0, NULL);
+		assert_string_equal(c->token, "0123456789abcdefgh");
+	}
 
 	/* empty first line */
 	write_file(t, "token-empty", "   \nsecond\n", 0600, path, sizeof(path));
-	snprintf(c->token_file, sizeof(c->token_file), "%s", path);
-	assert_int_equal(bb_dconfig_check(c, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "empty"));
+	token_case(c, path, -EINVAL, WANT("empty"));
 
 	/* too long */
 	memset(longtok, 'x', sizeof(longtok) - 2);
 	longtok[sizeof(longtok) - 2] = '\n';
 	longtok[sizeof(longtok) - 1] = '\0';
 	write_file(t, "token-long", longtok, 0600, path, sizeof(path));
-	snprintf(c->token_file, sizeof(c->token_file), "%s", path);
-	assert_int_equal(bb_dconfig_check(c, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "255"));
+	token_case(c, path, -EINVAL, WANT("255"));
 
-	/* a directory; a missing file */
-	snprintf(c->token_file, sizeof(c->token_file), "%s", t->dir);
-	assert_int_equal(bb_dconfig_check(c, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "not a regular file"));
-	snprintf(c->token_file, sizeof(c->token_file), "%s/none", t->dir);
-	assert_int_equal(bb_dconfig_check(c, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "No such file"));
+	/* a directory; a missing file; a FIFO (not opened for reading
+	 * blocking) */
+	token_case(c, t->dir, -EINVAL, WANT("not a regular file"));
+	snprintf(path, sizeof(path), "%s/none", t->dir);
+	token_case(c, path, -EINVAL, WANT("No such file"));
+	snprintf(path, sizeof(path), "%s/fifo", t->dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	token_case(c, path, -EINVAL, WANT("not a regular file"));
 
 	/* a token on a loopback address is loaded too */
-	write_file(t, "token-lo", "abc\n", 0600, path, sizeof(path));
+	write_file(t, "token-lo", "abcdefghijklmnopq\n", 0600, path,
+		   sizeof(path));
 	bb_dconfig_default(c);
-	snprintf(c->token_file, sizeof(c->token_file), "%s", path);
-	assert_int_equal(bb_dconfig_check(c, err, sizeof(err)), 0);
-	assert_string_equal(c->token, "abc");
+	token_case(c, path, 0, NULL);
+	assert_string_equal(c->token, "abcdefghijklmnopq");
 	free(c);
 }
 
@@ -804,6 +921,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_args, setup, teardown),
 		cmocka_unit_test(test_args_errors),
 		cmocka_unit_test(test_usage),
+		cmocka_unit_test(test_args_new),
 		cmocka_unit_test_setup_teardown(test_check_token, setup,
 						teardown),
 		cmocka_unit_test(test_check_cpus),

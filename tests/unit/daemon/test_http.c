@@ -26,6 +26,10 @@ struct fx {
 	struct bb_http_response rs;   /* of the last request */
 	char path[512];
 	struct bb_http_request rq;
+	/* headers of the next requests (req_full): Host defaults to the
+	 * listen address, Content-Type of a POST to application/json */
+	const char *host, *origin, *fetch_site, *ctype;
+	bool no_ctype;
 };
 
 static void write_file(const char *path, const char *text)
@@ -102,7 +106,7 @@ static int teardown(void **state)
 	struct fx *f = *state;
 	char cmd[128];
 
-	free(f->rs.body);
+	bb_http_response_free(&f->rs);
 	bb_store_close(f->ctx.store);
 	json_object_put(f->ctx.host);
 	pthread_rwlock_destroy(&f->ctx.cfg_lock);
@@ -146,8 +150,15 @@ static struct json_object *req_full(struct fx *f, const char *method,
 	rq->body_len = body_len;
 	rq->authorization = auth;
 	rq->loopback = loopback;
-	free(f->rs.body);
+	rq->host = f->host ? f->host : "127.0.0.1:8420";
+	rq->origin = f->origin;
+	rq->fetch_site = f->fetch_site;
+	rq->content_type = f->ctype ? f->ctype :
+			   f->no_ctype || strcmp(method, "POST") ? NULL :
+			   "application/json";
+	bb_http_response_free(&f->rs);
 	bb_http_handle(&f->ctx, rq, &f->rs);
+	assert_int_equal(bb_http_response_load(&f->rs, 1 << 20), 0);
 	if (f->rs.status != want)
 		fprintf(stderr, "%s %s: status %d, wanted %d: %.*s\n", method,
 			url, f->rs.status, want, (int)f->rs.len,
@@ -526,6 +537,7 @@ static void test_auth(void **state)
 	struct json_object *o;
 
 	snprintf(f->cfg.token, sizeof(f->cfg.token), "s3cret-token");
+	f->cfg.token_len = strlen(f->cfg.token);
 	o = req_full(f, "GET", "/api/v1/jobs", NULL, 0, NULL, true, 401);
 	assert_string_equal(jstr(o, "error.code"), "unauthorized");
 	json_object_put(o);
@@ -561,6 +573,7 @@ static void test_auth(void **state)
 	json_object_put(req_full(f, "POST", "/", NULL, 0, NULL, false, 401));
 	/* no token: no auth */
 	f->cfg.token[0] = '\0';
+	f->cfg.token_len = 0;
 	json_object_put(req_full(f, "GET", "/api/v1/jobs", NULL, 0, NULL,
 				 false, 200));
 }
@@ -600,11 +613,30 @@ static void test_static(void **state)
 		     NULL);
 	expect_error(f, "GET", "/javascript/../../../etc/passwd", NULL, 403,
 		     "forbidden", NULL);
-	/* the file helper alone */
-	free(f->rs.body);
+	/* the file helper alone: the file is served from an fd, not read
+	 * into memory */
+	bb_http_response_free(&f->rs);
 	memset(&f->rs, 0, sizeof(f->rs));
 	bb_route_static_file(f->web, "/index.html", &f->rs);
 	assert_int_equal(f->rs.status, 200);
+	assert_true(f->rs.has_fd);
+	assert_null(f->rs.body);
+	assert_int_equal(f->rs.fd_len,
+			 strlen("<!doctype html><title>biobench</title>\n"));
+	assert_int_equal(bb_http_response_load(&f->rs, 1 << 20), 0);
+	assert_false(f->rs.has_fd);
+	assert_string_equal(f->rs.body,
+			    "<!doctype html><title>biobench</title>\n");
+	/* not a regular file (a FIFO in the web root): not opened, so no
+	 * open() that blocks */
+	{
+		char fifo[256];
+
+		snprintf(fifo, sizeof(fifo), "%s/pipe.txt", f->web);
+		assert_int_equal(mkfifo(fifo, 0644), 0);
+		expect_error(f, "GET", "/pipe.txt", NULL, 404, "not_found",
+			     NULL);
+	}
 }
 
 static void test_metrics(void **state)
@@ -621,11 +653,15 @@ static void test_metrics(void **state)
 		"biobench_jobs{state=\"interrupted\"} 0\n",
 		"# TYPE biobench_runs_total counter\n",
 		"biobench_runs_total 0\n",
-		"# TYPE biobench_last_iops gauge\n",
+		"# TYPE biobench_build_info gauge\n",
+		"biobench_build_info{version=\"0.0-test\"} 1\n",
+		"# TYPE biobench_jobs_queued_limit gauge\n",
+		"biobench_jobs_queued_limit 1000\n",
+		"biobench_running_jobs 0\n",
+		"biobench_store_up 1\n",
+		"# TYPE biobench_start_time_seconds gauge\n",
 		"# TYPE biobench_uptime_seconds gauge\n",
 		"biobench_uptime_seconds ",
-		"# TYPE biobench_up gauge\n",
-		"biobench_up 1\n",
 	};
 
 	submit(f, JOB_OK);
@@ -639,6 +675,129 @@ static void test_metrics(void **state)
 				f->rs.body);
 		assert_non_null(strstr(f->rs.body, want[i]));
 	}
+	/* bounded: no label takes a value from the store (the targets of
+	 * jobs, their names) */
+	{
+		unsigned series = 0;
+
+		for (const char *p = f->rs.body; p && *p;
+		     p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+			if (*p != '#' && *p != '\n')
+				series++;
+		assert_int_equal(series, 13);
+		assert_null(strstr(f->rs.body, "target="));
+	}
+}
+
+/* Limits on what a submission may cost: the queue (429 with
+ * Retry-After) and the planned run time (400 naming the numbers). */
+static void test_limits(void **state)
+{
+	struct fx *f = *state;
+	struct json_object *o;
+
+	f->cfg.max_queued_jobs = 2;
+	submit(f, JOB_OK);
+	submit(f, JOB_OK);
+	o = req(f, "POST", "/api/v1/jobs", JOB_OK, 429);
+	assert_string_equal(jstr(o, "error.code"), "queue_full");
+	assert_non_null(strstr(jstr(o, "error.message"),
+			       "2 jobs are queued, the limit is 2 "
+			       "(max_queued_jobs)"));
+	assert_int_equal(f->rs.retry_after, 60);
+	json_object_put(o);
+	f->cfg.max_queued_jobs = 1000;
+	/* 292 years: 2 variants x (1 + 1000) runs of 4.6e6 s */
+	o = req(f, "POST", "/api/v1/jobs",
+		"{\"name\":\"long\",\"target\":\"nop\",\"workload\":"
+		"{\"runtime\":\"4600000s\"},\"variants\":{\"A\":{},"
+		"\"B\":{}},\"repeat\":1000,\"warmup\":1}", 400);
+	assert_string_equal(jstr(o, "error.field"), "workload.runtime");
+	assert_non_null(strstr(jstr(o, "error.message"), "2002 runs"));
+	assert_non_null(strstr(jstr(o, "error.message"),
+			       "max_job_seconds = 604800"));
+	json_object_put(o);
+	/* a variant's own runtime and ramp count, max_repeat too */
+	f->cfg.max_job_s = 99;
+	o = req(f, "POST", "/api/v1/jobs",
+		"{\"name\":\"v\",\"target\":\"nop\",\"workload\":"
+		"{\"runtime\":\"1s\"},\"variants\":{\"A\":{},"
+		"\"B\":{\"runtime\":\"3s\",\"ramp_time\":\"1s\"}},"
+		"\"repeat\":4,\"max_repeat\":20,\"warmup\":0}", 400);
+	assert_string_equal(jstr(o, "error.field"), "variants.B.runtime");
+	assert_non_null(strstr(jstr(o, "error.message"), "100 s in all"));
+	json_object_put(o);
+	/* 4 x 1 s + 4 x 4 s = 20 s: under 99 */
+	submit(f, "{\"name\":\"v\",\"target\":\"nop\",\"workload\":"
+		  "{\"runtime\":\"1s\"},\"variants\":{\"A\":{},"
+		  "\"B\":{\"runtime\":\"3s\",\"ramp_time\":\"1s\"}},"
+		  "\"repeat\":4,\"warmup\":0}");
+}
+
+/* NUL (\u0000) in any text of a job: 400 naming the field. */
+static void test_nul(void **state)
+{
+	struct fx *f = *state;
+	static const struct {
+		const char *body, *field;
+	} cases[] = {
+		{ "{\"name\":\"a\\u0000b\",\"target\":\"nop\",\"variants\":"
+		  "{\"A\":{},\"B\":{}}}", "name" },
+		{ "{\"name\":\"x\\n<0>forged\\u0000\",\"target\":\"nop\","
+		  "\"variants\":{\"A\":{},\"B\":{}}}", "name" },
+		{ "{\"name\":\"a\",\"target\":\"nop\\u0000/etc\",\"variants\":"
+		  "{\"A\":{},\"B\":{}}}", "target" },
+		{ "{\"name\":\"a\",\"target\":\"nop\",\"variants\":{\"A\":{},"
+		  "\"B\":{\"sysfs.nomerges\":\"1\\u0000\"}}}",
+		  "variants.B.sysfs.nomerges" },
+		{ "{\"name\":\"a\",\"target\":\"nop\",\"workload\":{\"cpus\":"
+		  "[\"1\\u0000\"]},\"variants\":{\"A\":{},\"B\":{}}}",
+		  "workload.cpus[0]" },
+	};
+	struct json_object *o;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		o = req(f, "POST", "/api/v1/jobs", cases[i].body, 400);
+		if (strcmp(jstr(o, "error.field"), cases[i].field))
+			fail_msg("%s: field %s, wanted %s (%s)", cases[i].body,
+				 jstr(o, "error.field"), cases[i].field,
+				 jstr(o, "error.message"));
+		assert_non_null(strstr(jstr(o, "error.message"), "NUL"));
+		json_object_put(o);
+	}
+	/* in a key (json-c cuts keys at a NUL: "name\u0000x" would be
+	 * taken for "name") */
+	o = req(f, "POST", "/api/v1/jobs",
+		"{\"name\\u0000x\":\"a\",\"target\":\"nop\",\"variants\":"
+		"{\"A\":{},\"B\":{}}}", 400);
+	assert_non_null(strstr(jstr(o, "error.message"),
+			       "a field name contains a NUL"));
+	json_object_put(o);
+	/* an escaped backslash before u0000 is text, not a NUL */
+	submit(f, "{\"name\":\"a\\\\u0000b\",\"target\":\"nop\",\"workload\":"
+		  "{\"number_ios\":1000},\"variants\":{\"A\":{},\"B\":{}},"
+		  "\"repeat\":2,\"warmup\":0}");
+}
+
+/* The database file deleted under the daemon: health and submissions
+ * say so (503), instead of writing into a file that is gone. */
+static void test_store_lost(void **state)
+{
+	struct fx *f = *state;
+	struct json_object *o;
+	char p[160];
+
+	snprintf(p, sizeof(p), "%s/biobench.db", f->dir);
+	assert_int_equal(unlink(p), 0);
+	o = req(f, "GET", "/api/v1/health", NULL, 503);
+	assert_string_equal(jstr(o, "error.code"), "store_unavailable");
+	assert_non_null(strstr(jstr(o, "error.message"), "was deleted"));
+	json_object_put(o);
+	o = req(f, "POST", "/api/v1/jobs", JOB_OK, 503);
+	assert_string_equal(jstr(o, "error.code"), "store_unavailable");
+	json_object_put(o);
+	assert_null(req(f, "GET", "/metrics", NULL, 200));
+	assert_non_null(strstr(f->rs.body, "biobench_store_up 0\n"));
 }
 
 static void test_cancel(void **state)
@@ -794,8 +953,229 @@ static void test_devices_host_body_limit(void **state)
 	free(big);
 }
 
-int main(void)
+/* DNS rebinding: only this daemon's names are answered. */
+static void test_host(void **state)
 {
+	struct fx *f = *state;
+	static const char *const ok[] = {
+		"127.0.0.1:8420", "localhost:8420", "LOCALHOST:8420",
+		"localhost", "127.0.0.1", "[::1]:8420", "[::1]",
+		"localhost.:8420", "bench.lab", "bench.lab:8420",
+		"proxy.lab:8443",
+	};
+	static const char *const bad[] = {
+		"evil.example:8420", "evil.example", "127.0.0.1:8421",
+		"localhost:80", "localhost.evil.example:8420",
+		"bench.lab:9999", "proxy.lab", "proxy.lab:8420", "[::1",
+		"[::2]:8420", "127.0.0.1:", "127.0.0.1:x", "",
+		"127.0.0.1:8420:1", "bench.lab.:8420x",
+	};
+	struct json_object *o;
+	char err[256] = "";
+
+	{
+		char *argv[] = { "biobenchd", "--allowed-hosts",
+				 "bench.lab, proxy.lab:8443", NULL };
+
+		assert_int_equal(bb_dconfig_args(&f->cfg, 3, argv, err,
+						 sizeof(err)), 0);
+	}
+	assert_int_equal(f->cfg.nhosts, 2);
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		f->host = ok[i];
+		if (!bb_http_host_allowed(&f->cfg, ok[i], strlen(ok[i]), false))
+			fail_msg("Host %s refused", ok[i]);
+		json_object_put(req(f, "GET", "/api/v1/health", NULL, 200));
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		f->host = bad[i];
+		o = req(f, "GET", "/api/v1/jobs", NULL, 421);
+		assert_string_equal(jstr(o, "error.code"), "host_not_allowed");
+		json_object_put(o);
+		/* static files and health too: a rebound page reads
+		 * nothing */
+		json_object_put(req(f, "GET", "/", NULL, 421));
+		json_object_put(req(f, "POST", "/api/v1/jobs", JOB_OK, 421));
+	}
+	/* the listen address of a non-loopback listener */
+	snprintf(f->cfg.listen_addr, sizeof(f->cfg.listen_addr), "10.1.2.3");
+	f->host = "10.1.2.3:8420";
+	json_object_put(req(f, "GET", "/api/v1/health", NULL, 200));
+	f->host = "10.1.2.4:8420";
+	json_object_put(req(f, "GET", "/api/v1/health", NULL, 421));
+	/* a wildcard listener answers to no address of its own name */
+	snprintf(f->cfg.listen_addr, sizeof(f->cfg.listen_addr), "0.0.0.0");
+	f->host = "0.0.0.0:8420";
+	json_object_put(req(f, "GET", "/api/v1/health", NULL, 421));
+	/* no Host at all */
+	f->host = NULL;
+	f->rq.host = NULL;
+	{
+		struct bb_http_request rq = { .method = "GET",
+					      .path = "/api/v1/health",
+					      .loopback = true };
+
+		bb_http_response_free(&f->rs);
+		bb_http_handle(&f->ctx, &rq, &f->rs);
+		assert_int_equal(f->rs.status, 400);
+		assert_non_null(strstr(f->rs.body, "no Host header"));
+	}
+}
+
+/* CSRF: a state-changing request needs application/json and no foreign
+ * origin. */
+static void test_csrf(void **state)
+{
+	struct fx *f = *state;
+	struct json_object *o;
+	int64_t id;
+	char url[64];
+
+	/* a cross-site text/plain or form POST (the browser sends no
+	 * preflight for those) */
+	f->ctype = "text/plain";
+	o = req(f, "POST", "/api/v1/jobs", JOB_OK, 415);
+	assert_string_equal(jstr(o, "error.code"), "unsupported_media_type");
+	assert_non_null(strstr(jstr(o, "error.message"), "application/json"));
+	json_object_put(o);
+	f->ctype = "application/x-www-form-urlencoded";
+	json_object_put(req(f, "POST", "/api/v1/jobs", JOB_OK, 415));
+	f->ctype = "multipart/form-data; boundary=x";
+	json_object_put(req(f, "POST", "/api/v1/jobs", JOB_OK, 415));
+	f->ctype = "application/jsonx";
+	json_object_put(req(f, "POST", "/api/v1/jobs", JOB_OK, 415));
+	f->ctype = NULL;
+	f->no_ctype = true;
+	json_object_put(req(f, "POST", "/api/v1/jobs", JOB_OK, 415));
+	f->no_ctype = false;
+	f->ctype = "Application/JSON; charset=utf-8";
+	id = submit(f, JOB_OK);
+	f->ctype = NULL;
+	/* cancel, with no body, is state-changing too */
+	snprintf(url, sizeof(url), "/api/v1/jobs/%lld/cancel", (long long)id);
+	f->ctype = "application/x-www-form-urlencoded";
+	json_object_put(req(f, "POST", url, NULL, 415));
+	f->ctype = NULL;
+	/* a foreign Origin or Sec-Fetch-Site: cross-site */
+	f->origin = "http://evil.example";
+	o = req(f, "POST", url, NULL, 403);
+	assert_string_equal(jstr(o, "error.code"), "cross_site");
+	json_object_put(o);
+	json_object_put(req(f, "POST", "/api/v1/jobs", JOB_OK, 403));
+	f->origin = "null";
+	json_object_put(req(f, "POST", url, NULL, 403));
+	f->origin = "http://127.0.0.1:9999";
+	json_object_put(req(f, "POST", url, NULL, 403));
+	f->origin = "http://localhost";
+	json_object_put(req(f, "POST", url, NULL, 403));
+	f->origin = "http://127.0.0.1:8420/x";
+	json_object_put(req(f, "POST", url, NULL, 403));
+	f->origin = NULL;
+	f->fetch_site = "cross-site";
+	json_object_put(req(f, "POST", url, NULL, 403));
+	/* GETs are not state-changing: a cross-site read is the browser's
+	 * business (no CORS header is ever sent) */
+	snprintf(url, sizeof(url), "/api/v1/jobs/%lld", (long long)id);
+	json_object_put(req(f, "GET", url, NULL, 200));
+	f->fetch_site = "same-origin";
+	f->origin = "http://127.0.0.1:8420";
+	snprintf(url, sizeof(url), "/api/v1/jobs/%lld/cancel", (long long)id);
+	o = req(f, "POST", url, NULL, 200);
+	assert_string_equal(jstr(o, "state"), "cancelled");
+	json_object_put(o);
+	/* the daemon's own origin under another name it answers to */
+	f->host = "localhost:8420";
+	f->origin = "http://localhost:8420";
+	submit(f, JOB_OK);
+	f->origin = "http://127.0.0.1:8420";
+	submit(f, JOB_OK);
+	/* behind a TLS proxy: Origin https://NAME, Host NAME */
+	snprintf(f->cfg.hosts[0], sizeof(f->cfg.hosts[0]), "bench.lab");
+	f->cfg.nhosts = 1;
+	f->host = "bench.lab";
+	f->origin = "https://bench.lab";
+	submit(f, JOB_OK);
+	f->origin = "https://evil.lab";
+	json_object_put(req(f, "POST", "/api/v1/jobs", JOB_OK, 403));
+	/* 405 and 404 come before the CSRF checks: nothing is changed */
+	f->origin = NULL;
+	f->ctype = "text/plain";
+	json_object_put(req(f, "PUT", "/api/v1/jobs", JOB_OK, 405));
+	json_object_put(req(f, "POST", "/api/v1/nope", NULL, 404));
+}
+
+#ifdef __has_include
+#if __has_include(<valgrind/memcheck.h>)
+#include <valgrind/memcheck.h>
+#define BB_HAVE_MEMCHECK 1
+#endif
+#endif
+
+/* A comparison that branches on the secret, so that the check below is
+ * known to catch one. */
+static __attribute__((noinline)) bool naive_equal(const char *a,
+						  const char *b)
+{
+	return !strcmp(a, b);
+}
+
+/* The token comparison does not branch or index on the token's bytes:
+ * run under valgrind's memcheck (ctest test_http_ct), the token is marked
+ * undefined and any jump that depends on it is an error.  Without
+ * valgrind this checks the answers only. */
+static void test_token_constant_time(void **state)
+{
+	static const char *const hdrs[] = {
+		"Bearer 0123456789abcdef0123", "Bearer 0123456789abcdef012x",
+		"Bearer x123456789abcdef0123", "Bearer 0123",
+		"Bearer 0123456789abcdef0123456789", "Bearer ", "bearer  "
+		"0123456789abcdef0123  ", "Basic 0123456789abcdef0123",
+	};
+	static const bool want[] = { true, false, false, false, false, false,
+				     true, false };
+	char token[32] = "0123456789abcdef0123";
+	size_t tlen = strlen(token);
+
+	(void)state;
+#ifdef BB_HAVE_MEMCHECK
+	if (RUNNING_ON_VALGRIND) {
+		unsigned long before = VALGRIND_COUNT_ERRORS;
+		volatile bool r;
+
+		/* the harness catches a comparison that leaks */
+		VALGRIND_MAKE_MEM_UNDEFINED(token, tlen);
+		r = naive_equal(token, hdrs[0] + 7);
+		VALGRIND_MAKE_MEM_DEFINED(token, sizeof(token));
+		(void)r;
+		assert_true(VALGRIND_COUNT_ERRORS > before);
+		before = VALGRIND_COUNT_ERRORS;
+		for (size_t i = 0; i < sizeof(hdrs) / sizeof(hdrs[0]); i++) {
+			bool ok;
+
+			VALGRIND_MAKE_MEM_UNDEFINED(token, tlen);
+			ok = bb_http_token_ok(token, tlen, hdrs[i]);
+			VALGRIND_MAKE_MEM_DEFINED(&ok, sizeof(ok));
+			VALGRIND_MAKE_MEM_DEFINED(token, sizeof(token));
+			assert_int_equal(ok, want[i]);
+		}
+		if (VALGRIND_COUNT_ERRORS != before)
+			fail_msg("bb_http_token_ok branches on the token's "
+				 "bytes (%lu memcheck errors)",
+				 VALGRIND_COUNT_ERRORS - before);
+		return;
+	}
+#endif
+	for (size_t i = 0; i < sizeof(hdrs) / sizeof(hdrs[0]); i++)
+		assert_int_equal(bb_http_token_ok(token, tlen, hdrs[i]),
+				 want[i]);
+	assert_false(bb_http_token_ok(token, tlen, NULL));
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest ct[] = {
+		cmocka_unit_test(test_token_constant_time),
+	};
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_health, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_submit_and_get, setup,
@@ -815,7 +1195,25 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_history, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_devices_host_body_limit,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_host, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_csrf, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_limits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nul, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_lost, setup,
+						teardown),
+		cmocka_unit_test(test_token_constant_time),
 	};
 
+	/* "ct": the constant-time check alone, under valgrind (77 when it
+	 * cannot be) */
+	if (argc > 1 && !strcmp(argv[1], "ct")) {
+#ifdef BB_HAVE_MEMCHECK
+		if (RUNNING_ON_VALGRIND)
+			return cmocka_run_group_tests(ct, NULL, NULL);
+#endif
+		fprintf(stderr, "test_http ct: not under valgrind's memcheck "
+			"(or no valgrind/memcheck.h): skipped\n");
+		return 77;
+	}
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1137,7 +1137,7 @@ static void host_and_device_dedup(void **state)
 static void metrics_counts(void **state)
 {
 	struct ctx *c = *state;
-	struct json_object *dev, *m, *by, *last, *e;
+	struct json_object *dev, *m, *by;
 	int64_t did = 0, q1, q2, run, done, fail, canc, nopj;
 	char err[256] = "";
 
@@ -1203,18 +1203,9 @@ static void metrics_counts(void **state)
 	assert_int_equal(json_object_get_int(jget(by, "cancelled")), 1);
 	assert_int_equal(json_object_get_int(jget(by, "interrupted")), 1);
 	assert_int_equal(json_object_get_int(jget(m, "runs_total")), 6);
-	last = jget(m, "last_iops");
-	assert_int_equal(json_object_array_length(last), 2); /* not /dev/vdb */
-	e = json_object_array_get_idx(last, 0);
-	assert_string_equal(json_object_get_string(jget(e, "target")),
-			    "/dev/nvme0n1");
-	assert_string_equal(json_object_get_string(jget(e, "device")),
-			    "nvme0n1");
-	assert_true(json_object_get_double(jget(e, "iops")) == 2000.0);
-	e = json_object_array_get_idx(last, 1);
-	assert_string_equal(json_object_get_string(jget(e, "target")), "nop");
-	assert_string_equal(json_object_get_string(jget(e, "device")), "");
-	assert_true(json_object_get_double(jget(e, "iops")) == 5e6);
+	/* no series per target any more: the document has the counts only */
+	assert_false(json_object_object_get_ex(m, "last_iops", NULL));
+	assert_int_equal(json_object_object_length(m), 2);
 	json_object_put(m);
 }
 
@@ -1322,6 +1313,10 @@ static void full_disk_is_enospc_and_reads_survive(void **state)
 		assert_non_null(strstr(err, "database or disk is full"));
 		assert_non_null(strstr(err, c->path));
 	}
+	/* the store's health says so (a failed write, no commit since) */
+	err[0] = '\0';
+	assert_int_equal(bb_store_check(c->s, err, sizeof(err)), -ENOSPC);
+	assert_non_null(strstr(err, "database or disk is full"));
 	/* everything stored before reads fine, through the same handle */
 	expect_state(c->s, job, BB_JOB_RUNNING);
 	assert_int_equal(bb_store_job_runs(c->s, job, true, &doc, err,
@@ -1351,7 +1346,72 @@ static void full_disk_is_enospc_and_reads_survive(void **state)
 		assert_string_equal(st, "running");
 		bb_store_close(s2);
 	}
+	/* space again (the tmpfs grown): the next commit makes the store
+	 * healthy */
+	assert_int_equal(mount(NULL, c->dir, NULL, MS_REMOUNT, "size=8m"), 0);
+	assert_int_equal(bb_store_job_finish(c->s, job, BB_JOB_FAILED, NULL,
+					     NULL, "disk full", err,
+					     sizeof(err)), 0);
+	assert_int_equal(bb_store_check(c->s, err, sizeof(err)), 0);
 	free(result);
+}
+
+/* The database file deleted or replaced under an open handle: sqlite
+ * goes on writing to the deleted inode; bb_store_check says so. */
+static void deleted_file_is_reported(void **state)
+{
+	struct ctx *c = *state;
+	char err[512] = "", wal[160], shm[160];
+	struct bb_store *s2 = NULL;
+	int64_t job;
+
+	assert_int_equal(bb_store_check(c->s, err, sizeof(err)), 0);
+	job = new_job(c->s, "nop");
+	snprintf(wal, sizeof(wal), "%s-wal", c->path);
+	snprintf(shm, sizeof(shm), "%s-shm", c->path);
+	assert_int_equal(unlink(c->path), 0);
+	unlink(wal);
+	unlink(shm);
+	assert_int_equal(bb_store_check(c->s, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "was deleted"));
+	assert_non_null(strstr(err, c->path));
+	/* writes still "work" (into the deleted file): the check is what
+	 * tells */
+	expect_state(c->s, job, BB_JOB_QUEUED);
+	/* another file in its place */
+	assert_int_equal(bb_store_open(&s2, c->path, err, sizeof(err)), 0);
+	assert_int_equal(bb_store_check(s2, err, sizeof(err)), 0);
+	assert_int_equal(bb_store_check(c->s, err, sizeof(err)), -ESTALE);
+	assert_non_null(strstr(err, "was replaced"));
+	bb_store_close(s2);
+}
+
+/* The queue limit is counted in the inserting transaction. */
+static void queue_limit(void **state)
+{
+	struct ctx *c = *state;
+	char err[256] = "";
+	int64_t id, first = 0;
+
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(bb_store_job_submit(c->s, "q", "nop", "{}", 2,
+						     3, &id, err, sizeof(err)),
+				 0);
+		if (!first)
+			first = id;
+	}
+	assert_int_equal(bb_store_job_submit(c->s, "q", "nop", "{}", 2, 3, &id,
+					     err, sizeof(err)), -EAGAIN);
+	assert_non_null(strstr(err, "3 jobs are queued, the limit is 3"));
+	/* no limit, or a job that left the queue: accepted */
+	assert_int_equal(bb_store_job_submit(c->s, "q", "nop", "{}", 2, 0, &id,
+					     err, sizeof(err)), 0);
+	assert_int_equal(bb_store_job_start(c->s, first, 0, 0, err,
+					    sizeof(err)), 0);
+	assert_int_equal(bb_store_job_submit(c->s, "q", "nop", "{}", 2, 4, &id,
+					     err, sizeof(err)), 0);
+	assert_int_equal(bb_store_job_submit(c->s, "q", "nop", "{}", 2, 4, &id,
+					     err, sizeof(err)), -EAGAIN);
 }
 
 int main(void)
@@ -1376,6 +1436,8 @@ int main(void)
 		T(metrics_counts),
 		T(two_handles_write_concurrently),
 		T(full_disk_is_enospc_and_reads_survive),
+		T(deleted_file_is_reported),
+		T(queue_limit),
 #undef T
 	};
 
