@@ -72,6 +72,12 @@ static int file_open(struct bb_target *t, const struct bb_config *cfg,
 		return bb_errf(err, errlen, -EINVAL,
 			       "%s: not a regular file or block device",
 			       cfg->target);
+	if (writes) {
+		/* the backing file of a loop device in use aliases it */
+		ret = bb_file_check_unused(cfg->target, &fst, err, errlen);
+		if (ret)
+			return ret;
+	}
 	t->dev = fst.st_dev;
 	if (major(t->dev))
 		bb_dev_names(t->dev, t->disk, sizeof(t->disk),

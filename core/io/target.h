@@ -107,9 +107,20 @@ int bb_target_finish(struct bb_target *t, const struct bb_config *cfg,
 		     uint64_t devsize, char *err, size_t errlen);
 
 /* Refuse writes to a device that is in use: mounted, held (dm, md,
- * bcache), or a partition of it mounted or held; the message says which
- * (path names the device in it). */
+ * bcache), or a partition of it mounted or held - it, or any device that
+ * aliases its data: for a loop device its backing device (recursively:
+ * a loop on a loop) and every other loop device on the same backing
+ * inode; for any device the loop devices backed by it (or by its
+ * partitions, or by the disk of a partition).  Loop devices are resolved
+ * with LOOP_GET_STATUS64 (lo_device, lo_inode) and
+ * /sys/block/loopN/loop/backing_file.  The message says which device and
+ * how it is used (path names the target in it). */
 int bb_dev_check_unused(const char *path, dev_t dev, char *err, size_t len);
+
+/* The same for a regular file (st of the file): refused when it is the
+ * backing file of a loop device in use (as above, recursively). */
+int bb_file_check_unused(const char *path, const struct stat *st, char *err,
+			 size_t len);
 
 /* Whether the block device dev (or the disk a partition belongs to) can
  * poll: reads queue/io_poll.  Fills why with a message naming the sysfs
