@@ -91,7 +91,7 @@ static const struct bb_option opt_table[] = {
 	  .help = "nop, a regular file or a block device (on the command line: the last argument)" },
 	{ .name = "size", .json = "size", .type = OT_SIZE, .group = "target",
 	  FIELD(size), .min = 0, .max = INT64_MAX,
-	  .help = "region size in bytes; a file is created or extended to it (0: whole device or existing file)" },
+	  .help = "region size in bytes (0: whole device or existing file); a write job with --allow-write creates or extends a file to --offset + --size, a read job never does" },
 	{ .name = "offset", .json = "offset", .type = OT_SIZE, .group = "target",
 	  FIELD(offset), .min = 0, .max = INT64_MAX,
 	  .help = "start of the region in bytes" },
@@ -99,7 +99,7 @@ static const struct bb_option opt_table[] = {
 	  FIELD(direct), .help = "O_DIRECT (forced on by --mode poll)" },
 	{ .name = "allow-write", .json = "allow_write", .type = OT_BOOL,
 	  .group = "target", FIELD(allow_write),
-	  .help = "allow writes to a block device (it is opened O_EXCL)" },
+	  .help = "allow writes to a block device (it is opened O_EXCL) and creating or extending a file to --offset + --size" },
 
 	/* workload */
 	{ .name = "rw", .json = "rw", .type = OT_ENUM, .group = "workload",

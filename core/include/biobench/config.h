@@ -65,11 +65,19 @@ enum {
 struct bb_config {
 	/* target: "nop", a regular file, or a block device */
 	char target[PATH_MAX];
-	uint64_t size;        /* bytes: file created/extended to it; region of a
-				 device (0 = whole device / existing file) */
+	uint64_t size;        /* bytes: the region (0 = whole device / existing
+				 file); a write workload with allow_write
+				 creates or extends a file to offset + size */
 	uint64_t offset;      /* start of the region, bytes */
 	bool direct;          /* O_DIRECT (forced on for poll mode) */
-	bool allow_write;     /* needed for writes to a block device */
+	bool allow_write;     /* needed for writes to a block device and to
+				 create or extend a file */
+	bool no_symlinks;     /* not an option: the target is already a
+				 canonical path (the daemon checked it
+				 against its allow-list): it is opened as it
+				 is, a symlink anywhere in it refused; false:
+				 canonicalized first (symlinks such as
+				 /dev/disk/by-id/... resolved once) */
 
 	/* workload */
 	enum bb_rw rw;
