@@ -9,6 +9,7 @@
 #include "dconfig.h"
 
 #include <biobench/options.h>
+#include <biobench/targetpath.h>
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -834,59 +835,6 @@ int bb_dconfig_check(struct bb_dconfig *c, char *err, size_t errlen)
 
 /* ---- allow-list ----------------------------------------------------------- */
 
-/* The canonical form of path: realpath, or realpath of its directory plus
- * its name when it does not exist yet.  0 or -EACCES with why. */
-static int canon_target(const char *target, char *out, char *why, size_t len)
-{
-	char tmp[PATH_MAX], dir[PATH_MAX];
-	const char *d, *b;
-	struct stat st;
-	char *slash;
-	size_t n;
-	int e;
-
-	if (realpath(target, out))
-		return 0;
-	e = errno;
-	if (e != ENOENT)
-		return fail(why, len, -EACCES, "target %s: cannot resolve: %s",
-			    target, strerror(e));
-	if (!lstat(target, &st))
-		return fail(why, len, -EACCES,
-			    "target %s is a symlink to a missing file",
-			    target);
-	n = strlen(target);
-	if (n >= sizeof(tmp))
-		return fail(why, len, -EACCES, "target %s: path too long",
-			    target);
-	memcpy(tmp, target, n + 1);
-	while (n > 1 && tmp[n - 1] == '/')
-		tmp[--n] = '\0';
-	slash = strrchr(tmp, '/');
-	if (slash == tmp) {
-		d = "/";
-		b = tmp + 1;
-	} else {
-		*slash = '\0';
-		d = tmp;
-		b = slash + 1;
-	}
-	if (!*b || !strcmp(b, ".") || !strcmp(b, ".."))
-		return fail(why, len, -EACCES, "target %s: cannot resolve: %s",
-			    target, strerror(ENOENT));
-	if (!realpath(d, dir)) {
-		e = errno;
-		return fail(why, len, -EACCES,
-			    "target %s: directory %s: %s", target, d,
-			    strerror(e));
-	}
-	if ((size_t)snprintf(out, PATH_MAX, "%s/%s",
-			     strcmp(dir, "/") ? dir : "", b) >= PATH_MAX)
-		return fail(why, len, -EACCES, "target %s: path too long",
-			    target);
-	return 0;
-}
-
 static void list_patterns(const struct bb_dconfig *c, char *buf, size_t len)
 {
 	size_t n = 0;
@@ -928,9 +876,12 @@ int bb_dconfig_target_allowed(const struct bb_dconfig *c,
 			return fail(why, len, -EACCES,
 				    "target %s is not an absolute path",
 				    target);
-		ret = canon_target(target, canon, why, len);
+		/* the one canonicaliser, shared with the scheduler's check
+		 * before each run and the run's pinned open */
+		ret = bb_target_canonical(target, canon, sizeof(canon), why,
+					  len);
 		if (ret)
-			return ret;
+			return -EACCES;
 	}
 	for (unsigned i = 0; i < c->nallow; i++) {
 		const struct bb_allow *a = &c->allow[i];

@@ -276,16 +276,13 @@ static int bb_jobs_knobs(struct bb_job *job, struct bb_http_response *rs)
 	return 0;
 }
 
-/* A variant that writes to a device (block or NVMe char) must say
- * "allow_write": true, as `biobench run --allow-write` must: refused now
- * rather than at the job's first run. */
+/* A variant that writes (to a device, or to a file: also creating or
+ * laying one out) must say "allow_write": true, as `biobench run
+ * --allow-write` must: refused now rather than at the job's first run. */
 static int bb_jobs_write_flag(const struct bb_job *job,
 			      struct bb_http_response *rs)
 {
-	struct stat st;
-
-	if (stat(job->target, &st) || !(S_ISBLK(st.st_mode) ||
-					 S_ISCHR(st.st_mode)))
+	if (bb_target_is_nop(job->target))
 		return 0;
 	for (unsigned i = 0; i < job->nvariants; i++) {
 		const struct bb_config *c = &job->v[i].cfg;
@@ -299,13 +296,35 @@ static int bb_jobs_write_flag(const struct bb_job *job,
 		else
 			snprintf(field, sizeof(field), "workload.allow_write");
 		bb_http_error(rs, 400, "invalid_job", field,
-			      "variant %s writes to the device %s: set "
-			      "\"allow_write\": true (in the workload or the "
-			      "variant)",
+			      "variant %s writes to %s: set \"allow_write\": "
+			      "true (in the workload or the variant)",
 			      job->v[i].name, job->target);
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* Only regular files and block devices (and NVMe generic char devices for
+ * uring_cmd) are targets: anything else is refused here, naming its type
+ * (stat does not open it: a FIFO does not block).  A target that does not
+ * exist yet is judged when it runs. */
+static int bb_jobs_target_type(const struct bb_job *job,
+			       struct bb_http_response *rs)
+{
+	struct stat st;
+	const char *type;
+
+	if (bb_target_is_nop(job->target) || stat(job->target, &st))
+		return 0;
+	if (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode))
+		return 0;
+	type = S_ISFIFO(st.st_mode) ? "FIFO (named pipe)" :
+	       S_ISSOCK(st.st_mode) ? "socket" :
+	       S_ISDIR(st.st_mode)  ? "directory" : "special file";
+	bb_jobs_invalid(rs, "target", "target %s is a %s: a target is nop, a "
+			"regular file or a block device (or /dev/ngXnY with "
+			"\"engine\": \"uring_cmd\")", job->target, type);
+	return -EINVAL;
 }
 
 void bb_route_jobs_post(const struct bb_route_req *r,
@@ -361,8 +380,8 @@ void bb_route_jobs_post(const struct bb_route_req *r,
 			      why[0] ? why : "target is not in the allow-list");
 		goto out;
 	}
-	if (bb_jobs_cpus(r->cfg, job, rs) || bb_jobs_knobs(job, rs) ||
-	    bb_jobs_write_flag(job, rs))
+	if (bb_jobs_target_type(job, rs) || bb_jobs_cpus(r->cfg, job, rs) ||
+	    bb_jobs_knobs(job, rs) || bb_jobs_write_flag(job, rs))
 		goto out;
 	text = json_object_to_json_string_ext(job->spec,
 					      JSON_C_TO_STRING_PLAIN |
