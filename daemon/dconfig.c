@@ -8,6 +8,7 @@
  * lines instead of letting inih split them. */
 #include "dconfig.h"
 
+#include <biobench/config.h>
 #include <biobench/options.h>
 #include <biobench/targetpath.h>
 
@@ -28,6 +29,7 @@
 #define DEFAULT_LISTEN_ADDR "127.0.0.1"
 #define DEFAULT_HTTP_THREADS 2
 #define DEFAULT_MAX_BODY (1u << 20)
+#define DEFAULT_MAX_RUN_MEMORY (1ull << 30) /* when RAM is unknown */
 #define DEFAULT_MAX_CONNECTIONS 2048
 #define DEFAULT_TIMEOUT_S 30
 #define TOKEN_MAX 255
@@ -90,6 +92,10 @@ static const struct dopt dopt_table[] = {
 	  F(http_threads), 0, 1, 64, "2", "HTTP threads (1..64)" },
 	{ "server", "max_body", "max-body", "SIZE", DT_SIZE, F(max_body), 0,
 	  1, 1ull << 30, "1m", "request body limit (1..1g)" },
+	{ "server", "max_run_memory", "max-run-memory", "SIZE", DT_SIZE,
+	  F(max_run_memory), 0, 1ull << 20, 1ull << 50, "half of RAM",
+	  "memory a run may use for I/O (buffers, slots, rings, bio slabs, "
+	  "verify state), checked at submission (1m..1p)" },
 	{ "server", "max_connections", "max-connections", "N", DT_UINT,
 	  F(max_connections), 0, 1, 65536, "2048",
 	  "simultaneous connections (1..65536)" },
@@ -183,6 +189,9 @@ void bb_dconfig_default(struct bb_dconfig *c)
 	c->n_bench_cpus = 1;
 	c->http_threads = DEFAULT_HTTP_THREADS;
 	c->max_body = DEFAULT_MAX_BODY;
+	c->max_run_memory = bb_host_memory_total() / 2;
+	if (c->max_run_memory < (1u << 20))
+		c->max_run_memory = DEFAULT_MAX_RUN_MEMORY;
 	c->max_connections = DEFAULT_MAX_CONNECTIONS;
 	c->timeout_s = DEFAULT_TIMEOUT_S;
 }

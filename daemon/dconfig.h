@@ -12,6 +12,9 @@
  *                                 ; use an HTTP CPU
  *   http_threads = 2
  *   max_body = 1m                 ; request body limit
+ *   max_run_memory = 8g           ; memory a run may use for I/O
+ *                                 ; (default: half of RAM, or of the
+ *                                 ; cgroup's limit), checked at submit
  *   max_connections = 2048
  *   timeout = 30                  ; seconds a connection may idle
  *   [targets]
@@ -57,6 +60,7 @@ struct bb_dconfig {
 	unsigned n_bench_cpus;
 	unsigned http_threads;
 	size_t max_body;
+	size_t max_run_memory;       /* bytes a run may use for I/O */
 	unsigned max_connections;
 	unsigned timeout_s;
 	unsigned nallow;

@@ -125,6 +125,27 @@ static int completion_cpu_for(const struct bb_config *cfg, int cpu)
 	return (int)((cpu + 1) % n);
 }
 
+/* The memory the run needs against its budget: cfg->max_memory, else half
+ * of what the host (or the cgroup) has available. */
+static int check_memory(const struct bb_config *cfg, uint64_t region,
+			const struct bb_queue_limits *lim, char *err,
+			size_t errlen)
+{
+	struct bb_mem_estimate e;
+	uint64_t limit = cfg->max_memory ? cfg->max_memory :
+					   bb_host_memory_budget();
+	char name[96], b[32];
+
+	bb_config_memory_estimate(cfg, region, lim, &e);
+	bb_fmt_bytes(b, sizeof(b), limit);
+	if (cfg->max_memory)
+		snprintf(name, sizeof(name), "--max-memory %s", b);
+	else
+		snprintf(name, sizeof(name), "the default budget %s (half of "
+			 "the memory available; --max-memory to change)", b);
+	return bb_config_memory_check(cfg, &e, limit, name, err, errlen);
+}
+
 int bb_run(const struct bb_config *cfg, struct bb_result *r, bb_sample_cb cb,
 	   void *cb_arg, char *err, size_t errlen)
 {
@@ -154,9 +175,22 @@ int bb_run_cancellable(const struct bb_config *cfg, struct bb_result *r,
 	gettimeofday(&tv, NULL);
 	r->start_unix_ms = (uint64_t)tv.tv_sec * 1000 +
 			   (uint64_t)tv.tv_usec / 1000;
+	/* before anything is opened or allocated, and again with the real
+	 * region (verify state) and queue limits (split pieces) */
+	ret = check_memory(cfg, 0, NULL, err, errlen);
+	if (ret) {
+		snprintf(r->error, sizeof(r->error), "%s", err);
+		return ret;
+	}
 	ret = bb_target_open(&t, cfg, err, errlen);
 	if (ret) {
 		snprintf(r->error, sizeof(r->error), "%s", err);
+		return ret;
+	}
+	ret = check_memory(cfg, t.region_len, &t.lim, err, errlen);
+	if (ret) {
+		snprintf(r->error, sizeof(r->error), "%s", err);
+		bb_target_close(&t);
 		return ret;
 	}
 	r->limits = t.lim;

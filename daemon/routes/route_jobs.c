@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #define BB_LIST_DEFAULT 50
 #define BB_LIST_MAX 500
@@ -327,6 +328,57 @@ static int bb_jobs_target_type(const struct bb_job *job,
 	return -EINVAL;
 }
 
+/* The bytes of the region a variant's run covers, for its verify state:
+ * size, else what the target holds past offset (0 when unknown). */
+static uint64_t bb_jobs_region(const char *target, const struct bb_config *c)
+{
+	char path[PATH_MAX], val[32];
+	struct stat st;
+	uint64_t len = 0;
+
+	if (c->size || bb_target_is_nop(target) || stat(target, &st))
+		return c->size;
+	if (S_ISREG(st.st_mode)) {
+		len = (uint64_t)st.st_size;
+	} else if (S_ISBLK(st.st_mode)) {
+		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/size",
+			 major(st.st_rdev), minor(st.st_rdev));
+		if (!bb_read_text(path, val, sizeof(val)))
+			len = strtoull(val, NULL, 10) * 512;
+	}
+	return len > c->offset ? len - c->offset : 0;
+}
+
+/* Each run's memory (bb_config_memory_estimate: buffers, slots, rings,
+ * bio slabs, verify state) within max_run_memory, and registered buffers
+ * within RLIMIT_MEMLOCK: refused now, not OOM-killed later.  0 or -EINVAL
+ * with the response filled in. */
+static int bb_jobs_memory(const struct bb_dconfig *cfg,
+			  const struct bb_job *job,
+			  struct bb_http_response *rs)
+{
+	char name[96], b[32], err[768], field[128];
+
+	bb_fmt_bytes(b, sizeof(b), cfg->max_run_memory);
+	snprintf(name, sizeof(name), "max_run_memory %s", b);
+	for (unsigned i = 0; i < job->nvariants; i++) {
+		const struct bb_job_variant *v = &job->v[i];
+		struct bb_mem_estimate e;
+
+		bb_config_memory_estimate(&v->cfg,
+					  bb_jobs_region(job->target, &v->cfg),
+					  NULL, &e);
+		if (!bb_config_memory_check(&v->cfg, &e, cfg->max_run_memory,
+					    name, err, sizeof(err)))
+			continue;
+		bb_jobs_opt_field(job->spec, v->name, "iodepth", field,
+				  sizeof(field));
+		bb_jobs_invalid(rs, field, "variant %s: %s", v->name, err);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 void bb_route_jobs_post(const struct bb_route_req *r,
 			struct bb_http_response *rs)
 {
@@ -381,7 +433,8 @@ void bb_route_jobs_post(const struct bb_route_req *r,
 		goto out;
 	}
 	if (bb_jobs_target_type(job, rs) || bb_jobs_cpus(r->cfg, job, rs) ||
-	    bb_jobs_knobs(job, rs) || bb_jobs_write_flag(job, rs))
+	    bb_jobs_knobs(job, rs) || bb_jobs_write_flag(job, rs) ||
+	    bb_jobs_memory(r->cfg, job, rs))
 		goto out;
 	text = json_object_to_json_string_ext(job->spec,
 					      JSON_C_TO_STRING_PLAIN |
