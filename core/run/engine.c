@@ -114,15 +114,17 @@ static bool irq_snapshot(const struct bb_target *t, struct bb_irq_check *c,
 	return true;
 }
 
-static int completion_cpu_for(const struct bb_config *cfg, int cpu)
+/* The completion thread of submitter i obeys the submitters' CPU rule:
+ * the CPU after the submitter's in cfg->cpus (so with one CPU, the
+ * submitter's own), never one outside the list; not pinned without a
+ * list, like the submitter. */
+static int completion_cpu_for(const struct bb_config *cfg, unsigned i)
 {
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-
 	if (cfg->completion_cpu >= 0)
 		return cfg->completion_cpu;
-	if (cpu < 0 || n < 2)
+	if (!cfg->ncpus)
 		return -1;
-	return (int)((cpu + 1) % n);
+	return cfg->cpus[(i + 1) % cfg->ncpus];
 }
 
 /* The memory the run needs against its budget: cfg->max_memory, else half
@@ -217,7 +219,7 @@ int bb_run_cancellable(const struct bb_config *cfg, struct bb_result *r,
 		a->index = i;
 		a->cpu = cfg->ncpus ? cfg->cpus[i % cfg->ncpus] : -1;
 		a->completion_cpu = cfg->completion == BB_COMPLETION_THREAD ?
-					    completion_cpu_for(cfg, a->cpu) : -1;
+					    completion_cpu_for(cfg, i) : -1;
 		a->phase = &phase;
 		bb_hist_init(&a->res.lat);
 		ret = pthread_create(&tids[i], NULL, main_fn, a);

@@ -165,7 +165,7 @@ static const struct bb_option opt_table[] = {
 	  .help = "inline: the submitter reaps (task context); thread: a completion thread reaps and puts (models hard-irq context)" },
 	{ .name = "completion-cpu", .json = "completion_cpu", .type = OT_INT,
 	  .group = "engine", FIELD(completion_cpu), .min = -1, .max = MAX_CPU,
-	  .help = "CPU of the completion thread (-1: the CPU after the submitter's)" },
+	  .help = "CPU of the completion thread (-1: the CPU after the submitter's in --cpus, the submitter's own with one CPU; not pinned without --cpus)" },
 	{ .name = "max-memory", .json = NULL, .type = OT_SIZE,
 	  .group = "engine", FIELD(max_memory), .min = 0, .max = INT64_MAX,
 	  .help = "refuse a run whose I/O memory (buffers, slots, rings, bio slabs, verify state) is above this (0: half of the memory available)" },

@@ -106,7 +106,9 @@ struct bb_config {
 	unsigned complete_batch; /* min CQEs waited for when full (-c) */
 	int sqpoll_cpu;          /* -1 = not pinned */
 	enum bb_completion completion;
-	int completion_cpu;      /* -1 = the CPU after the submitter's */
+	int completion_cpu;      /* -1 = the CPU after the submitter's in
+				    cpus[] (its own with one CPU; not
+				    pinned without cpus) */
 	enum bb_lat_mode lat;
 	uint64_t inject_ns;      /* busy delay per I/O in the submit path */
 
