@@ -9,7 +9,9 @@
  * lines instead of letting inih split them. */
 #include "dconfig.h"
 
+#include <biobench/config.h>
 #include <biobench/options.h>
+#include <biobench/targetpath.h>
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -31,6 +33,7 @@
 #define DEFAULT_LISTEN_ADDR "127.0.0.1"
 #define DEFAULT_HTTP_THREADS 2
 #define DEFAULT_MAX_BODY (1u << 20)
+#define DEFAULT_MAX_RUN_MEMORY (1ull << 30) /* when RAM is unknown */
 #define DEFAULT_MAX_CONNECTIONS 2048
 #define DEFAULT_TIMEOUT_S 30
 #define DEFAULT_REQUEST_TIMEOUT_S 10
@@ -103,6 +106,10 @@ static const struct dopt dopt_table[] = {
 	  F(http_threads), 0, 1, 64, "2", "HTTP threads (1..64)" },
 	{ "server", "max_body", "max-body", "SIZE", DT_SIZE, F(max_body), 0,
 	  1, 1ull << 30, "1m", "request body limit (1..1g)" },
+	{ "server", "max_run_memory", "max-run-memory", "SIZE", DT_SIZE,
+	  F(max_run_memory), 0, 1ull << 20, 1ull << 50, "half of RAM",
+	  "memory a run may use for I/O (buffers, slots, rings, bio slabs, "
+	  "verify state), checked at submission (1m..1p)" },
 	{ "server", "max_connections", "max-connections", "N", DT_UINT,
 	  F(max_connections), 0, 1, 65536, "2048",
 	  "simultaneous connections (1..65536)" },
@@ -224,6 +231,9 @@ void bb_dconfig_default(struct bb_dconfig *c)
 	c->n_bench_cpus = 1;
 	c->http_threads = DEFAULT_HTTP_THREADS;
 	c->max_body = DEFAULT_MAX_BODY;
+	c->max_run_memory = bb_host_memory_total() / 2;
+	if (c->max_run_memory < (1u << 20))
+		c->max_run_memory = DEFAULT_MAX_RUN_MEMORY;
 	c->max_connections = DEFAULT_MAX_CONNECTIONS;
 	c->timeout_s = DEFAULT_TIMEOUT_S;
 	c->request_timeout_s = DEFAULT_REQUEST_TIMEOUT_S;
@@ -1005,59 +1015,6 @@ int bb_dconfig_check(struct bb_dconfig *c, char *err, size_t errlen)
 
 /* ---- allow-list ----------------------------------------------------------- */
 
-/* The canonical form of path: realpath, or realpath of its directory plus
- * its name when it does not exist yet.  0 or -EACCES with why. */
-static int canon_target(const char *target, char *out, char *why, size_t len)
-{
-	char tmp[PATH_MAX], dir[PATH_MAX];
-	const char *d, *b;
-	struct stat st;
-	char *slash;
-	size_t n;
-	int e;
-
-	if (realpath(target, out))
-		return 0;
-	e = errno;
-	if (e != ENOENT)
-		return fail(why, len, -EACCES, "target %s: cannot resolve: %s",
-			    target, strerror(e));
-	if (!lstat(target, &st))
-		return fail(why, len, -EACCES,
-			    "target %s is a symlink to a missing file",
-			    target);
-	n = strlen(target);
-	if (n >= sizeof(tmp))
-		return fail(why, len, -EACCES, "target %s: path too long",
-			    target);
-	memcpy(tmp, target, n + 1);
-	while (n > 1 && tmp[n - 1] == '/')
-		tmp[--n] = '\0';
-	slash = strrchr(tmp, '/');
-	if (slash == tmp) {
-		d = "/";
-		b = tmp + 1;
-	} else {
-		*slash = '\0';
-		d = tmp;
-		b = slash + 1;
-	}
-	if (!*b || !strcmp(b, ".") || !strcmp(b, ".."))
-		return fail(why, len, -EACCES, "target %s: cannot resolve: %s",
-			    target, strerror(ENOENT));
-	if (!realpath(d, dir)) {
-		e = errno;
-		return fail(why, len, -EACCES,
-			    "target %s: directory %s: %s", target, d,
-			    strerror(e));
-	}
-	if ((size_t)snprintf(out, PATH_MAX, "%s/%s",
-			     strcmp(dir, "/") ? dir : "", b) >= PATH_MAX)
-		return fail(why, len, -EACCES, "target %s: path too long",
-			    target);
-	return 0;
-}
-
 static void list_patterns(const struct bb_dconfig *c, char *buf, size_t len)
 {
 	size_t n = 0;
@@ -1099,9 +1056,12 @@ int bb_dconfig_target_allowed(const struct bb_dconfig *c,
 			return fail(why, len, -EACCES,
 				    "target %s is not an absolute path",
 				    target);
-		ret = canon_target(target, canon, why, len);
+		/* the one canonicaliser, shared with the scheduler's check
+		 * before each run and the run's pinned open */
+		ret = bb_target_canonical(target, canon, sizeof(canon), why,
+					  len);
 		if (ret)
-			return ret;
+			return -EACCES;
 	}
 	for (unsigned i = 0; i < c->nallow; i++) {
 		const struct bb_allow *a = &c->allow[i];
@@ -1217,14 +1177,12 @@ int bb_dconfig_knob_allowed(const struct bb_dconfig *c, const char *target,
 	char canon[PATH_MAX], listed[512] = "";
 	bool matched = false, any = false;
 	size_t off = 0;
-	int ret;
 
 	if (target[0] != '/')
 		return fail(why, len, -EACCES,
 			    "target %s has no sysfs knobs to allow", target);
-	ret = canon_target(target, canon, why, len);
-	if (ret)
-		return ret;
+	if (bb_target_canonical(target, canon, sizeof(canon), why, len))
+		return -EACCES;
 	for (unsigned i = 0; i < c->nknob_rules; i++) {
 		const struct bb_allow_knobs *r = &c->knob_rules[i];
 

@@ -13,6 +13,9 @@
  *                                 ; use an HTTP CPU
  *   http_threads = 2
  *   max_body = 1m                 ; request body limit
+ *   max_run_memory = 8g           ; memory a run may use for I/O
+ *                                 ; (default: half of RAM, or of the
+ *                                 ; cgroup's limit), checked at submit
  *   max_connections = 2048
  *   timeout = 30                  ; seconds a connection may idle
  *   request_timeout = 10          ; seconds to a whole request (head and
@@ -91,6 +94,7 @@ struct bb_dconfig {
 	unsigned n_bench_cpus;
 	unsigned http_threads;
 	size_t max_body;
+	size_t max_run_memory;       /* bytes a run may use for I/O */
 	unsigned max_connections;
 	unsigned timeout_s;
 	unsigned request_timeout_s;

@@ -18,6 +18,7 @@
 #include "log.h"
 #include <biobench/result_json.h>
 #include <biobench/sysknob.h>
+#include <biobench/targetpath.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -91,17 +92,10 @@ struct bb_sched {
 	struct bb_sysknob_dev knob_dev; /* the device they belong to */
 	bool knob_disk_mounted;         /* the device's disk holds a mount */
 	char knob_mounted_at[PATH_MAX]; /* which, for messages */
-	int pin_fd;            /* the checked target of the current run */
-	char pin_path[32];     /* "/proc/self/fd/N" */
 };
 
 static int recheck_target(struct bb_sched *s, struct bb_job *job, bool first,
 			  char *err, size_t errlen);
-static int pin_target(struct bb_sched *s, struct bb_job_variant *v, char *err,
-		      size_t errlen);
-static void unpin_target(struct bb_sched *s, struct bb_job_variant *v);
-static void unpin_msg(const struct bb_sched *s, const char *msg, char *out,
-		      size_t len);
 
 /* ---- knobs -------------------------------------------------------------- */
 
@@ -215,11 +209,9 @@ static int hook_before_run(void *arg, struct bb_jobrun *jr,
 				   &sched_knob_hooks, s, err, errlen);
 	if (ret)
 		return ret;
-	/* last: the target checked, then pinned for the run */
-	ret = recheck_target(s, s->job, false, err, errlen);
-	if (ret)
-		return ret;
-	return pin_target(s, &s->job->v[st->variant], err, errlen);
+	/* last: the target checked; the run opens that canonical path
+	 * without following any symlink (cfg.no_symlinks) */
+	return recheck_target(s, s->job, false, err, errlen);
 }
 
 static int hook_after_run(void *arg, struct bb_jobrun *jr,
@@ -236,19 +228,16 @@ static int hook_after_run(void *arg, struct bb_jobrun *jr,
 		.round = st->round,
 		.warmup = st->warmup,
 	};
-	char kerr[512] = "", rerr[sizeof(r->error) + PATH_MAX];
+	char kerr[512] = "";
 	int ret, kret;
 
-	unpin_target(s, v);
 	kret = restore_knobs(s, kerr, sizeof(kerr));
 	if (!rc) {
 		run.state = "done";
 		run.metric = bb_metric_value(s->job->metric, r);
 	} else {
 		run.state = rc == -ECANCELED ? "cancelled" : "failed";
-		unpin_msg(s, r && r->error[0] ? r->error : "run failed", rerr,
-			  sizeof(rerr));
-		run.error = rerr;
+		run.error = r && r->error[0] ? r->error : "run failed";
 	}
 	if (r && (rc == 0 || r->io.ios)) {
 		doc = bb_result_to_json(&v->cfg, r);
@@ -463,44 +452,17 @@ static int finish_job(struct bb_sched *s, int64_t id, const char *state,
 
 /* ---- the allow-list, again -------------------------------------------- */
 
-/* The canonical path of a target (of its directory when the file does not
- * exist yet: the run creates it). */
-static int canon_path(const char *target, char *out, size_t len)
-{
-	char dir[PATH_MAX], real[PATH_MAX];
-	const char *base;
-	char *slash;
-
-	if (realpath(target, real)) {
-		if (strlen(real) >= len)
-			return -ENAMETOOLONG;
-		memcpy(out, real, strlen(real) + 1);
-		return 0;
-	}
-	if (errno != ENOENT || strlen(target) >= sizeof(dir))
-		return -errno;
-	memcpy(dir, target, strlen(target) + 1);
-	slash = strrchr(dir, '/');
-	if (!slash || !slash[1])
-		return -ENOENT;
-	base = target + (slash - dir) + 1;
-	if (slash == dir)
-		dir[1] = '\0';
-	else
-		*slash = '\0';
-	if (!realpath(dir, real))
-		return -errno;
-	if ((size_t)snprintf(out, len, "%s%s%s", real,
-			     strcmp(real, "/") ? "/" : "", base) >= len)
-		return -ENAMETOOLONG;
-	return 0;
-}
-
 /* Right before a job runs (first) and before each of its runs: its target
  * must still be allowed by the current configuration (for writing when a
- * variant writes).  The job runs on the canonical path checked first; a
- * later run whose path no longer resolves to itself (a symlink put in its
- * place meanwhile) is refused.  0, or -EACCES with the reason in err. */
+ * variant writes, which also needs the job's allow_write).  The job runs
+ * on the canonical path checked first (bb_target_canonical, the
+ * allow-list's canonicaliser); a later run whose path no longer resolves
+ * to itself (a symlink put in its place meanwhile) is refused.  Every run
+ * then opens that path with cfg.no_symlinks: through one pinned openat2
+ * that follows no symlink anywhere (core/io/pin.c), so a symlink put in
+ * place between this check and the open is refused, never followed, and
+ * there is no other way the target is opened.  0, or -EACCES with the
+ * reason in err. */
 static int recheck_target(struct bb_sched *s, struct bb_job *job, bool first,
 			  char *err, size_t errlen)
 {
@@ -520,10 +482,10 @@ static int recheck_target(struct bb_sched *s, struct bb_job *job, bool first,
 		write |= bb_rw_writes(job->v[i].cfg.rw) ||
 			 job->v[i].cfg.verify;
 	if (strcmp(job->target, "nop")) {
-		ret = canon_path(job->target, canon, sizeof(canon));
+		ret = bb_target_canonical(job->target, canon, sizeof(canon),
+					  why, sizeof(why));
 		if (ret) {
-			snprintf(err, errlen, "target %s: %s", job->target,
-				 strerror(-ret));
+			snprintf(err, errlen, "not run: %s", why);
 			return ret;
 		}
 	} else {
@@ -543,6 +505,17 @@ static int recheck_target(struct bb_sched *s, struct bb_job *job, bool first,
 			 "target not allowed");
 		return ret;
 	}
+	for (unsigned i = 0; i < job->nvariants; i++) {
+		const struct bb_job_variant *v = &job->v[i];
+
+		if ((bb_rw_writes(v->cfg.rw) || v->cfg.verify) &&
+		    !v->cfg.allow_write && !bb_target_is_nop(job->target)) {
+			snprintf(err, errlen, "not run: variant %s writes to %s "
+				 "without \"allow_write\": true", v->name,
+				 canon);
+			return -EACCES;
+		}
+	}
 	if (strcmp(canon, job->target)) {
 		bb_log(LOG_INFO, "job %lld: target %s runs as %s",
 		       (long long)s->job_id, job->target, canon);
@@ -551,80 +524,9 @@ static int recheck_target(struct bb_sched *s, struct bb_job *job, bool first,
 			snprintf(job->v[i].cfg.target,
 				 sizeof(job->v[i].cfg.target), "%s", canon);
 	}
+	for (unsigned i = 0; i < job->nvariants; i++)
+		job->v[i].cfg.no_symlinks = true;
 	return 0;
-}
-
-/* Open the target that recheck_target() just checked, following no
- * symlink anywhere in its canonical path (openat2 RESOLVE_NO_SYMLINKS),
- * and let the run use /proc/self/fd/N: it then opens exactly the object
- * that was checked, whatever is put at the path meanwhile (a symlink to a
- * device outside the allow-list, say).  A file the run is to create is
- * created here, empty (the run sizes it).  When the path cannot be opened
- * the run goes on with the path and reports why itself. */
-static int pin_target(struct bb_sched *s, struct bb_job_variant *v, char *err,
-		      size_t errlen)
-{
-	struct open_how how = { .flags = O_PATH | O_CLOEXEC,
-				.resolve = RESOLVE_NO_SYMLINKS };
-	const char *path = s->job->target;
-	long fd;
-
-	if (!strcmp(path, "nop") || path[0] != '/')
-		return 0;
-	fd = syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
-	if (fd < 0 && errno == ENOENT && v->cfg.size) {
-		how.flags = O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC;
-		how.mode = 0644;
-		fd = syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
-		if (fd < 0 && errno == EEXIST) {
-			how.flags = O_PATH | O_CLOEXEC;
-			how.mode = 0;
-			fd = syscall(SYS_openat2, AT_FDCWD, path, &how,
-				     sizeof(how));
-		}
-	}
-	if (fd < 0 && errno == ENOSYS) {
-		/* before Linux 5.6: the last component at least */
-		fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	}
-	if (fd < 0) {
-		if (errno == ELOOP || errno == EXDEV) {
-			snprintf(err, errlen, "not run: target %s now has a "
-				 "symlink in its path (replaced during the "
-				 "job)", path);
-			return -EACCES;
-		}
-		return 0;
-	}
-	s->pin_fd = (int)fd;
-	snprintf(s->pin_path, sizeof(s->pin_path), "/proc/self/fd/%d",
-		 s->pin_fd);
-	snprintf(v->cfg.target, sizeof(v->cfg.target), "%s", s->pin_path);
-	return 0;
-}
-
-/* After a run: the variant's target is the path again. */
-static void unpin_target(struct bb_sched *s, struct bb_job_variant *v)
-{
-	if (s->pin_fd < 0)
-		return;
-	snprintf(v->cfg.target, sizeof(v->cfg.target), "%s", s->job->target);
-	close(s->pin_fd);
-	s->pin_fd = -1;
-}
-
-/* msg with the pinned path shown as the target's (in place, bounded). */
-static void unpin_msg(const struct bb_sched *s, const char *msg, char *out,
-		      size_t len)
-{
-	const char *p = s->pin_path[0] ? strstr(msg, s->pin_path) : NULL;
-
-	if (!p) {
-		snprintf(out, len, "%s", msg);
-		return;
-	}
-	snprintf(out, len, "%.*s%s%s", (int)(p - msg), msg, s->job->target,
-		 p + strlen(s->pin_path));
 }
 
 /* ---- one job ------------------------------------------------------------ */
@@ -668,8 +570,6 @@ static void run_job(struct bb_sched *s, int64_t id, const char *spec)
 	s->job = job;
 	memset(&s->knobs, 0, sizeof(s->knobs));
 	memset(&s->knob_dev, 0, sizeof(s->knob_dev));
-	s->pin_fd = -1;
-	s->pin_path[0] = '\0';
 	reserve_make(s);
 
 	if (!errs || !job) {
@@ -727,16 +627,6 @@ static void run_job(struct bb_sched *s, int64_t id, const char *spec)
 	}
 	jr_ok = true;
 	ret = bb_jobrun_exec(&jr, &ops, s, err, sizeof(err));
-	if (s->pin_path[0]) {
-		char shown[sizeof(err)];
-
-		unpin_msg(s, err, shown, sizeof(shown));
-		memcpy(err, shown, sizeof(err));
-	}
-	if (s->pin_fd >= 0) {
-		close(s->pin_fd);
-		s->pin_fd = -1;
-	}
 	/* a hook may have failed half way through applying knobs */
 	restore_knobs(s, err + strlen(err), sizeof(err) - strlen(err));
 	cmp = bb_jobrun_to_json(&jr);
@@ -1044,7 +934,6 @@ int bb_sched_start(struct bb_sched **out, const char *db_path, char *err,
 		return -ENOMEM;
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->cond, NULL);
-	s->pin_fd = -1;
 	ret = bb_store_open(&s->st, db_path, err, errlen);
 	if (ret)
 		goto fail;

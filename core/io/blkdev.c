@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* blkdev.c - a block device target: O_DIRECT unless told otherwise; its
  * queue limits from sysfs (overridden field by field by the config's);
- * writes only with allow_write, on a device nobody uses, opened O_EXCL. */
+ * writes only with allow_write, on a device nobody uses (nor any device
+ * aliasing it, inuse.c), opened O_EXCL.  Everything is checked on the
+ * pinned object (pin.c), which is then reopened: never by path twice. */
 #include "io/target.h"
 
 #include <errno.h>
@@ -10,17 +12,19 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 static int blkdev_open(struct bb_target *t, const struct bb_config *cfg,
-		       const struct stat *st, char *err, size_t errlen)
+		       struct bb_target_pin *p, char *err, size_t errlen)
 {
 	bool writes = bb_rw_writes(cfg->rw);
 	bool direct = cfg->direct || cfg->mode == BB_MODE_POLL;
 	uint64_t devsize = 0;
 	int flags, ret;
 
-	t->dev = st->st_rdev;
+	/* checked on the pinned object, then that object is opened */
+	t->dev = p->st.st_rdev;
 	bb_dev_names(t->dev, t->disk, sizeof(t->disk), t->part,
 		     sizeof(t->part));
 	if (writes) {
@@ -33,20 +37,18 @@ static int blkdev_open(struct bb_target *t, const struct bb_config *cfg,
 		ret = bb_dev_check_unused(cfg->target, t->dev, err,
 					 errlen);
 		if (ret)
-		return ret;
+			return ret;
 	}
 	flags = (writes ? O_RDWR | O_EXCL : O_RDONLY) |
 		(direct ? O_DIRECT : 0);
-	t->fd = open(cfg->target, flags | O_CLOEXEC);
+	ret = bb_target_pin_reopen(p, flags);
 	/* a ring of a run that just ended may still hold the device
 	 * for a moment (io_uring tears rings down asynchronously) */
-	for (int i = 0; t->fd < 0 && errno == EBUSY && writes && i < 50;
-	     i++) {
+	for (int i = 0; ret == -EBUSY && writes && i < 50; i++) {
 		usleep(20000);
-		t->fd = open(cfg->target, flags | O_CLOEXEC);
+		ret = bb_target_pin_reopen(p, flags);
 	}
-	if (t->fd < 0) {
-		ret = -errno;
+	if (ret < 0) {
 		if (writes && ret == -EBUSY)
 			return bb_errf(err, errlen, ret,
 				       "refusing to write to %s: it cannot "
@@ -57,12 +59,14 @@ static int blkdev_open(struct bb_target *t, const struct bb_config *cfg,
 		return bb_errf(err, errlen, ret, "%s: %s", cfg->target,
 			       strerror(-ret));
 	}
+	t->fd = ret;
 	if (ioctl(t->fd, BLKGETSIZE64, &devsize)) {
 		ret = -errno;
 		return bb_errf(err, errlen, ret, "%s: BLKGETSIZE64: %s",
 			       cfg->target, strerror(-ret));
 	}
-	ret = bb_limits_read_sysfs(cfg->target, &t->lim);
+	ret = bb_limits_read_sysfs_dev("/sys", major(t->dev), minor(t->dev),
+				       &t->lim);
 	if (ret)
 		return bb_errf(err, errlen, ret,
 			       "%s: cannot read queue limits from sysfs: "

@@ -295,3 +295,24 @@ void bb_limits_fprint(FILE *f, const struct bb_queue_limits *lim)
 		lim->zone_write_granularity, lim->atomic_write_max_sectors,
 		lim->atomic_write_boundary_sectors);
 }
+
+unsigned bb_limits_max_pieces(uint32_t bs, const struct bb_queue_limits *lim)
+{
+	uint64_t min_piece = (uint64_t)lim->max_sectors << BB_SECTOR_SHIFT;
+	uint64_t segs = (uint64_t)lim->max_segments *
+			bb_min(lim->max_segment_size, BB_PAGE_SIZE);
+
+	if (segs < min_piece)
+		min_piece = segs;
+	if (lim->chunk_sectors &&
+	    ((uint64_t)lim->chunk_sectors << BB_SECTOR_SHIFT) < min_piece)
+		min_piece = (uint64_t)lim->chunk_sectors << BB_SECTOR_SHIFT;
+	if (lim->virt_boundary_mask || lim->seg_boundary_mask < BB_PAGE_SIZE)
+		min_piece = lim->logical_block_size;
+	if (min_piece < lim->logical_block_size)
+		min_piece = lim->logical_block_size;
+	if (!min_piece)
+		min_piece = BB_SECTOR_SIZE;
+	/* +1: chunk or physical-block alignment can cut one extra piece */
+	return (unsigned)((bs + min_piece - 1) / min_piece) + 1;
+}

@@ -9,9 +9,9 @@
 #include <errno.h>
 
 static int nop_open(struct bb_target *t, const struct bb_config *cfg,
-		    const struct stat *st, char *err, size_t errlen)
+		    struct bb_target_pin *pin, char *err, size_t errlen)
 {
-	(void)st;
+	(void)pin;
 	if (cfg->mode == BB_MODE_POLL)
 		return bb_errf(err, errlen, -EOPNOTSUPP,
 			       "--mode poll: the nop target has no device "

@@ -29,10 +29,22 @@ static int nvme_blk_dev(const char *blk, dev_t *dev)
 	return 0;
 }
 
+/* Whether /sys/class/nvme-generic/CHR is the char device rdev. */
+static bool generic_is(const char *chr, dev_t rdev)
+{
+	char path[PATH_MAX], val[32];
+	unsigned ma, mi;
+
+	snprintf(path, sizeof(path), "/sys/class/nvme-generic/%s/dev", chr);
+	return !bb_read_text(path, val, sizeof(val)) &&
+	       sscanf(val, "%u:%u", &ma, &mi) == 2 && makedev(ma, mi) == rdev;
+}
+
 /* --engine uring_cmd: the namespace's generic char device. */
 static int nvme_char_open(struct bb_target *t, const struct bb_config *cfg,
-			  const struct stat *st, char *err, size_t errlen)
+			  struct bb_target_pin *p, char *err, size_t errlen)
 {
+	const struct stat *st = p->fd >= 0 ? &p->st : NULL;
 	bool writes = bb_rw_writes(cfg->rw);
 	struct bb_nvme_ns ns;
 	uint64_t devsize;
@@ -43,7 +55,7 @@ static int nvme_char_open(struct bb_target *t, const struct bb_config *cfg,
 			       strerror(ENOENT));
 	if (!S_ISCHR(st->st_mode)) {
 		if (S_ISBLK(st->st_mode) &&
-		    bb_nvme_ns_resolve(cfg->target, -1, &ns) == 0 && ns.chr[0])
+		    bb_nvme_ns_resolve(p->path, -1, &ns) == 0 && ns.chr[0])
 			return bb_errf(err, errlen, -EINVAL,
 				       "--engine uring_cmd: %s is a block device; "
 				       "passthrough goes through the namespace's "
@@ -55,8 +67,10 @@ static int nvme_char_open(struct bb_target *t, const struct bb_config *cfg,
 			       "--engine io_uring)",
 			       cfg->target);
 	}
-	ret = bb_nvme_ns_resolve(cfg->target, -1, &ns);
-	if (ret || strncmp(ns.chr, "ng", 2))
+	/* named through the pinned (canonical) path, and checked to be the
+	 * pinned object: its sysfs dev is the node's rdev */
+	ret = bb_nvme_ns_resolve(p->path, -1, &ns);
+	if (ret || strncmp(ns.chr, "ng", 2) || !generic_is(ns.chr, st->st_rdev))
 		return bb_errf(err, errlen, -EINVAL,
 			       "--engine uring_cmd: %s is not an NVMe generic char "
 			       "device (/dev/ngXnY with a /sys/class/nvme-generic "
@@ -91,11 +105,12 @@ static int nvme_char_open(struct bb_target *t, const struct bb_config *cfg,
 		if (ret)
 		return ret;
 	}
-	t->fd = open(cfg->target, (writes ? O_RDWR : O_RDONLY) | O_CLOEXEC);
-	if (t->fd < 0)
-		return bb_errf(err, errlen, -errno, "%s: %s", cfg->target,
-			       strerror(errno));
-	ret = bb_nvme_ns_resolve(cfg->target, t->fd, &t->nvme);
+	ret = bb_target_pin_reopen(p, writes ? O_RDWR : O_RDONLY);
+	if (ret < 0)
+		return bb_errf(err, errlen, ret, "%s: %s", cfg->target,
+			       strerror(-ret));
+	t->fd = ret;
+	ret = bb_nvme_ns_resolve(p->path, t->fd, &t->nvme);
 	if (ret)
 		return bb_errf(err, errlen, ret, "%s: cannot identify the "
 			       "namespace: %s", cfg->target, strerror(-ret));

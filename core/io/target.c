@@ -170,31 +170,25 @@ int bb_target_finish(struct bb_target *t, const struct bb_config *cfg,
 
 /* Polled mode: refused before anything is opened or created. */
 static int check_poll_first(struct bb_target *t, const struct bb_config *cfg,
-			    char *err, size_t errlen)
+			    const struct bb_target_pin *p, char *err,
+			    size_t errlen)
 {
-	struct stat ps;
-	char dir[PATH_MAX], *slash;
+	struct stat ds;
 	dev_t pdev;
 
-	if (stat(cfg->target, &ps) == 0) {
-		if (S_ISCHR(ps.st_mode))
+	if (p->fd >= 0) {
+		if (S_ISCHR(p->st.st_mode))
 			return bb_errf(err, errlen, -EINVAL,
 				       "%s is a char device: for an NVMe "
 				       "generic char device (/dev/ngXnY) "
 				       "use --engine uring_cmd",
 				       cfg->target);
-		pdev = S_ISBLK(ps.st_mode) ? ps.st_rdev : ps.st_dev;
+		pdev = S_ISBLK(p->st.st_mode) ? p->st.st_rdev : p->st.st_dev;
 	} else {
-		snprintf(dir, sizeof(dir), "%s", cfg->target);
-		slash = strrchr(dir, '/');
-		if (slash)
-			*(slash == dir ? slash + 1 : slash) = '\0';
-		else
-			snprintf(dir, sizeof(dir), ".");
-		if (stat(dir, &ps))
-			return bb_errf(err, errlen, -errno, "%s: %s", dir,
-				       strerror(errno));
-		pdev = ps.st_dev;
+		if (fstat(p->dirfd, &ds))
+			return bb_errf(err, errlen, -errno, "%s: %s",
+				       cfg->target, strerror(errno));
+		pdev = ds.st_dev;
 	}
 	if (!bb_dev_can_poll(pdev, t->poll_why, sizeof(t->poll_why)))
 		return bb_errf(err, errlen, -EOPNOTSUPP,
@@ -203,48 +197,88 @@ static int check_poll_first(struct bb_target *t, const struct bb_config *cfg,
 	return 0;
 }
 
+static const char *file_type_name(mode_t m)
+{
+	if (S_ISFIFO(m))
+		return "FIFO (named pipe)";
+	if (S_ISSOCK(m))
+		return "socket";
+	if (S_ISDIR(m))
+		return "directory";
+	if (S_ISLNK(m))
+		return "symlink";
+	return "special file";
+}
+
+/* The kind of a pinned target, from its type on the O_PATH fd: nothing
+ * has opened it yet, so a FIFO cannot block. */
+static int choose_kind(const struct bb_config *cfg,
+		       const struct bb_target_pin *p,
+		       const struct bb_target_ops **ops, char *err,
+		       size_t errlen)
+{
+	mode_t m = p->st.st_mode;
+
+	if (p->fd >= 0 && !S_ISREG(m) && !S_ISBLK(m) && !S_ISCHR(m))
+		return bb_errf(err, errlen, -EINVAL,
+			       "%s is a %s: a target is nop, a regular file or "
+			       "a block device (or /dev/ngXnY with --engine "
+			       "uring_cmd)",
+			       cfg->target, file_type_name(m));
+	if (cfg->engine == BB_ENGINE_URING_CMD)
+		*ops = &bb_target_nvme_char;
+	else if (p->fd >= 0 && S_ISBLK(m))
+		*ops = &bb_target_blkdev;
+	else if (p->fd >= 0 && S_ISCHR(m))
+		return bb_errf(err, errlen, -EINVAL,
+			       "%s is a char device: for an NVMe generic char "
+			       "device (/dev/ngXnY) use --engine uring_cmd; "
+			       "--engine io_uring takes nop, a file or a block "
+			       "device",
+			       cfg->target);
+	else
+		*ops = &bb_target_file;
+	return 0;
+}
+
 int bb_target_open(struct bb_target *t, const struct bb_config *cfg,
 		   char *err, size_t errlen)
 {
 	const struct bb_target_ops *ops;
-	struct stat st;
-	bool have_st;
+	struct bb_target_pin pin;
 	int ret;
 
 	memset(t, 0, sizeof(*t));
 	t->fd = -1;
 	snprintf(t->path, sizeof(t->path), "%s", cfg->target);
+	bb_target_pin_init(&pin);
 
 	if (bb_target_is_nop(cfg->target)) {
-		ops = &bb_target_nop;
-		have_st = false;
-	} else if (cfg->engine == BB_ENGINE_URING_CMD) {
-		ops = &bb_target_nvme_char;
-		have_st = stat(cfg->target, &st) == 0;
-	} else {
-		if (cfg->mode == BB_MODE_POLL) {
-			ret = check_poll_first(t, cfg, err, errlen);
-			if (ret)
-			return ret;
-		}
-		have_st = stat(cfg->target, &st) == 0;
-		if (have_st && S_ISBLK(st.st_mode))
-			ops = &bb_target_blkdev;
-		else if (have_st && S_ISCHR(st.st_mode))
-			return bb_errf(err, errlen, -EINVAL,
-				       "%s is a char device: for an NVMe "
-				       "generic char device (/dev/ngXnY) use "
-				       "--engine uring_cmd; --engine io_uring "
-				       "takes nop, a file or a block device",
-				       cfg->target);
-		else
-			ops = &bb_target_file;
+		t->ops = &bb_target_nop;
+		t->kind = BB_TARGET_NOP;
+		return bb_target_nop.open(t, cfg, NULL, err, errlen);
+	}
+	ret = bb_target_pin_open(&pin, cfg->target, cfg->no_symlinks, err,
+				 errlen);
+	if (ret)
+		return ret;
+	ret = choose_kind(cfg, &pin, &ops, err, errlen);
+	if (ret)
+		goto out;
+	if (cfg->mode == BB_MODE_POLL && ops != &bb_target_nvme_char) {
+		ret = check_poll_first(t, cfg, &pin, err, errlen);
+		if (ret)
+			goto out;
 	}
 	t->ops = ops;
 	t->kind = ops->kind;
-	ret = ops->open(t, cfg, have_st ? &st : NULL, err, errlen);
-	if (ret)
+	ret = ops->open(t, cfg, &pin, err, errlen);
+	if (ret) {
 		bb_target_close(t);
+		bb_target_pin_unlink_created(&pin);
+	}
+out:
+	bb_target_pin_close(&pin);
 	return ret;
 }
 

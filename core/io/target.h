@@ -14,6 +14,7 @@
 #include <biobench/nvme.h>
 #include <biobench/queue_limits.h>
 
+#include <limits.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -35,16 +36,33 @@ enum bb_sqe_kind {
 
 struct bb_target;
 
+/* A target path pinned by bb_target_pin_open() (pin.c): its directory and
+ * the object itself as O_PATH fds, opened without following any symlink.
+ * The kinds check the object on these fds and reopen it with their flags
+ * (bb_target_pin_reopen), or create it in the directory
+ * (bb_target_pin_create). */
+struct bb_target_pin {
+	char path[PATH_MAX];    /* the canonical path */
+	char name[NAME_MAX + 1];/* its last component */
+	int dirfd;              /* O_PATH | O_DIRECTORY of its directory */
+	int fd;                 /* O_PATH of the object; -1: does not exist
+				   (after bb_target_pin_create: the created
+				   file, open read-write) */
+	struct stat st;         /* fstat of fd (when fd >= 0) */
+	bool created;           /* bb_target_pin_create made it */
+};
+
 struct bb_target_ops {
 	const char *name;           /* "nop", "file", "block", "nvme_char" */
 	enum bb_target_kind kind;
 	enum bb_sqe_kind sqe;
-	/* Open cfg->target (st: its stat, NULL when it does not exist),
-	 * fill t (fd, dev, disk/part, limits, region) and call
-	 * bb_target_finish() where the kind has a device.  0 or -errno with
-	 * a one-line message in err; the caller closes t on failure. */
+	/* Open the pinned target (NULL for nop; pin->fd < 0 when it does
+	 * not exist): check it on pin's fds, reopen or create it, fill t
+	 * (fd, dev, disk/part, limits, region) and call bb_target_finish()
+	 * where the kind has a device.  0 or -errno with a one-line message
+	 * in err; the caller closes t and the pin on failure. */
 	int (*open)(struct bb_target *t, const struct bb_config *cfg,
-		    const struct stat *st, char *err, size_t errlen);
+		    struct bb_target_pin *pin, char *err, size_t errlen);
 };
 
 extern const struct bb_target_ops bb_target_nop;
@@ -74,14 +92,23 @@ struct bb_target {
 
 const char *bb_target_kind_name(enum bb_target_kind k);
 
-/* Open the target the config names: "nop"; with --engine uring_cmd an
+/* Open the target the config names, through bb_target_pin_open() (the
+ * path canonicalized first unless cfg->no_symlinks says it already is;
+ * then opened without following any symlink), its type checked on the
+ * O_PATH fd before anything could block (a FIFO, socket, directory or
+ * other char device is refused, naming the type): "nop"; with --engine uring_cmd an
  * NVMe generic char device /dev/ngXnY (its namespace identified, its
  * limits those of the namespace's block device with max_sectors at the
  * MDTS-derived max_hw_sectors; writes refused as for its block device);
- * a regular file (created and extended to cfg->size if asked; O_DIRECT if
- * cfg->direct); a block device (O_DIRECT if cfg->direct; for writes:
- * refused without allow_write, when mounted, when it has holders or a
- * partition in use, or when O_EXCL fails, the message saying which).
+ * a regular file (O_DIRECT if cfg->direct; opened read-only for a read
+ * workload, which never creates, extends or writes it: a file shorter than
+ * offset + size is refused; a write workload creates or extends it to
+ * offset + size only with allow_write, never on devtmpfs or under /dev,
+ * after a free-space check, writing only the region; writes refused to a
+ * file with hard links or backing a loop device in use); a block device
+ * (O_DIRECT if cfg->direct; for writes: refused without allow_write, when
+ * it or a device aliasing it (bb_dev_check_unused) is mounted or held, or
+ * when O_EXCL fails, the message saying which).
  * Limits: sysfs for block devices and files on a block-backed filesystem
  * when no synthetic limit is given, else the synthetic limits of cfg
  * (defaults filled), then validated.  Polled mode is refused here when the
@@ -108,9 +135,46 @@ int bb_target_finish(struct bb_target *t, const struct bb_config *cfg,
 		     uint64_t devsize, char *err, size_t errlen);
 
 /* Refuse writes to a device that is in use: mounted, held (dm, md,
- * bcache), or a partition of it mounted or held; the message says which
- * (path names the device in it). */
+ * bcache), or a partition of it mounted or held - it, or any device that
+ * aliases its data: for a loop device its backing device (recursively:
+ * a loop on a loop) and every other loop device on the same backing
+ * inode; for any device the loop devices backed by it (or by its
+ * partitions, or by the disk of a partition).  Loop devices are resolved
+ * with LOOP_GET_STATUS64 (lo_device, lo_inode) and
+ * /sys/block/loopN/loop/backing_file.  The message says which device and
+ * how it is used (path names the target in it). */
 int bb_dev_check_unused(const char *path, dev_t dev, char *err, size_t len);
+
+/* The same for a regular file (st of the file): refused when it is the
+ * backing file of a loop device in use (as above, recursively). */
+int bb_file_check_unused(const char *path, const struct stat *st, char *err,
+			 size_t len);
+
+/* --- pinned paths (pin.c) ----------------------------------------------- */
+
+void bb_target_pin_init(struct bb_target_pin *p);
+
+/* Pin target: canonicalize it (bb_target_canonical) unless canonical
+ * (then it must already be an absolute canonical path), open its
+ * directory with openat2(RESOLVE_NO_SYMLINKS) and the name in it O_PATH |
+ * O_NOFOLLOW; a symlink anywhere is refused (-ELOOP).  p->fd < 0 when the
+ * object does not exist.  0 or -errno with a message; on failure nothing
+ * stays open. */
+int bb_target_pin_open(struct bb_target_pin *p, const char *target,
+		       bool canonical, char *err, size_t errlen);
+
+/* The pinned object opened with flags (through /proc/self/fd/N, checked to
+ * be the same inode): an fd, or -errno (-ESTALE: not the same object). */
+int bb_target_pin_reopen(const struct bb_target_pin *p, int flags);
+
+/* Create the pinned name in the pinned directory: flags | O_CREAT | O_EXCL
+ * | O_NOFOLLOW.  0 (p->fd the new file, p->created set) or -errno. */
+int bb_target_pin_create(struct bb_target_pin *p, int flags, mode_t mode);
+
+/* Remove the file bb_target_pin_create() made (if still at its name). */
+void bb_target_pin_unlink_created(struct bb_target_pin *p);
+
+void bb_target_pin_close(struct bb_target_pin *p);
 
 /* Whether the block device dev (or the disk a partition belongs to) can
  * poll: reads queue/io_poll.  Fills why with a message naming the sysfs

@@ -616,16 +616,7 @@ static int setup_ring(struct worker *w, unsigned pieces)
 	unsigned extra = 0;
 	int ret = -EINVAL;
 
-	entries = 1;
-	while (entries < cfg->iodepth)
-		entries <<= 1;
-	if (entries < 8)
-		entries = 8;
-	cq = entries;
-	while (cq < (uint64_t)cfg->iodepth * pieces * 2 && cq < 65536)
-		cq <<= 1;
-	if (entries > 32768)
-		entries = 32768;
+	bb_worker_ring_sizes(cfg->iodepth, pieces, &entries, &cq);
 
 	if (cfg->completion == BB_COMPLETION_INLINE) {
 		extra = IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER;
@@ -768,26 +759,19 @@ static int setup_buffers(struct worker *w)
 	return 0;
 }
 
-/* The most pieces one parent I/O can be cut into, for sizing. */
-static unsigned max_pieces(const struct bb_config *cfg,
-			   const struct bb_queue_limits *lim)
-{
-	uint64_t min_piece = (uint64_t)lim->max_sectors << BB_SECTOR_SHIFT;
-	uint64_t segs = (uint64_t)lim->max_segments *
-			bb_min(lim->max_segment_size, BB_PAGE_SIZE);
-
-	if (segs < min_piece)
-		min_piece = segs;
-	if (lim->chunk_sectors &&
-	    ((uint64_t)lim->chunk_sectors << BB_SECTOR_SHIFT) < min_piece)
-		min_piece = (uint64_t)lim->chunk_sectors << BB_SECTOR_SHIFT;
-	if (lim->virt_boundary_mask || lim->seg_boundary_mask < BB_PAGE_SIZE)
-		min_piece = lim->logical_block_size;
-	if (min_piece < lim->logical_block_size)
-		min_piece = lim->logical_block_size;
-	/* +1: chunk or physical-block alignment can cut one extra piece */
-	return (unsigned)((cfg->bs + min_piece - 1) / min_piece) + 1;
-}
+/* What bb_config_memory_estimate() (run/config.c) counts for a worker
+ * must stay an upper bound of what setup() allocates. */
+_Static_assert(sizeof(struct wslot) <= BB_WORKER_SLOT_BYTES,
+	       "BB_WORKER_SLOT_BYTES (run/worker.h) is below struct wslot");
+_Static_assert(sizeof(struct worker) <= BB_WORKER_STATE_BYTES,
+	       "BB_WORKER_STATE_BYTES (run/worker.h) is below struct worker");
+_Static_assert(((sizeof(struct bb_bio) + BB_BIO_INLINE_VECS *
+		 sizeof(struct bb_bvec) + BB_CACHELINE - 1) &
+		~(size_t)(BB_CACHELINE - 1)) <= BB_WORKER_BIO_OBJ_BYTES,
+	       "BB_WORKER_BIO_OBJ_BYTES (run/worker.h) is below a bio object");
+_Static_assert(((sizeof(struct bb_bio) + BB_CACHELINE - 1) &
+		~(size_t)(BB_CACHELINE - 1)) <= BB_WORKER_SPLIT_OBJ_BYTES,
+	       "BB_WORKER_SPLIT_OBJ_BYTES (run/worker.h) is below a clone");
 
 static int setup(struct worker *w)
 {
@@ -845,7 +829,7 @@ static int setup(struct worker *w)
 	}
 	w->inject_iters = calibrate_delay(cfg->inject_ns);
 
-	pieces = max_pieces(cfg, &w->lim);
+	pieces = bb_limits_max_pieces(cfg->bs, &w->lim);
 	ret = setup_ring(w, pieces);
 	if (ret)
 		return ret;
@@ -879,11 +863,11 @@ static int setup(struct worker *w)
 		return ret;
 
 	/* the main bioset: fs_bio_set / blkdev_dio_pool (pool 4, bvecs) */
-	bp.pool_size = 4;
+	bp.pool_size = BB_WORKER_BIO_POOL;
 	bp.need_bvecs = true;
 	bp.cache = cfg->bio_cache;
-	bp.slab_limit = w->depth * 2 + 2 * BB_ALLOC_CACHE_MAX + 64;
-	bp.bvec_slab_limit = w->depth * 2 + 64;
+	bp.slab_limit = BB_WORKER_BIO_SLAB(w->depth);
+	bp.bvec_slab_limit = BB_WORKER_BVEC_SLAB(w->depth);
 	ret = bb_bioset_init(&w->bs, &bp);
 	if (ret) {
 		set_fatal(w, ret, "bioset init: %s", strerror(-ret));
@@ -892,9 +876,9 @@ static int setup(struct worker *w)
 	/* the split bioset: disk->bio_split (pool 2, no bvecs, no cache),
 	 * cached only in the `all` variant */
 	memset(&bp, 0, sizeof(bp));
-	bp.pool_size = 2;
+	bp.pool_size = BB_WORKER_SPLIT_POOL;
 	bp.cache = cfg->bio_cache == BB_CACHE_ALL ? BB_CACHE_ALL : BB_CACHE_OFF;
-	bp.slab_limit = w->depth * pieces + 2 * BB_ALLOC_CACHE_MAX + 64;
+	bp.slab_limit = BB_WORKER_SPLIT_SLAB(w->depth, pieces);
 	ret = bb_bioset_init(&w->split_bs, &bp);
 	if (ret) {
 		set_fatal(w, ret, "split bioset init: %s", strerror(-ret));

@@ -1,8 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* config.c - the default configuration and the names of the config enums. */
+/* config.c - the default configuration, the names of the config enums,
+ * and the memory a run of a configuration needs. */
 #include <biobench/config.h>
 
+#include "io/target.h"
+#include "run/worker.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <linux/capability.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 static const char *const rw_names[BB_RW__COUNT] = {
 	"read", "write", "randread", "randwrite", "randrw",
@@ -86,4 +98,260 @@ const char *bb_completion_name(enum bb_completion v)
 const char *bb_lat_mode_name(enum bb_lat_mode v)
 {
 	return (unsigned)v < BB_LAT__COUNT ? lat_names[v] : "?";
+}
+
+/* ---- memory ---------------------------------------------------------------- */
+
+/* bvec array class of a bio of nvecs vecs (path/bioset.c: 16, 64, 128,
+ * 256; <= 4 vecs are inline). */
+static unsigned bvec_class(unsigned nvecs)
+{
+	static const unsigned cls[] = { 16, 64, 128, 256 };
+
+	for (unsigned i = 0; i < sizeof(cls) / sizeof(cls[0]); i++)
+		if (nvecs <= cls[i])
+			return cls[i];
+	return 256;
+}
+
+/* Counted per thread, from what path/worker.c setup() and run/engine.c
+ * allocate (the sizes shared through run/worker.h):
+ *   buffers   iodepth slots of bs rounded up to a page (one mmap,
+ *             MAP_POPULATE: all resident);
+ *   slots     per slot a struct wslot, a free-stack entry (4 bytes) and
+ *             its page vecs (16 bytes per page of bs);
+ *   ring      SQEs (64 bytes, 128 with uring_cmd) and SQ index entries of
+ *             the SQ, CQEs (16 bytes, 32 with uring_cmd) of the CQ, plus a
+ *             page of ring headers;
+ *   bios      the main bioset's slab and reserve (BB_WORKER_BIO_SLAB +
+ *             BB_WORKER_BIO_POOL objects), the bvec arrays of the one
+ *             class bios of bs use when bs is above 4 pages
+ *             (BB_WORKER_BVEC_SLAB, + the pool for the 256 class), the
+ *             split bioset (BB_WORKER_SPLIT_SLAB for the most pieces an
+ *             I/O can be cut into, + BB_WORKER_SPLIT_POOL): mapped
+ *             MAP_NORESERVE and touched as used, so this is what the slab
+ *             limits allow, not what a short run touches;
+ *   verify    a generation (4 bytes) and a busy byte per block of the
+ *             region (the threads' slices together);
+ *   completion  the completion thread's done queue (4 bytes per slot,
+ *             rounded up to a power of two) and its histogram;
+ *   threads   the worker state (BB_WORKER_STATE_BYTES), the engine's
+ *             struct bb_worker_args and pthread_t, and for each thread
+ *             (submitter, completion thread) 256 KiB of stack and malloc
+ *             arena pages touched;
+ *   samples   one struct bb_sample per second of runtime (+ 2).
+ * Not counted: the 1 MiB buffer of a file layout (freed before the
+ * workers start), stacks and arenas beyond what is touched (mapped only). */
+void bb_config_memory_estimate(const struct bb_config *cfg,
+			       uint64_t region_len,
+			       const struct bb_queue_limits *lim,
+			       struct bb_mem_estimate *e)
+{
+	const uint64_t n = cfg->threads ? cfg->threads : 1;
+	const uint64_t d = cfg->iodepth ? cfg->iodepth : 1;
+	const uint64_t stride = ((uint64_t)cfg->bs + BB_PAGE_SIZE - 1) /
+				BB_PAGE_SIZE * BB_PAGE_SIZE;
+	const uint64_t pages = stride / BB_PAGE_SIZE;
+	bool cmd = cfg->engine == BB_ENGINE_URING_CMD;
+	struct bb_queue_limits synth;
+	unsigned pieces, sq, cq, dq = 1;
+	uint64_t per, bvecs = 0;
+
+	memset(e, 0, sizeof(*e));
+	if (!lim) {
+		/* the synthetic limits the run would use (defaults filled) */
+		if (bb_target_apply_limits(&synth, cfg, false, NULL, 0) == 0)
+			lim = &synth;
+	}
+	pieces = lim ? bb_limits_max_pieces(cfg->bs, lim)
+		     : cfg->bs / BB_SECTOR_SIZE + 1;
+	if (!region_len)
+		region_len = cfg->size ? cfg->size :
+			     bb_target_is_nop(cfg->target) ? 1ull << 30 : 0;
+
+	e->buffers = n * d * stride;
+	e->slots = n * d * (BB_WORKER_SLOT_BYTES + 4 + pages * 16);
+	bb_worker_ring_sizes((unsigned)d, pieces, &sq, &cq);
+	e->ring = n * ((uint64_t)sq * ((cmd ? 128 : 64) + 4) +
+		       (uint64_t)cq * (cmd ? 32 : 16) + BB_PAGE_SIZE);
+	if (pages > 4) {
+		unsigned cl = bvec_class((unsigned)bb_min(pages, 256u));
+
+		bvecs = (uint64_t)cl * 16 *
+			(BB_WORKER_BVEC_SLAB(d) + (cl == 256 ? BB_WORKER_BIO_POOL : 0));
+	}
+	per = (BB_WORKER_BIO_SLAB(d) + BB_WORKER_BIO_POOL) *
+		      (uint64_t)BB_WORKER_BIO_OBJ_BYTES +
+	      bvecs +
+	      (BB_WORKER_SPLIT_SLAB(d, (uint64_t)pieces) + BB_WORKER_SPLIT_POOL) *
+		      (uint64_t)BB_WORKER_SPLIT_OBJ_BYTES;
+	e->bios = n * per;
+	if (cfg->verify && cfg->bs)
+		e->verify = region_len / cfg->bs * 5;
+	if (cfg->completion == BB_COMPLETION_THREAD) {
+		while (dq < d)
+			dq <<= 1;
+		e->completion = n * ((uint64_t)dq * 4 +
+				     (cfg->lat != BB_LAT_OFF ?
+				      sizeof(struct bb_hist) : 0));
+	}
+	e->threads = n * (BB_WORKER_STATE_BYTES + sizeof(struct bb_worker_args) +
+			  sizeof(uint64_t) +
+			  (cfg->completion == BB_COMPLETION_THREAD ? 2 : 1) *
+				  (256u << 10));
+	e->samples = (cfg->runtime_ns / 1000000000ull + 2) *
+		     sizeof(struct bb_sample);
+	e->total = e->buffers + e->slots + e->ring + e->bios + e->verify +
+		   e->completion + e->threads + e->samples;
+	e->locked = cfg->fixedbufs && !bb_target_is_nop(cfg->target) ?
+			    e->buffers : 0;
+}
+
+/* Whether this process has CAP_IPC_LOCK (then RLIMIT_MEMLOCK does not
+ * bound registered buffers). */
+static bool have_ipc_lock(void)
+{
+	struct __user_cap_header_struct h = { .version =
+						      _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct c[2];
+
+	memset(c, 0, sizeof(c));
+	if (syscall(SYS_capget, &h, c))
+		return false;
+	return c[CAP_IPC_LOCK / 32].effective & (1u << (CAP_IPC_LOCK % 32));
+}
+
+int bb_config_memory_check(const struct bb_config *cfg,
+			   const struct bb_mem_estimate *e, uint64_t limit,
+			   const char *limit_name, char *err, size_t errlen)
+{
+	char b[8][32];
+	struct rlimit rl;
+
+	bb_fmt_bytes(b[0], sizeof(b[0]), cfg->bs);
+	bb_fmt_bytes(b[1], sizeof(b[1]), e->buffers);
+	bb_fmt_bytes(b[2], sizeof(b[2]), e->total);
+	if (limit && e->total > limit) {
+		bb_fmt_bytes(b[3], sizeof(b[3]), e->slots);
+		bb_fmt_bytes(b[4], sizeof(b[4]), e->bios);
+		bb_fmt_bytes(b[5], sizeof(b[5]), e->ring);
+		bb_fmt_bytes(b[6], sizeof(b[6]), e->verify);
+		bb_fmt_bytes(b[7], sizeof(b[7]),
+			     e->completion + e->threads + e->samples);
+		return bb_errf(err, errlen, -ENOMEM,
+			       "memory: threads %u x iodepth %u x bs %s = %s "
+			       "of I/O buffers, %s in all (slots %s, bio slabs "
+			       "%s, rings %s, verify %s, other %s), is above "
+			       "%s: lower threads, iodepth or bs",
+			       cfg->threads, cfg->iodepth, b[0], b[1], b[2],
+			       b[3], b[4], b[5], b[6], b[7], limit_name);
+	}
+	if (e->locked && !getrlimit(RLIMIT_MEMLOCK, &rl) &&
+	    rl.rlim_cur != RLIM_INFINITY && e->locked > rl.rlim_cur &&
+	    !have_ipc_lock()) {
+		bb_fmt_bytes(b[3], sizeof(b[3]), e->locked);
+		bb_fmt_bytes(b[4], sizeof(b[4]), rl.rlim_cur);
+		return bb_errf(err, errlen, -ENOMEM,
+			       "memory: --fixedbufs registers threads %u x "
+			       "iodepth %u x bs %s = %s of buffers, above "
+			       "RLIMIT_MEMLOCK %s (no CAP_IPC_LOCK): raise it "
+			       "(ulimit -l, LimitMEMLOCK=), use --fixedbufs=0, "
+			       "or lower threads, iodepth or bs",
+			       cfg->threads, cfg->iodepth, b[0], b[3], b[4]);
+	}
+	return 0;
+}
+
+/* A number from a /proc or cgroup file ("max" and errors: UINT64_MAX). */
+static uint64_t read_u64(const char *path)
+{
+	char buf[64], *end;
+	unsigned long long v;
+
+	if (bb_read_text(path, buf, sizeof(buf)) || !buf[0])
+		return UINT64_MAX;
+	v = strtoull(buf, &end, 10);
+	return end == buf ? UINT64_MAX : (uint64_t)v;
+}
+
+/* This process's memory cgroup: its limit and usage (v2 memory.max and
+ * memory.current, v1 memory.limit_in_bytes and memory.usage_in_bytes);
+ * UINT64_MAX when unlimited or unknown. */
+static void cgroup_memory(uint64_t *limit, uint64_t *usage)
+{
+	char line[512], path[PATH_MAX];
+	FILE *f = fopen("/proc/self/cgroup", "re");
+
+	*limit = *usage = UINT64_MAX;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strchr(line, ':'), *q = p ? strchr(p + 1, ':') : NULL;
+		uint64_t lim, use;
+
+		if (!q)
+			continue;
+		q[strcspn(q, "\n")] = '\0';
+		if (!strncmp(line, "0::", 3)) {
+			snprintf(path, sizeof(path),
+				 "/sys/fs/cgroup%s/memory.max", q + 1);
+			lim = read_u64(path);
+			snprintf(path, sizeof(path),
+				 "/sys/fs/cgroup%s/memory.current", q + 1);
+			use = read_u64(path);
+		} else if (!strncmp(p, ":memory:", 8)) {
+			snprintf(path, sizeof(path),
+				 "/sys/fs/cgroup/memory%s/memory.limit_in_bytes",
+				 q + 1);
+			lim = read_u64(path);
+			snprintf(path, sizeof(path),
+				 "/sys/fs/cgroup/memory%s/memory.usage_in_bytes",
+				 q + 1);
+			use = read_u64(path);
+		} else {
+			continue;
+		}
+		if (lim < *limit) {
+			*limit = lim;
+			*usage = use;
+		}
+	}
+	fclose(f);
+}
+
+/* A "Key: N kB" line of /proc/meminfo in bytes, UINT64_MAX if absent. */
+static uint64_t meminfo(const char *key)
+{
+	char line[256], fmt[64];
+	unsigned long long kb;
+	uint64_t v = UINT64_MAX;
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	if (!f)
+		return v;
+	snprintf(fmt, sizeof(fmt), "%s: %%llu kB", key);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, fmt, &kb) == 1)
+			v = (uint64_t)kb << 10;
+	fclose(f);
+	return v;
+}
+
+uint64_t bb_host_memory_budget(void)
+{
+	uint64_t avail = meminfo("MemAvailable"), lim, use;
+
+	cgroup_memory(&lim, &use);
+	if (lim != UINT64_MAX && use != UINT64_MAX)
+		avail = bb_min(avail, lim > use ? lim - use : 0);
+	return avail == UINT64_MAX ? 0 : avail / 2;
+}
+
+uint64_t bb_host_memory_total(void)
+{
+	uint64_t total = meminfo("MemTotal"), lim, use;
+
+	cgroup_memory(&lim, &use);
+	total = bb_min(total, lim);
+	return total == UINT64_MAX ? 0 : total;
 }

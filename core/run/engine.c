@@ -135,15 +135,38 @@ static bool irq_snapshot(const struct bb_target *t, struct bb_irq_check *c,
 	return true;
 }
 
-static int completion_cpu_for(const struct bb_config *cfg, int cpu)
+/* The completion thread of submitter i obeys the submitters' CPU rule:
+ * the CPU after the submitter's in cfg->cpus (so with one CPU, the
+ * submitter's own), never one outside the list; not pinned without a
+ * list, like the submitter. */
+static int completion_cpu_for(const struct bb_config *cfg, unsigned i)
 {
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-
 	if (cfg->completion_cpu >= 0)
 		return cfg->completion_cpu;
-	if (cpu < 0 || n < 2)
+	if (!cfg->ncpus)
 		return -1;
-	return (int)((cpu + 1) % n);
+	return cfg->cpus[(i + 1) % cfg->ncpus];
+}
+
+/* The memory the run needs against its budget: cfg->max_memory, else half
+ * of what the host (or the cgroup) has available. */
+static int check_memory(const struct bb_config *cfg, uint64_t region,
+			const struct bb_queue_limits *lim, char *err,
+			size_t errlen)
+{
+	struct bb_mem_estimate e;
+	uint64_t limit = cfg->max_memory ? cfg->max_memory :
+					   bb_host_memory_budget();
+	char name[96], b[32];
+
+	bb_config_memory_estimate(cfg, region, lim, &e);
+	bb_fmt_bytes(b, sizeof(b), limit);
+	if (cfg->max_memory)
+		snprintf(name, sizeof(name), "--max-memory %s", b);
+	else
+		snprintf(name, sizeof(name), "the default budget %s (half of "
+			 "the memory available; --max-memory to change)", b);
+	return bb_config_memory_check(cfg, &e, limit, name, err, errlen);
 }
 
 int bb_run(const struct bb_config *cfg, struct bb_result *r, bb_sample_cb cb,
@@ -175,9 +198,22 @@ int bb_run_cancellable(const struct bb_config *cfg, struct bb_result *r,
 	gettimeofday(&tv, NULL);
 	r->start_unix_ms = (uint64_t)tv.tv_sec * 1000 +
 			   (uint64_t)tv.tv_usec / 1000;
+	/* before anything is opened or allocated, and again with the real
+	 * region (verify state) and queue limits (split pieces) */
+	ret = check_memory(cfg, 0, NULL, err, errlen);
+	if (ret) {
+		snprintf(r->error, sizeof(r->error), "%s", err);
+		return ret;
+	}
 	ret = bb_target_open(&t, cfg, err, errlen);
 	if (ret) {
 		snprintf(r->error, sizeof(r->error), "%s", err);
+		return ret;
+	}
+	ret = check_memory(cfg, t.region_len, &t.lim, err, errlen);
+	if (ret) {
+		snprintf(r->error, sizeof(r->error), "%s", err);
+		bb_target_close(&t);
 		return ret;
 	}
 	r->limits = t.lim;
@@ -204,7 +240,7 @@ int bb_run_cancellable(const struct bb_config *cfg, struct bb_result *r,
 		a->index = i;
 		a->cpu = cfg->ncpus ? cfg->cpus[i % cfg->ncpus] : -1;
 		a->completion_cpu = cfg->completion == BB_COMPLETION_THREAD ?
-					    completion_cpu_for(cfg, a->cpu) : -1;
+					    completion_cpu_for(cfg, i) : -1;
 		a->phase = &phase;
 		bb_hist_init(&a->res.lat);
 		ret = pthread_create(&tids[i], NULL, main_fn, a);

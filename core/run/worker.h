@@ -11,6 +11,46 @@
 
 #include <stdatomic.h>
 
+/* Sizes of what a worker allocates, shared by its setup (path/worker.c,
+ * which asserts the byte counts) and bb_config_memory_estimate()
+ * (run/config.c), so that the estimate follows the worker:
+ *   bytes of one I/O slot's bookkeeping (struct wslot), of the worker's
+ *   own state (struct worker), of a bio object of the main bioset (bio +
+ *   inline vecs, cache-line rounded) and of a split clone; the bioset
+ *   sizes (objects) of the main bioset, its bvec arrays per class and the
+ *   split bioset; the reserve (mempool) sizes. */
+#define BB_WORKER_SLOT_BYTES 64u
+#define BB_WORKER_STATE_BYTES 4096u
+#define BB_WORKER_BIO_OBJ_BYTES 256u
+#define BB_WORKER_SPLIT_OBJ_BYTES 192u
+#define BB_WORKER_BIO_POOL 4u
+#define BB_WORKER_SPLIT_POOL 2u
+#define BB_WORKER_BIO_SLAB(depth) ((depth) * 2u + 2u * 256u + 64u)
+#define BB_WORKER_BVEC_SLAB(depth) ((depth) * 2u + 64u)
+#define BB_WORKER_SPLIT_SLAB(depth, pieces)                                    \
+	((depth) * (pieces) + 2u * 256u + 64u)
+
+/* SQ and CQ sizes of a worker's ring for iodepth I/Os of up to pieces
+ * device requests each (used by setup_ring in path/worker.c, counted by
+ * the estimate). */
+static inline void bb_worker_ring_sizes(unsigned iodepth, unsigned pieces,
+					unsigned *sq, unsigned *cq)
+{
+	unsigned e = 1, c;
+
+	while (e < iodepth)
+		e <<= 1;
+	if (e < 8)
+		e = 8;
+	c = e;
+	while (c < (uint64_t)iodepth * pieces * 2 && c < 65536)
+		c <<= 1;
+	if (e > 32768)
+		e = 32768;
+	*sq = e;
+	*cq = c;
+}
+
 enum bb_phase {
 	BB_PHASE_RAMP = 0,
 	BB_PHASE_MEASURE,

@@ -88,3 +88,23 @@ int bb_errf(char *err, size_t len, int ret, const char *fmt, ...)
 	}
 	return ret;
 }
+
+const char *bb_fmt_bytes(char *buf, size_t len, uint64_t bytes)
+{
+	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB", "PiB",
+					    "EiB" };
+	double v = (double)bytes;
+	unsigned i = 0;
+
+	if (bytes < 1024) {
+		snprintf(buf, len, "%llu bytes", (unsigned long long)bytes);
+		return buf;
+	}
+	v /= 1024;
+	while (v >= 1024 && i + 1 < sizeof(unit) / sizeof(unit[0])) {
+		v /= 1024;
+		i++;
+	}
+	snprintf(buf, len, "%.1f %s", v, unit[i]);
+	return buf;
+}

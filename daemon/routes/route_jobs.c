@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #define BB_LIST_DEFAULT 50
 #define BB_LIST_MAX 500
@@ -268,16 +269,13 @@ static int bb_jobs_knobs(const struct bb_dconfig *cfg, struct bb_job *job,
 	return 0;
 }
 
-/* A variant that writes to a device (block or NVMe char) must say
- * "allow_write": true, as `biobench run --allow-write` must: refused now
- * rather than at the job's first run. */
+/* A variant that writes (to a device, or to a file: also creating or
+ * laying one out) must say "allow_write": true, as `biobench run
+ * --allow-write` must: refused now rather than at the job's first run. */
 static int bb_jobs_write_flag(const struct bb_job *job,
 			      struct bb_http_response *rs)
 {
-	struct stat st;
-
-	if (stat(job->target, &st) || !(S_ISBLK(st.st_mode) ||
-					 S_ISCHR(st.st_mode)))
+	if (bb_target_is_nop(job->target))
 		return 0;
 	for (unsigned i = 0; i < job->nvariants; i++) {
 		const struct bb_config *c = &job->v[i].cfg;
@@ -291,9 +289,8 @@ static int bb_jobs_write_flag(const struct bb_job *job,
 		else
 			snprintf(field, sizeof(field), "workload.allow_write");
 		bb_http_error(rs, 400, "invalid_job", field,
-			      "variant %s writes to the device %s: set "
-			      "\"allow_write\": true (in the workload or the "
-			      "variant)",
+			      "variant %s writes to %s: set \"allow_write\": "
+			      "true (in the workload or the variant)",
 			      job->v[i].name, job->target);
 		return -EINVAL;
 	}
@@ -338,6 +335,80 @@ static int bb_jobs_planned_time(const struct bb_dconfig *cfg,
 			"max_repeat, warmup, runtime or ramp_time", runs,
 			worst_s, total, total / 86400, cfg->max_job_s);
 	return -EINVAL;
+}
+
+/* Only regular files and block devices (and NVMe generic char devices for
+ * uring_cmd) are targets: anything else is refused here, naming its type
+ * (stat does not open it: a FIFO does not block).  A target that does not
+ * exist yet is judged when it runs. */
+static int bb_jobs_target_type(const struct bb_job *job,
+			       struct bb_http_response *rs)
+{
+	struct stat st;
+	const char *type;
+
+	if (bb_target_is_nop(job->target) || stat(job->target, &st))
+		return 0;
+	if (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode))
+		return 0;
+	type = S_ISFIFO(st.st_mode) ? "FIFO (named pipe)" :
+	       S_ISSOCK(st.st_mode) ? "socket" :
+	       S_ISDIR(st.st_mode)  ? "directory" : "special file";
+	bb_jobs_invalid(rs, "target", "target %s is a %s: a target is nop, a "
+			"regular file or a block device (or /dev/ngXnY with "
+			"\"engine\": \"uring_cmd\")", job->target, type);
+	return -EINVAL;
+}
+
+/* The bytes of the region a variant's run covers, for its verify state:
+ * size, else what the target holds past offset (0 when unknown). */
+static uint64_t bb_jobs_region(const char *target, const struct bb_config *c)
+{
+	char path[PATH_MAX], val[32];
+	struct stat st;
+	uint64_t len = 0;
+
+	if (c->size || bb_target_is_nop(target) || stat(target, &st))
+		return c->size;
+	if (S_ISREG(st.st_mode)) {
+		len = (uint64_t)st.st_size;
+	} else if (S_ISBLK(st.st_mode)) {
+		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/size",
+			 major(st.st_rdev), minor(st.st_rdev));
+		if (!bb_read_text(path, val, sizeof(val)))
+			len = strtoull(val, NULL, 10) * 512;
+	}
+	return len > c->offset ? len - c->offset : 0;
+}
+
+/* Each run's memory (bb_config_memory_estimate: buffers, slots, rings,
+ * bio slabs, verify state) within max_run_memory, and registered buffers
+ * within RLIMIT_MEMLOCK: refused now, not OOM-killed later.  0 or -EINVAL
+ * with the response filled in. */
+static int bb_jobs_memory(const struct bb_dconfig *cfg,
+			  const struct bb_job *job,
+			  struct bb_http_response *rs)
+{
+	char name[96], b[32], err[768], field[128];
+
+	bb_fmt_bytes(b, sizeof(b), cfg->max_run_memory);
+	snprintf(name, sizeof(name), "max_run_memory %s", b);
+	for (unsigned i = 0; i < job->nvariants; i++) {
+		const struct bb_job_variant *v = &job->v[i];
+		struct bb_mem_estimate e;
+
+		bb_config_memory_estimate(&v->cfg,
+					  bb_jobs_region(job->target, &v->cfg),
+					  NULL, &e);
+		if (!bb_config_memory_check(&v->cfg, &e, cfg->max_run_memory,
+					    name, err, sizeof(err)))
+			continue;
+		bb_jobs_opt_field(job->spec, v->name, "iodepth", field,
+				  sizeof(field));
+		bb_jobs_invalid(rs, field, "variant %s: %s", v->name, err);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 void bb_route_jobs_post(const struct bb_route_req *r,
@@ -393,8 +464,9 @@ void bb_route_jobs_post(const struct bb_route_req *r,
 			      why[0] ? why : "target is not in the allow-list");
 		goto out;
 	}
-	if (bb_jobs_cpus(r->cfg, job, rs) || bb_jobs_knobs(r->cfg, job, rs) ||
-	    bb_jobs_write_flag(job, rs) ||
+	if (bb_jobs_target_type(job, rs) || bb_jobs_cpus(r->cfg, job, rs) ||
+	    bb_jobs_knobs(r->cfg, job, rs) || bb_jobs_write_flag(job, rs) ||
+	    bb_jobs_memory(r->cfg, job, rs) ||
 	    bb_jobs_planned_time(r->cfg, job, rs))
 		goto out;
 	/* a store that lost its file or cannot write would lose the job */

@@ -106,7 +106,8 @@ v=$(api_json GET "/api/v1/jobs/$id" 'd["verdict"]')
 if [ "$st" = done ] && { [ "$v" = no_change ] || [ "$v" = inconclusive ]; }; then pass "A/A: verdict $v"
 else fail "A/A: state $st verdict $v"; fi
 
-# --- 4. a file target ---------------------------------------------------------
+# --- 4. a file target (laid out beforehand: a read job does not create) ------
+head -c 16M /dev/zero >"$TMP/bench.dat"
 id=$(submit "{\"name\":\"file qd\",\"target\":\"$TMP/bench.dat\",
   \"workload\":{\"size\":\"16m\",\"runtime\":\"200ms\",\"rw\":\"randread\"},
   \"variants\":{\"A\":{\"iodepth\":1},\"B\":{\"iodepth\":32}},\"repeat\":3,\"warmup\":0}")

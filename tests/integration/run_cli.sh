@@ -52,11 +52,13 @@ expect_rc 0 run --mode sqpoll --number-ios 20000 --json nop \
   && pass "nop sqpoll: 20000 I/Os" || fail "nop sqpoll"
 
 # --- files -----------------------------------------------------------------
+# (created and laid out by the first write job: that needs --allow-write;
+# the read jobs below read what it laid out)
 f="$TMP/data.bin"
 for mode in irq sqpoll; do
   for comp in inline thread; do
     if expect_rc 0 run --mode $mode --completion $comp --rw randwrite --bs 64k \
-        --max-sectors-kb 4 --size 16m --runtime 1s --verify --json "$f"; then
+        --max-sectors-kb 4 --size 16m --allow-write --runtime 1s --verify --json "$f"; then
       r=$(jget "$TMP/out" '"%d %d %d" % (d["io"]["ios"], d["io"]["verify_errors"], d["split"]["pieces"])')
       set -- $r
       [ "$1" -gt 0 ] && [ "$2" = 0 ] && [ "$3" -ge $((15 * $1)) ] \
@@ -68,7 +70,7 @@ done
 # a region of 128 blocks written 1000 times: blocks are rewritten (new
 # generations) and the count is still exact
 for comp in inline thread; do
-  expect_rc 0 run --rw randwrite --completion $comp --bs 64k --max-sectors-kb 8 --size 8m \
+  expect_rc 0 run --rw randwrite --completion $comp --bs 64k --max-sectors-kb 8 --size 8m --allow-write \
       --number-ios 1000 --verify --json "$TMP/small.bin" \
     && [ "$(jget "$TMP/out" '"%d %d" % (d["io"]["ios"], d["io"]["verify_errors"])')" = "1000 0" ] \
     && pass "verify with rewritten blocks ($comp): exactly 1000 writes, 0 errors" \

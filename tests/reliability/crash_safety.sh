@@ -38,6 +38,7 @@ mount "$LOOP2" "$TMP/mnt" || skip "cannot mount ext4 on $LOOP2"
 cleanup_hooks=('[ -z "$DPID" ] || daemon_kill $DPID' "umount -l $TMP/mnt"
                "losetup -d $LOOP2" "losetup -d $LOOP")
 FILE=$TMP/mnt/bench.dat
+head -c 8M /dev/zero >"$FILE"   # read jobs read it; they do not lay it out
 
 declare -A ORIG KNOBS
 for dev in "$LOOP" "$LOOP2"; do

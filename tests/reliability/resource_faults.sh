@@ -10,9 +10,9 @@
 #  2. the target disappears mid-job (losetup -d on its loop device while
 #     it runs, with a sysfs knob in play): the job fails with the reason,
 #     the daemon keeps answering and does not hang;
-#  3. the benchmark file cannot be created (its directory is on a
-#     read-only filesystem): a clear error from both `biobench run` and
-#     the daemon.
+#  3. the benchmark file cannot be created by a write job (its directory
+#     is on a read-only filesystem): a clear error from both `biobench run`
+#     and the daemon.
 # Needs root (mounts, loop devices).
 source "$(dirname "$0")/../integration/daemon_lib.sh"
 
@@ -38,6 +38,7 @@ cat >>"$DCONF" <<EOF
 allow = $LOOP
 allow_knobs = $LOOP read_ahead_kb
 allow = $RO/*.dat
+allow_write = $RO/*.dat
 EOF
 DDB=$DBFS/biobench.db
 daemon_start || { finish; exit 1; }
@@ -141,7 +142,8 @@ st=$(wait_end "$id" 60) || true
 
 # --- 3. the benchmark file cannot be created ----------------------------------
 api POST /api/v1/jobs "{\"name\":\"ro\",\"target\":\"$RO/bench.dat\",
-  \"workload\":{\"size\":\"1m\",\"runtime\":\"100ms\"},\"variants\":{\"A\":{},\"B\":{}},\"repeat\":2,\"warmup\":0}"
+  \"workload\":{\"size\":\"64k\",\"runtime\":\"100ms\",\"rw\":\"randwrite\",\"allow_write\":true},
+  \"variants\":{\"A\":{},\"B\":{}},\"repeat\":2,\"warmup\":0}"
 if [[ $API_STATUS == 4* ]]; then
   msg=$(api_get 'd["error"]["message"]')
   grep -qiE "read-only|EROFS|permission" <<<"$msg" && pass "daemon: read-only directory refused at submission: $msg" ||
@@ -156,7 +158,7 @@ fi
 daemon_stop || fail "daemon stop: exit $?"
 if [ -x "$CLI" ]; then
   rc=0
-  "$CLI" run --size 1m --runtime 100ms "$RO/bench.dat" >"$TMP/out" 2>"$TMP/err" || rc=$?
+  "$CLI" run --rw randwrite --allow-write --size 64k --runtime 100ms "$RO/bench.dat" >"$TMP/out" 2>"$TMP/err" || rc=$?
   if [ "$rc" = 1 ] && grep -qiE "read-only" "$TMP/err"; then pass "biobench run: read-only directory: exit 1: $(head -1 "$TMP/err")"
   else fail "biobench run: read-only directory: exit $rc: $(head -c 300 "$TMP/err")"; fi
 fi

@@ -127,6 +127,10 @@ uint64_t bb_now_ns(void);
 int bb_errf(char *err, size_t len, int ret, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* Bytes for a message: "512 bytes", "1.5 KiB", "64.0 MiB", "4.0 TiB"
+ * (binary units, one decimal).  Returns buf. */
+const char *bb_fmt_bytes(char *buf, size_t len, uint64_t bytes);
+
 /* The first len-1 bytes of a (sysfs, proc) file into buf, surrounding
  * white space removed; "" on error.  0 or -errno. */
 int bb_read_text(const char *path, char *buf, size_t len);

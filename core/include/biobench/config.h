@@ -66,11 +66,23 @@ enum {
 struct bb_config {
 	/* target: "nop", a regular file, or a block device */
 	char target[PATH_MAX];
-	uint64_t size;        /* bytes: file created/extended to it; region of a
-				 device (0 = whole device / existing file) */
+	uint64_t size;        /* bytes: the region (0 = whole device / existing
+				 file); a write workload with allow_write
+				 creates or extends a file to offset + size */
 	uint64_t offset;      /* start of the region, bytes */
 	bool direct;          /* O_DIRECT (forced on for poll mode) */
-	bool allow_write;     /* needed for writes to a block device */
+	bool allow_write;     /* needed for writes to a block device and to
+				 create or extend a file */
+	bool no_symlinks;     /* not an option: the target is already a
+				 canonical path (the daemon checked it
+				 against its allow-list): it is opened as it
+				 is, a symlink anywhere in it refused; false:
+				 canonicalized first (symlinks such as
+				 /dev/disk/by-id/... resolved once) */
+	uint64_t max_memory;  /* bytes a run may allocate for I/O
+				 (bb_config_memory_estimate); 0 = half of the
+				 memory available (MemAvailable, the cgroup's
+				 limit) */
 
 	/* workload */
 	enum bb_rw rw;
@@ -95,7 +107,9 @@ struct bb_config {
 	unsigned complete_batch; /* min CQEs waited for when full (-c) */
 	int sqpoll_cpu;          /* -1 = not pinned */
 	enum bb_completion completion;
-	int completion_cpu;      /* -1 = the CPU after the submitter's */
+	int completion_cpu;      /* -1 = the CPU after the submitter's in
+				    cpus[] (its own with one CPU; not
+				    pinned without cpus) */
 	enum bb_lat_mode lat;
 	uint64_t inject_ns;      /* busy delay per I/O in the submit path */
 
@@ -116,6 +130,56 @@ struct bb_config {
  * bio_cache all, split_check iter, bio_layout vec_early, inline
  * completions, latency per batch. */
 void bb_config_default(struct bb_config *cfg);
+
+/* What a run allocates, counted by bb_config_memory_estimate(): bytes per
+ * part, for every thread together. */
+struct bb_mem_estimate {
+	uint64_t buffers;    /* I/O buffers: threads x iodepth x bs (bs
+				rounded up to a page), mapped and populated */
+	uint64_t slots;      /* per I/O slot: the slot, its free-stack entry
+				and its page vecs */
+	uint64_t ring;       /* SQ and CQ rings and the SQE array */
+	uint64_t bios;       /* bio slabs and reserves (main and split
+				biosets) and the bvec arrays of the class
+				the bios use */
+	uint64_t verify;     /* generation and busy byte per block */
+	uint64_t completion; /* the completion thread's done queue */
+	uint64_t threads;    /* worker state, histograms, the engine's per
+				thread records */
+	uint64_t samples;    /* one per second of runtime */
+	uint64_t total;      /* the sum */
+	uint64_t locked;     /* registered (pinned) buffers: counted against
+				RLIMIT_MEMLOCK without CAP_IPC_LOCK */
+};
+
+/* The memory a run of cfg allocates (an upper bound: what it maps and may
+ * touch), for a region of region_len bytes (0: cfg->size, else 1 GiB for
+ * nop, else unknown: no verify state counted) and queue limits lim (NULL:
+ * the config's synthetic limits with defaults; the number of split pieces
+ * per I/O depends on them).  The parts are those of struct
+ * bb_mem_estimate. */
+void bb_config_memory_estimate(const struct bb_config *cfg,
+			       uint64_t region_len,
+			       const struct bb_queue_limits *lim,
+			       struct bb_mem_estimate *e);
+
+/* Refuse a run whose estimate is above limit (bytes; limit_name says where
+ * it comes from, e.g. "--max-memory 64 MiB", "max_run_memory 2.0 GiB"):
+ * -ENOMEM with one line naming the fields and the sum ("threads 64 x
+ * iodepth 65536 x bs 1 MiB = 64.0 TiB of I/O buffers, 64.1 TiB in all, is
+ * above ..."). */
+int bb_config_memory_check(const struct bb_config *cfg,
+			   const struct bb_mem_estimate *e, uint64_t limit,
+			   const char *limit_name, char *err, size_t errlen);
+
+/* Bytes of memory this process may still use: half of MemAvailable, or
+ * of what is left under its cgroup's memory limit when that is lower
+ * (the default --max-memory); 0 when unknown. */
+uint64_t bb_host_memory_budget(void);
+
+/* The memory of the host, or of this process's cgroup when its limit is
+ * lower (MemTotal, memory.max); 0 when unknown. */
+uint64_t bb_host_memory_total(void);
 
 /* Whether the workload writes. */
 static inline bool bb_rw_writes(enum bb_rw rw)

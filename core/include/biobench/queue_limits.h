@@ -76,4 +76,9 @@ int bb_limits_read_sysfs_dev(const char *sysfs_root, unsigned int maj,
 /* Print the limits as "name=value" pairs on one line. */
 void bb_limits_fprint(FILE *f, const struct bb_queue_limits *lim);
 
+/* The most pieces one I/O of bs bytes can be cut into under lim (for
+ * sizing the split bioset): bs over the smallest piece the limits allow,
+ * plus one for an alignment cut. */
+unsigned bb_limits_max_pieces(uint32_t bs, const struct bb_queue_limits *lim);
+
 #endif

@@ -472,7 +472,8 @@ static void test_allow_recheck(void **state)
 	snprintf(spec, sizeof(spec),
 		 "{\"name\":\"swap\",\"target\":\"%s/ok/a.dat\","
 		 "\"workload\":{\"size\":\"1m\",\"number_ios\":500,"
-		 "\"rw\":\"randwrite\"},\"variants\":{\"A\":{},\"B\":{}},"
+		 "\"rw\":\"randwrite\",\"allow_write\":true},"
+		 "\"variants\":{\"A\":{},\"B\":{}},"
 		 "\"repeat\":2,\"warmup\":0}", f->dir);
 	swapped = insert(g_st, spec, 4);
 	assert_int_equal(bb_sched_start(&s, f->db, err, sizeof(err)), 0);
@@ -519,6 +520,94 @@ static void test_allow_recheck(void **state)
 	pthread_rwlock_destroy(&lock);
 	free(a);
 	free(b);
+}
+
+/* The run-time check and the allow-list share one canonicaliser
+ * (bb_target_canonical): a dangling symlink under an allowed glob is
+ * refused at run for the reason the allow-list gives (the scheduler used
+ * to resolve it as a file to create, then open it); a path with a
+ * trailing '/' likewise.  A job that writes a file without its
+ * allow_write (as stored by an older daemon) is refused at run, the file
+ * unchanged, and one that has it writes. */
+static void test_one_canonicaliser(void **state)
+{
+	struct fx *f = *state;
+	struct bb_dconfig *a = calloc(1, sizeof(*a)), *cur = a;
+	pthread_rwlock_t lock;
+	struct bb_sched *s = NULL;
+	char err[512] = "", why[512] = "", buf[16], msg[1024], spec[1024],
+	     path[256], victim[256];
+	int64_t dangling, slash, nowrite, withwrite;
+
+	assert_non_null(a);
+	g_st = store_open(f);
+	assert_int_equal(pthread_rwlock_init(&lock, NULL), 0);
+	bb_dconfig_default(a);
+	a->nallow = 1;
+	snprintf(a->allow[0].pattern, sizeof(a->allow[0].pattern),
+		 "%s/ok/*.dat", f->dir);
+	a->allow[0].write = true;
+	snprintf(path, sizeof(path), "%s/ok", f->dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(victim, sizeof(victim), "%s/victim", f->dir);
+	snprintf(path, sizeof(path), "%s/ok/dangling.dat", f->dir);
+	assert_int_equal(symlink(victim, path), 0);
+	/* what the allow-list says about it */
+	assert_int_equal(bb_dconfig_target_allowed(a, path, true, why,
+						   sizeof(why)), -EACCES);
+	assert_non_null(strstr(why, "symlink to a missing file"));
+	snprintf(spec, sizeof(spec),
+		 "{\"name\":\"dangling\",\"target\":\"%s\",\"workload\":"
+		 "{\"size\":\"1m\",\"number_ios\":100,\"rw\":\"randwrite\","
+		 "\"allow_write\":true,\"direct\":false},\"variants\":{\"A\":{},"
+		 "\"B\":{}},\"repeat\":2,\"warmup\":0}", path);
+	dangling = insert(g_st, spec, 4);
+	snprintf(spec, sizeof(spec),
+		 "{\"name\":\"slash\",\"target\":\"%s/ok/new.dat/\","
+		 "\"workload\":{\"size\":\"1m\",\"number_ios\":100,"
+		 "\"rw\":\"randwrite\",\"allow_write\":true,\"direct\":false},"
+		 "\"variants\":{\"A\":{},\"B\":{}},\"repeat\":2,"
+		 "\"warmup\":0}", f->dir);
+	slash = insert(g_st, spec, 4);
+	snprintf(path, sizeof(path), "%s/ok/exists.dat", f->dir);
+	write_text(path, "unchanged\n");
+	snprintf(spec, sizeof(spec),
+		 "{\"name\":\"nowrite\",\"target\":\"%s\",\"workload\":"
+		 "{\"number_ios\":100,\"rw\":\"randwrite\",\"bs\":\"512\","
+		 "\"direct\":false},\"variants\":{\"A\":{},\"B\":{}},"
+		 "\"repeat\":2,\"warmup\":0}", path);
+	nowrite = insert(g_st, spec, 4);
+	snprintf(path, sizeof(path), "%s/ok/made.dat", f->dir);
+	snprintf(spec, sizeof(spec),
+		 "{\"name\":\"withwrite\",\"target\":\"%s\",\"workload\":"
+		 "{\"size\":\"64k\",\"number_ios\":100,\"rw\":\"randwrite\","
+		 "\"allow_write\":true,\"direct\":false},\"variants\":{\"A\":{},"
+		 "\"B\":{}},\"repeat\":2,\"warmup\":0}", path);
+	withwrite = insert(g_st, spec, 4);
+	assert_int_equal(bb_sched_start(&s, f->db, err, sizeof(err)), 0);
+	bb_sched_set_config(s, &lock, &cur);
+
+	assert_string_equal(wait_end(dangling, buf), BB_JOB_FAILED);
+	job_error(dangling, msg, sizeof(msg));
+	if (!strstr(msg, "symlink to a missing file"))
+		fail_msg("dangling symlink: error '%s'", msg);
+	assert_int_equal(access(victim, F_OK), -1); /* not created */
+	assert_string_equal(wait_end(slash, buf), BB_JOB_FAILED);
+	job_error(slash, msg, sizeof(msg));
+	if (!strstr(msg, "ends with '/'"))
+		fail_msg("trailing slash: error '%s'", msg);
+	assert_string_equal(wait_end(nowrite, buf), BB_JOB_FAILED);
+	job_error(nowrite, msg, sizeof(msg));
+	if (!strstr(msg, "allow_write"))
+		fail_msg("no allow_write: error '%s'", msg);
+	snprintf(path, sizeof(path), "%s/ok/exists.dat", f->dir);
+	read_text(path, msg, sizeof(msg));
+	assert_string_equal(msg, "unchanged");
+	assert_string_equal(wait_end(withwrite, buf), BB_JOB_DONE);
+	bb_sched_stop(s);
+	bb_store_close(g_st);
+	pthread_rwlock_destroy(&lock);
+	free(a);
 }
 
 /* ---- startup recovery ------------------------------------------------------ */
@@ -633,6 +722,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_noise_floor, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_allow_recheck, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_one_canonicaliser, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_recovery, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recovery_sysfs, setup,

@@ -779,7 +779,7 @@ static const char *const cli_names[] = {
 	"ramp-time", "threads", "cpus", "size", "offset", "direct",
 	"allow-write", "seed", "verify", "engine", "mode", "fixedbufs",
 	"registerfiles", "submit-batch", "complete-batch", "sqpoll-cpu",
-	"completion", "completion-cpu", "lat", "inject-ns", "bio-cache",
+	"completion", "completion-cpu", "max-memory", "lat", "inject-ns", "bio-cache",
 	"split-check", "bio-layout", "max-sectors-kb", "max-segments",
 	"max-segment-size", "seg-boundary", "virt-boundary",
 	"chunk-sectors", "lbs", "json", "quiet", "help",
