@@ -32,7 +32,7 @@ enum bb_ctx {
 	BB_CTX_SOFTIRQ = 2,
 };
 
-/* The bio cache variants (DESIGN.md "Variants"). */
+/* The bio cache variants (docs/design.md, "The per-CPU bio cache"). */
 enum bb_cache_variant {
 	BB_CACHE_OFF = 0,  /* no per-thread cache: slab + reserve only */
 	BB_CACHE_TASK,     /* only task-context puts are cached (pre-2022) */
