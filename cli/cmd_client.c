@@ -585,7 +585,7 @@ int bb_cmd_submit(const struct bb_cli_globals *g, int argc, char **argv)
 	struct copts o;
 	char *body = NULL, err[512];
 	size_t len = 0;
-	int64_t id;
+	int64_t id = 0;
 	int ret;
 
 	ret = parse_opts(cmd, argc, argv, &o);
@@ -631,7 +631,7 @@ int bb_cmd_watch(const struct bb_cli_globals *g, int argc, char **argv)
 	const struct ccmd *cmd = &cmd_watch;
 	struct bb_client c = { 0 };
 	struct copts o;
-	int64_t id;
+	int64_t id = 0;
 	int ret;
 
 	ret = parse_opts(cmd, argc, argv, &o);
@@ -839,7 +839,7 @@ int bb_cmd_show(const struct bb_cli_globals *g, int argc, char **argv)
 	struct bb_client c = { 0 };
 	struct copts o;
 	char path[64];
-	int64_t id;
+	int64_t id = 0;
 	int ret;
 
 	ret = parse_opts(cmd, argc, argv, &o);
@@ -878,7 +878,7 @@ int bb_cmd_compare(const struct bb_cli_globals *g, int argc, char **argv)
 	struct bb_client c = { 0 };
 	struct copts o;
 	char path[64];
-	int64_t id;
+	int64_t id = 0;
 	int ret;
 
 	ret = parse_opts(cmd, argc, argv, &o);
@@ -926,7 +926,7 @@ int bb_cmd_cancel(const struct bb_cli_globals *g, int argc, char **argv)
 	struct copts o;
 	char path[64];
 	const char *state;
-	int64_t id;
+	int64_t id = 0;
 	int ret;
 
 	ret = parse_opts(cmd, argc, argv, &o);

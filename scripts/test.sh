@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # Build and run every test: the normal build (unit + integration +
-# reliability tests, -Werror), then all of them again under ASan+UBSan,
+# reliability tests, -Werror), a Release (-O3) and a clang build (built,
+# not run), then all of them again under ASan+UBSan,
 # then the thread tests under TSan, then each fuzz target for 60 s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=build scripts/build.sh
 (cd build && ctest --output-on-failure -j2)
+# Build only, warning-free: the Release build a user types (-O3, whose
+# -Wmaybe-uninitialized sees more than -O2) and clang.
+BUILD_DIR=build-release scripts/build.sh -DCMAKE_BUILD_TYPE=Release
+CC=clang BUILD_DIR=build-clang scripts/build.sh
 BUILD_DIR=build-asan scripts/build.sh -DBB_SANITIZE=ON
 # Under the sanitizers: everything but the browser test (its code under test
 # is JavaScript; the daemon behind it is covered by it_daemon_*) and the
