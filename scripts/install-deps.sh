@@ -17,6 +17,7 @@ pkgs=(
   libnvme-dev qemu-system-x86 busybox-static cpio # NVMe discovery (libnvme); tests/vm: NVMe guest under QEMU
   libcurl4-openssl-dev          # biobench: the client of biobenchd's HTTP API
   chromium libjs-chart.js nodejs npm # dashboard charts (Chart.js served locally); browser tests (playwright-core)
+  dpkg-dev debian-archive-keyring # bench/tiou/get-fio.sh, tests: apt-get source fio, to build fio's t/io_uring
   debhelper dpkg-dev lintian rpm fakeroot systemd libjs-chart.js # packaging/ci.sh: .deb, lintian, .rpm, systemd-analyze, Chart.js for the RPM
 )
 
