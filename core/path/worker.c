@@ -89,6 +89,8 @@ enum {
 	K_LAT = 1u << 5,     /* reap: latency recorded */
 	K_HARDIRQ = 1u << 6, /* reap: the completion thread (hard-irq
 				context, the comp side) */
+	K_FIXED = 1u << 7,   /* fast bio build: registered buffers (a
+				BIO_CLONED bio over the slot's bvecs) */
 };
 
 /* Single-producer single-consumer ring of slots, from the completion
@@ -362,7 +364,7 @@ split_and_issue(struct worker *w, struct bb_bio *bio, const struct bb_wslot *s,
  * compiler from merging bio_init's stores with the ones that follow. */
 BB_HOT struct bb_bio *model_bio(struct worker *w, struct bb_wslot *s,
 				const struct bb_target *t, bb_bio_end_io_t end_io,
-				uint32_t opf, bool fixed)
+				uint32_t opf, bool fixed, uint32_t bs)
 {
 	struct bb_bvec *vecs = s->vecs;
 	const uint16_t nvecs = s->nvecs;
@@ -387,7 +389,7 @@ BB_HOT struct bb_bio *model_bio(struct worker *w, struct bb_wslot *s,
 	}
 	bio->bi_vcnt = nvecs;
 	bio->bi_iter.bi_sector = sector;
-	bio->bi_iter.bi_size = w->b.bs;
+	bio->bi_iter.bi_size = bs;
 	bio->bi_end_io = end_io;
 	bio->bi_private = s;
 	return bio;
@@ -418,15 +420,16 @@ BB_HOT unsigned fill_t(struct worker *w, bool *exhausted, const unsigned K)
 	const uint64_t count = f0->blk_count;
 	const uint32_t bs = b->bs;
 	const uint8_t wconst = b->write_const;
-	const bool fixed = b->fixed;
+	/* registered buffers: the fast build knows, the general one asks */
+	const bool fixed = (K & K_FAST) ? (K & K_FIXED) != 0 : b->fixed;
 	const bb_bio_end_io_t end_io = w->end_io;
-	const struct bb_queue_limits *lim0 = &f0->t->lim;
+	const struct bb_target *t0 = f0->t;
+	const struct bb_queue_limits *lim0 = &t0->lim;
 	const uint32_t opf0 = w->opf_base | (wconst ? BB_REQ_OP_WRITE
 						    : BB_REQ_OP_READ);
 	const struct bb_sqe_tmpl *tmpl = &f0->tmpl[wconst];
 	unsigned n = bb_min(w->submit_batch, b->nfree), nfree = b->nfree;
-	unsigned tail = ring->sq.sqe_tail, space, done = 0;
-	uint64_t checks = 0;
+	unsigned tail = ring->sq.sqe_tail, space, done = 0, nsplit = 0;
 
 	if (b->limit && !b->verify_phase) {
 		uint64_t left = b->limit - b->issued;
@@ -466,11 +469,11 @@ BB_HOT unsigned fill_t(struct worker *w, bool *exhausted, const unsigned K)
 		s->t_sub = (!(K & K_FAST) && w->lat_io) ? bb_now_ns() : now;
 		if (K & K_BIO) {
 			struct bb_bio *bio = model_bio(
-				w, s, f->t, end_io,
+				w, s, (K & K_FAST) ? t0 : f->t, end_io,
 				(K & K_FAST) ? opf0 :
 				w->opf_base | (s->write ? BB_REQ_OP_WRITE :
 							  BB_REQ_OP_READ),
-				fixed);
+				fixed, bs);
 
 			if (bb_unlikely(!bio)) {
 				/* the bioset is empty: reap to free bios first */
@@ -484,7 +487,6 @@ BB_HOT unsigned fill_t(struct worker *w, bool *exhausted, const unsigned K)
 				n = done + 1; /* stopping: issue this one, no more */
 			if (bb_likely(!may_need_split(bio, (K & K_FAST) ? lim0 :
 								&f->t->lim, K))) {
-				checks++;
 				if (K & K_NVME)
 					bb_sqe_prep_nvme(sq_at(ring, tail, K), tmpl,
 							 s->buf, bs, s->off,
@@ -498,6 +500,7 @@ BB_HOT unsigned fill_t(struct worker *w, bool *exhausted, const unsigned K)
 				tail++;
 			} else {
 				ring->sq.sqe_tail = tail;
+				nsplit++; /* it counts its own checks */
 				split_and_issue(w, bio, s, K);
 				tail = ring->sq.sqe_tail;
 				space = io_uring_sq_space_left(ring);
@@ -524,8 +527,9 @@ BB_HOT unsigned fill_t(struct worker *w, bool *exhausted, const unsigned K)
 	b->nfree = nfree;
 	b->rng = rng;
 	if (K & K_BIO) {
-		w->split_ctr.checks += checks;
-		w->split_ctr.segs += checks;
+		/* the first check of each bio that it passed */
+		w->split_ctr.checks += done - nsplit;
+		w->split_ctr.segs += done - nsplit;
 	}
 	if (b->sub.measuring && !b->verify_phase)
 		b->issued += done;
@@ -869,6 +873,10 @@ FILL(fill_bio_vcnt_nvme, K_BIO | K_NVME)
 FILL(fill_bio_vcnt_nvme_fast, K_BIO | K_NVME | K_FAST)
 FILL(fill_bio_iter_nvme, K_BIO | K_ITER | K_NVME)
 FILL(fill_bio_iter_nvme_fast, K_BIO | K_ITER | K_NVME | K_FAST)
+FILL(fill_bio_vcnt_fast_fixed, K_BIO | K_FAST | K_FIXED)
+FILL(fill_bio_iter_fast_fixed, K_BIO | K_ITER | K_FAST | K_FIXED)
+FILL(fill_bio_vcnt_nvme_fast_fixed, K_BIO | K_NVME | K_FAST | K_FIXED)
+FILL(fill_bio_iter_nvme_fast_fixed, K_BIO | K_ITER | K_NVME | K_FAST | K_FIXED)
 #undef FILL
 
 /* [model][nvme][iter][fast] */
@@ -881,6 +889,12 @@ static const fill_fn fill_fns[2][2][2][2] = {
 	[1][0][1] = { fill_bio_iter, fill_bio_iter_fast },
 	[1][1][0] = { fill_bio_vcnt_nvme, fill_bio_vcnt_nvme_fast },
 	[1][1][1] = { fill_bio_iter_nvme, fill_bio_iter_nvme_fast },
+};
+
+/* The fast bio builds with registered buffers: [nvme][iter] */
+static const fill_fn fill_fixed_fns[2][2] = {
+	{ fill_bio_vcnt_fast_fixed, fill_bio_iter_fast_fixed },
+	{ fill_bio_vcnt_nvme_fast_fixed, fill_bio_iter_nvme_fast_fixed },
 };
 
 /* Reaps of the submitter (inline completions), choosing per batch whether
@@ -1360,6 +1374,8 @@ static int setup(struct worker *w)
 	iter = cfg->split_check == BB_SPLIT_CHECK_ITER;
 	w->fill_general = fill_fns[w->model][nvme][iter][0];
 	w->fill = fill_fns[w->model][nvme][iter][w->fast];
+	if (w->model && w->fast && b->fixed)
+		w->fill = fill_fixed_fns[nvme][iter];
 	if (!w->model && !b->offsets && w->fast)
 		w->fill = fill_none_nop;
 	w->reap_general = reap_fns[w->model][nvme][0];
