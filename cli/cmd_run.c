@@ -1,4 +1,4 @@
-/* cmd_run.c - `biobench run [OPTIONS] TARGET`. */
+/* cmd_run.c - `biobench run [OPTIONS] TARGET...`. */
 #include "cli.h"
 #include <biobench/engine.h>
 #include <biobench/options.h>
@@ -27,10 +27,14 @@ int bb_cmd_run(int argc, char **argv)
 	bb_config_default(&cfg);
 	ret = bb_options_parse(argc, argv, &cfg, err, sizeof(err));
 	if (ret == 1) {
-		printf("usage: biobench run [OPTIONS] TARGET\n\n"
+		printf("usage: biobench run [OPTIONS] TARGET...\n\n"
 		       "Run one benchmark on TARGET: `nop` (io_uring NOPs "
 		       "through the bio model, no device), a regular file, "
-		       "or a block device.\n\noptions:\n");
+		       "or a block device; or on several files or block "
+		       "devices, spread over the threads as t/io_uring "
+		       "spreads its FILE arguments.  --model none skips the "
+		       "bio model (one SQE per I/O, as t/io_uring).\n\n"
+		       "options:\n");
 		bb_options_help(stdout);
 		return 0;
 	}

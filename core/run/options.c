@@ -1305,10 +1305,12 @@ void bb_options_help(FILE *f)
 
 	bb_config_default(&def);
 	fprintf(f,
-		"usage: biobench run [options] TARGET\n"
+		"usage: biobench run [options] TARGET...\n"
 		"\n"
 		"TARGET is nop (io_uring NOPs: the stack without a device), a regular file\n"
-		"or a block device.  Options take --name=value or --name value; boolean\n"
+		"or a block device; several files or block devices are spread over the\n"
+		"threads as t/io_uring spreads its FILE arguments (up to 16 per thread).\n"
+		"Options take --name=value or --name value; boolean\n"
 		"options also --name and --no-name.  Sizes take k/m/g suffixes (binary),\n"
 		"durations ns/us/ms/s/m/h (a plain number is seconds).  In a job's JSON the\n"
 		"names use underscores (--max-sectors-kb is \"max_sectors_kb\").\n");
