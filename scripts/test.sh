@@ -18,12 +18,13 @@ BUILD_DIR=build-asan scripts/build.sh -DBB_SANITIZE=ON
 # the normal build above).
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --output-on-failure -j2 -E '^(it_browser|it_nvme_vm)$')
-# The threaded code under ThreadSanitizer: the bio caches, the job runner,
+# The threaded code under ThreadSanitizer: the bio caches, the engine (the
+# completion thread, cancel), the job runner,
 # the scheduler with concurrent cancel and progress reads.
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBB_TSAN=ON >/dev/null
-cmake --build build-tsan -j"$(nproc)" --target test_bioset_late test_bioset_early \
+cmake --build build-tsan -j"$(nproc)" --target test_bioset_late test_bioset_early test_engine \
   test_jobrun test_scheduler
 (cd build-tsan && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
-  ctest --output-on-failure -R '^(test_bioset_late|test_bioset_early|test_jobrun|test_scheduler)$')
+  ctest --output-on-failure -R '^(test_bioset_late|test_bioset_early|test_engine|test_jobrun|test_scheduler)$')
 # libFuzzer targets (clang): job spec, run options, daemon config, HTTP.
 FUZZ_SECONDS=${FUZZ_SECONDS:-60} tests/fuzz/run.sh

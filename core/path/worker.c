@@ -699,15 +699,18 @@ BB_HOT void end_io_t(struct bb_bio *bio, enum bb_ctx ctx, const unsigned K)
 		if (sd->lat)
 			bb_wside_lat(sd, s->t_sub);
 	}
-	/* the slot first, then the put as the last call: the put does not
-	 * look at the slot */
+	/* completion thread: the put before the slot goes back, so that a
+	 * slot back means its bio is put (the submitter reads the bioset's
+	 * counters once every slot is back).  Submitter: the slot first,
+	 * then the put as the last call (it does not look at the slot). */
 	if (K & K_HARDIRQ) {
+		bb_bio_put(bio, ctx);
 		spsc_push(&w->done_q, s);
-	} else {
-		if (!(K & K_FAST))
-			slot_done(b, s);
-		b->free[b->nfree++] = s;
+		return;
 	}
+	if (!(K & K_FAST))
+		slot_done(b, s);
+	b->free[b->nfree++] = s;
 	bb_bio_put(bio, ctx);
 }
 
@@ -741,10 +744,12 @@ BB_HOT void end_io_fast_t(struct bb_bio *bio, enum bb_ctx ctx, const unsigned K)
 	sd->io.ios++;
 	if (sd->lat)
 		sd->lat_run++;
-	if (K & K_HARDIRQ)
+	if (K & K_HARDIRQ) {
+		bb_bio_put(bio, ctx); /* before the slot: see end_io_t */
 		spsc_push(&w->done_q, s);
-	else
-		b->free[b->nfree++] = s;
+		return;
+	}
+	b->free[b->nfree++] = s;
 	bb_bio_put(bio, ctx);
 }
 
