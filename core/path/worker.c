@@ -962,7 +962,7 @@ static void start_measure(struct worker *w)
 	bb_wside_start(&b->sub);
 	memset(&w->split_ctr, 0, sizeof(w->split_ctr));
 	b->issued = 0;
-	b->a->res.t_start_ns = bb_now_ns();
+	b->a->res.t_start_ns = b->sub.now = bb_now_ns();
 	bb_cpu_usage_thread(&b->a->res.cpu_submit);
 	/* the completion thread clears its side when it sees this */
 	atomic_fetch_add_explicit(&w->epoch, 1, memory_order_release);
@@ -1028,7 +1028,7 @@ static void loop_inline(struct worker *w, bool until_exhausted)
 	const fill_fn fill = w->fill;
 	const reap_fn reap = w->reap;
 	int seen = -1;
-	bool exhausted = false;
+	bool exhausted = false, fresh = false;
 
 	for (;;) {
 		unsigned inflight, to_wait;
@@ -1037,8 +1037,11 @@ static void loop_inline(struct worker *w, bool until_exhausted)
 			break;
 		if (b->fatal)
 			break;
-		if (b->sub.lat)
+		/* the batch's stamp: the clock the last reap read, when it
+		 * reaped (one clock read per loop, not two) */
+		if (b->sub.lat && !fresh)
 			b->sub.now = bb_now_ns();
+		fresh = false;
 		if (!exhausted)
 			fill(w, &exhausted);
 		inflight = b->depth - b->nfree;
@@ -1054,7 +1057,7 @@ static void loop_inline(struct worker *w, bool until_exhausted)
 		}
 		if (enter(w, to_wait) < 0 && b->fatal)
 			break;
-		reap(w, &b->sub);
+		fresh = reap(w, &b->sub) > 0;
 		if (b->sub.measuring)
 			bb_wside_publish(&b->sub);
 	}
