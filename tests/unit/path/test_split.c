@@ -385,6 +385,9 @@ static const struct maxio_case maxio_cases[] = {
 	/* pbs 128 sectors: start 5, end 13 & ~127 = 0 <= 5 -> 8 & ~0 = 8 */
 	{ "pbs 64K @5, no aligned end", { .pbs = 65536, .max_user = 8 }, RD, 5,
 	  8 },
+	/* pbs 128 KiB (256 sectors, a size the kernel accepts): start 3,
+	 * end (3 + 1000) & ~255 = 768 -> 765 */
+	{ "pbs 128K @3", { .pbs = 131072, .max_user = 1000 }, RD, 3, 765 },
 	/* lbs 8, pbs 64 sectors, chunk 100 @72: left 28; start 72 & 63 = 8,
 	 * end 36 & ~63 = 0 -> 28 & ~7 = 24 */
 	{ "lbs rounding when no pbs end", { .lbs = 4096, .pbs = 32768,
