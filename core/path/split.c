@@ -213,8 +213,9 @@ split:
 	if (!bytes)
 		return -EINVAL;
 
-	/* bio_clear_polled: a split bio is never polled */
-	bio->bi_opf &= ~BB_REQ_POLLED;
+	/* bio_clear_polled: a split bio is never polled (and in 6.1 it left
+	 * the cache with it) */
+	bb_bio_clear_polled(bio);
 	bio->bi_bvec_gap_bit = (uint8_t)ffs((int)gaps);
 	return (int)(bytes >> BB_SECTOR_SHIFT);
 }

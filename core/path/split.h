@@ -62,7 +62,7 @@ unsigned bb_get_max_io_size(const struct bb_bio *bio,
 /* bio_split_rw_at (bio_split_io_at with len_align_mask = dma_alignment):
  * walk the bvecs; returns -EINVAL / -EAGAIN, 0 (no split needed, *segs =
  * segment count) or the number of sectors of the front piece.  Sets
- * bi_bvec_gap_bit; clears REQ_POLLED on a split. */
+ * bi_bvec_gap_bit; bio_clear_polled on a split (bioset.h). */
 int bb_bio_split_rw_at(struct bb_bio *bio, const struct bb_queue_limits *lim,
 		       unsigned *segs, unsigned max_bytes);
 

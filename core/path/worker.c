@@ -1317,7 +1317,11 @@ static int setup_model(struct worker *w, unsigned pieces)
 	w->may_split = cfg->split_check == BB_SPLIT_CHECK_VCNT ?
 			       bb_bio_may_need_split_vcnt :
 			       bb_bio_may_need_split_iter;
-	w->opf_base = cfg->mode == BB_MODE_POLL ? BB_REQ_POLLED : 0;
+	/* what io_uring of the variant's kernel passes: REQ_POLLED for
+	 * IOPOLL, REQ_ALLOC_CACHE when it asks for the cache */
+	w->opf_base = (cfg->mode == BB_MODE_POLL ? BB_REQ_POLLED : 0) |
+		      bb_bioset_caller_opf(cfg->bio_cache,
+					   cfg->mode == BB_MODE_POLL);
 	w->end_io_general = thread ? end_io_hardirq : end_io_task;
 	w->end_io = !w->fast ? w->end_io_general :
 		    thread ? end_io_hardirq_fast : end_io_task_fast;
@@ -1333,8 +1337,8 @@ static int setup_model(struct worker *w, unsigned pieces)
 		bb_wbase_fatal(b, ret, "bioset init: %s", strerror(-ret));
 		return ret;
 	}
-	/* the split bioset: disk->bio_split (pool 2, no bvecs); its cache
-	 * is the variant's business */
+	/* the split bioset: disk->bio_split (pool 2, no bvecs, no cache but
+	 * in the all_split experiment) */
 	memset(&bp, 0, sizeof(bp));
 	bp.pool_size = BB_WORKER_SPLIT_POOL;
 	bp.cache = bb_bioset_split_variant(cfg->bio_cache);

@@ -365,8 +365,8 @@ static const struct bad bads[] = {
 	{ "--size=20000000t nop", "--size: 20000000t is too large" },
 	{ "--size=1k nop", "--size: 1k is smaller than --bs 4k" },
 	{ "--offset=100 /tmp/f", "--offset: 100 is not a multiple of 512 (needed by --direct)" },
-	{ "--bio-cache=fast nop", "--bio-cache: 'fast' is not one of off, task, irq, irq_fast, all" },
-	{ "--bio-cache=ALL nop", "--bio-cache: 'ALL' is not one of off, task, irq, irq_fast, all" },
+	{ "--bio-cache=fast nop", "--bio-cache: 'fast' is not one of off, task, irq, irq_fast, all, all_split" },
+	{ "--bio-cache=ALL nop", "--bio-cache: 'ALL' is not one of off, task, irq, irq_fast, all, all_split" },
 	{ "--rw=readwrite nop", "--rw: 'readwrite' is not one of read, write, randread, randwrite, randrw" },
 	{ "--mode=interrupt nop", "--mode: 'interrupt' is not one of irq, poll, sqpoll" },
 	{ "--completion=irq nop", "--completion: 'irq' is not one of inline, thread" },
@@ -382,7 +382,7 @@ static const struct bad bads[] = {
 	{ "--iodepth nop", "--iodepth: 'nop' is not an integer" },
 	{ "nop --iodepth", "--iodepth: missing value (an integer)" },
 	{ "--iodepth --bs=4k nop", "--iodepth: missing value (an integer)" },
-	{ "nop --bio-cache", "--bio-cache: missing value (one of off, task, irq, irq_fast, all)" },
+	{ "nop --bio-cache", "--bio-cache: missing value (one of off, task, irq, irq_fast, all, all_split)" },
 	{ "--threads=65 nop", "--threads: 65 is out of range 1..64" },
 	{ "--threads=0 nop", "--threads: 0 is out of range 1..64" },
 	{ "--rwmixread=101 nop", "--rwmixread: 101 is out of range 0..100" },
@@ -542,7 +542,7 @@ static void test_options_set(void **state)
 	assert_int_equal(bb_options_set(&cfg, "bio_cache", "fast", err,
 					sizeof(err)), -EINVAL);
 	assert_string_equal(err,
-		"bio_cache: 'fast' is not one of off, task, irq, irq_fast, all");
+		"bio_cache: 'fast' is not one of off, task, irq, irq_fast, all, all_split");
 	assert_int_equal(bb_options_set(&cfg, "ramp-time", "1x", err,
 					sizeof(err)), -EINVAL);
 	assert_string_equal(err,
@@ -634,8 +634,8 @@ static const struct json_bad json_bads[] = {
 	{ "{\"bs\":\"3x\"}", "workload", "workload.bs: \"3x\" is not a size (examples: 512, 4k, 64k, 1m)" },
 	{ "{\"bs\":256}", "workload", "workload.bs: 256 is out of range 512..64m" },
 	{ "{\"bs\":true}", "workload", "workload.bs: expected a size (an integer in bytes or a string such as \"4k\")" },
-	{ "{\"bio_cache\":\"fast\"}", "workload", "workload.bio_cache: \"fast\" is not one of off, task, irq, irq_fast, all" },
-	{ "{\"bio_cache\":3}", "workload", "workload.bio_cache: expected one of off, task, irq, irq_fast, all" },
+	{ "{\"bio_cache\":\"fast\"}", "workload", "workload.bio_cache: \"fast\" is not one of off, task, irq, irq_fast, all, all_split" },
+	{ "{\"bio_cache\":3}", "workload", "workload.bio_cache: expected one of off, task, irq, irq_fast, all, all_split" },
 	{ "{\"direct\":1}", "workload", "workload.direct: expected a boolean" },
 	{ "{\"direct\":\"true\"}", "workload", "workload.direct: expected a boolean" },
 	{ "{\"runtime\":-1}", "workload", "workload.runtime: -1 is out of range" },
@@ -975,7 +975,7 @@ static void test_schema_by_hand(void **state)
 	assert_string_equal(prop_str(s, "bs", "default"), "4096");
 	assert_string_equal(prop_str(s, "bio_cache", "type"), "\"string\"");
 	assert_string_equal(prop_str(s, "bio_cache", "enum"),
-			    "[\"off\",\"task\",\"irq\",\"irq_fast\",\"all\"]");
+			    "[\"off\",\"task\",\"irq\",\"irq_fast\",\"all\",\"all_split\"]");
 	assert_string_equal(prop_str(s, "bio_cache", "default"), "\"all\"");
 	assert_string_equal(prop_str(s, "direct", "type"), "\"boolean\"");
 	assert_string_equal(prop_str(s, "direct", "default"), "true");
