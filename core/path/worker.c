@@ -12,6 +12,12 @@
  *   -> one SQE per resulting bio -> completion -> bio_endio (chained clones
  *   put, parent's end_io) -> bio put (task list, irq list or freed, per
  *   variant and context).
+ * The context of the puts (config.h, bb_config_completion): task when the
+ * submitter reaps as polled completions do (--completion inline, the
+ * default of --mode poll); hard-irq when the submitter reaps but stands
+ * for its own CPU's completion interrupt (--completion irq, the default of
+ * --mode irq and sqpoll: the reap build with K_IRQCTX); hard-irq on
+ * another CPU when a completion thread reaps (--completion thread).
  * Without it (--model none): one SQE per I/O straight from its slot, as
  * t/io_uring.
  *
@@ -88,10 +94,13 @@ enum {
 	K_NOOFF = 1u << 4,   /* the SQEs use no offset (plain NOPs, no
 				model): none is drawn */
 	K_LAT = 1u << 5,     /* reap: latency recorded */
-	K_HARDIRQ = 1u << 6, /* reap: the completion thread (hard-irq
-				context, the comp side) */
+	K_CTHREAD = 1u << 6, /* reap: the completion thread (another CPU,
+				the comp side); always with K_IRQCTX */
 	K_FIXED = 1u << 7,   /* fast bio build: registered buffers (a
 				BIO_CLONED bio over the slot's bvecs) */
+	K_IRQCTX = 1u << 8,  /* reap: the bio puts run in hard-irq context
+				(the completion thread's, or the
+				submitter's own for a same-CPU interrupt) */
 };
 
 /* Single-producer single-consumer ring of slots, from the completion
@@ -704,7 +713,7 @@ BB_HOT void end_io_t(struct bb_bio *bio, enum bb_ctx ctx, const unsigned K)
 	struct bb_wslot *s = bio->bi_private;
 	struct worker *w = worker_of(s->owner);
 	struct bb_wbase *b = &w->b;
-	struct bb_wside *sd = (K & K_HARDIRQ) ? &b->comp : &b->sub;
+	struct bb_wside *sd = (K & K_CTHREAD) ? &b->comp : &b->sub;
 
 	if (bb_unlikely(bio->bi_status)) {
 		parent_error(b, sd, bio, s);
@@ -718,7 +727,7 @@ BB_HOT void end_io_t(struct bb_bio *bio, enum bb_ctx ctx, const unsigned K)
 	 * slot back means its bio is put (the submitter reads the bioset's
 	 * counters once every slot is back).  Submitter: the slot first,
 	 * then the put as the last call (it does not look at the slot). */
-	if (K & K_HARDIRQ) {
+	if (K & K_CTHREAD) {
 		bb_bio_put(bio, ctx);
 		spsc_push(&w->done_q, s);
 		return;
@@ -738,7 +747,7 @@ static __attribute__((noinline)) void end_io_task_slow(struct bb_bio *bio,
 static __attribute__((noinline)) void end_io_hardirq_slow(struct bb_bio *bio,
 							  enum bb_ctx ctx)
 {
-	end_io_t(bio, ctx, K_HARDIRQ | K_FAST);
+	end_io_t(bio, ctx, K_CTHREAD | K_FAST);
 }
 
 BB_HOT void end_io_fast_t(struct bb_bio *bio, enum bb_ctx ctx, const unsigned K)
@@ -746,11 +755,11 @@ BB_HOT void end_io_fast_t(struct bb_bio *bio, enum bb_ctx ctx, const unsigned K)
 	struct bb_wslot *s = bio->bi_private;
 	struct worker *w = worker_of(s->owner);
 	struct bb_wbase *b = &w->b;
-	struct bb_wside *sd = (K & K_HARDIRQ) ? &b->comp : &b->sub;
+	struct bb_wside *sd = (K & K_CTHREAD) ? &b->comp : &b->sub;
 
 	if (bb_unlikely(bio->bi_status ||
 			(sd->lat && s->t_sub != sd->lat_last))) {
-		if (K & K_HARDIRQ)
+		if (K & K_CTHREAD)
 			end_io_hardirq_slow(bio, ctx);
 		else
 			end_io_task_slow(bio, ctx);
@@ -759,7 +768,7 @@ BB_HOT void end_io_fast_t(struct bb_bio *bio, enum bb_ctx ctx, const unsigned K)
 	sd->io.ios++;
 	if (sd->lat)
 		sd->lat_run++;
-	if (K & K_HARDIRQ) {
+	if (K & K_CTHREAD) {
 		bb_bio_put(bio, ctx); /* before the slot: see end_io_t */
 		spsc_push(&w->done_q, s);
 		return;
@@ -780,12 +789,12 @@ static void end_io_task(struct bb_bio *bio, enum bb_ctx ctx)
 
 static void end_io_hardirq_fast(struct bb_bio *bio, enum bb_ctx ctx)
 {
-	end_io_fast_t(bio, ctx, K_HARDIRQ);
+	end_io_fast_t(bio, ctx, K_CTHREAD);
 }
 
 static void end_io_hardirq(struct bb_bio *bio, enum bb_ctx ctx)
 {
-	end_io_t(bio, ctx, K_HARDIRQ);
+	end_io_t(bio, ctx, K_CTHREAD);
 }
 
 /* bio_endio: the common case (not chained) here, the chain walk in
@@ -816,7 +825,7 @@ BB_HOT unsigned reap_bio_t(struct worker *w, struct bb_wside *sd, bool *stop,
 {
 	struct bb_wbase *b = &w->b;
 	struct io_uring *ring = &b->ring;
-	const enum bb_ctx ctx = (K & K_HARDIRQ) ? BB_CTX_HARDIRQ : BB_CTX_TASK;
+	const enum bb_ctx ctx = (K & K_IRQCTX) ? BB_CTX_HARDIRQ : BB_CTX_TASK;
 	unsigned head = *ring->cq.khead;
 	unsigned tail = io_uring_smp_load_acquire(ring->cq.ktail);
 	unsigned mask = ring->cq.ring_mask, n = tail - head;
@@ -826,7 +835,7 @@ BB_HOT unsigned reap_bio_t(struct worker *w, struct bb_wside *sd, bool *stop,
 
 	if (!n)
 		return 0;
-	if (K & K_HARDIRQ)
+	if (K & K_CTHREAD)
 		ring_acquire(w);
 	if (sd->lat)
 		sd->now = bb_now_ns();
@@ -836,7 +845,7 @@ BB_HOT unsigned reap_bio_t(struct worker *w, struct bb_wside *sd, bool *stop,
 		struct bb_bio *bio = (struct bb_bio *)(uintptr_t)cqe->user_data;
 		uint32_t size;
 
-		if ((K & K_HARDIRQ) &&
+		if ((K & K_CTHREAD) &&
 		    bb_unlikely(cqe->user_data == SENTINEL_UD)) {
 			*stop = true;
 			continue;
@@ -942,27 +951,38 @@ REAP_BIO(reap_bio, 0)
 REAP_BIO(reap_bio_fast, K_FAST)
 REAP_BIO(reap_bio_nvme, K_NVME)
 REAP_BIO(reap_bio_nvme_fast, K_NVME | K_FAST)
+/* the submitter reaps, the puts run in hard-irq context (a same-CPU
+ * completion interrupt) */
+REAP_BIO(reap_bio_irq, K_IRQCTX)
+REAP_BIO(reap_bio_irq_fast, K_IRQCTX | K_FAST)
+REAP_BIO(reap_bio_irq_nvme, K_IRQCTX | K_NVME)
+REAP_BIO(reap_bio_irq_nvme_fast, K_IRQCTX | K_NVME | K_FAST)
 #undef REAP_BIO
 
-/* [model][nvme][fast] */
-static const reap_fn reap_fns[2][2][2] = {
-	[0][0] = { reap_none, reap_none_fast },
-	[0][1] = { reap_none_nvme, reap_none_nvme_fast },
-	[1][0] = { reap_bio, reap_bio_fast },
-	[1][1] = { reap_bio_nvme, reap_bio_nvme_fast },
+/* [model][nvme][irq context][fast] (no bio, no put: no context) */
+static const reap_fn reap_fns[2][2][2][2] = {
+	[0][0][0] = { reap_none, reap_none_fast },
+	[0][0][1] = { reap_none, reap_none_fast },
+	[0][1][0] = { reap_none_nvme, reap_none_nvme_fast },
+	[0][1][1] = { reap_none_nvme, reap_none_nvme_fast },
+	[1][0][0] = { reap_bio, reap_bio_fast },
+	[1][0][1] = { reap_bio_irq, reap_bio_irq_fast },
+	[1][1][0] = { reap_bio_nvme, reap_bio_nvme_fast },
+	[1][1][1] = { reap_bio_irq_nvme, reap_bio_irq_nvme_fast },
 };
 
-/* The completion thread's reap (hard-irq context). */
+/* The completion thread's reap (hard-irq context, another CPU). */
+#define K_CT (K_CTHREAD | K_IRQCTX)
 static unsigned reap_hardirq(struct worker *w, bool fast, bool *stop)
 {
 	if (w->b.nvme)
 		return fast ? reap_bio_t(w, &w->b.comp, stop,
-					 K_HARDIRQ | K_NVME | K_FAST)
-			    : reap_bio_t(w, &w->b.comp, stop,
-					 K_HARDIRQ | K_NVME);
-	return fast ? reap_bio_t(w, &w->b.comp, stop, K_HARDIRQ | K_FAST)
-		    : reap_bio_t(w, &w->b.comp, stop, K_HARDIRQ);
+					 K_CT | K_NVME | K_FAST)
+			    : reap_bio_t(w, &w->b.comp, stop, K_CT | K_NVME);
+	return fast ? reap_bio_t(w, &w->b.comp, stop, K_CT | K_FAST)
+		    : reap_bio_t(w, &w->b.comp, stop, K_CT);
 }
+#undef K_CT
 
 /* --- the loops ------------------------------------------------------------ */
 
@@ -1291,7 +1311,9 @@ static int setup_model(struct worker *w, unsigned pieces)
 	struct bb_wbase *b = &w->b;
 	struct bb_bioset_params bp = { 0 };
 	unsigned vecs_per = (cfg->bs + BB_PAGE_SIZE - 1) / BB_PAGE_SIZE;
-	bool thread = cfg->completion == BB_COMPLETION_THREAD;
+	enum bb_completion comp = bb_config_completion(cfg);
+	bool thread = comp == BB_COMPLETION_THREAD;
+	bool polled = cfg->mode == BB_MODE_POLL;
 	int ret;
 
 	w->vecs = calloc((size_t)b->depth * vecs_per, sizeof(*w->vecs));
@@ -1319,9 +1341,8 @@ static int setup_model(struct worker *w, unsigned pieces)
 			       bb_bio_may_need_split_iter;
 	/* what io_uring of the variant's kernel passes: REQ_POLLED for
 	 * IOPOLL, REQ_ALLOC_CACHE when it asks for the cache */
-	w->opf_base = (cfg->mode == BB_MODE_POLL ? BB_REQ_POLLED : 0) |
-		      bb_bioset_caller_opf(cfg->bio_cache,
-					   cfg->mode == BB_MODE_POLL);
+	w->opf_base = (polled ? BB_REQ_POLLED : 0) |
+		      bb_bioset_caller_opf(cfg->bio_cache, polled);
 	w->end_io_general = thread ? end_io_hardirq : end_io_task;
 	w->end_io = !w->fast ? w->end_io_general :
 		    thread ? end_io_hardirq_fast : end_io_task_fast;
@@ -1332,6 +1353,7 @@ static int setup_model(struct worker *w, unsigned pieces)
 	bp.cache = cfg->bio_cache;
 	bp.slab_limit = BB_WORKER_BIO_SLAB(b->depth);
 	bp.bvec_slab_limit = BB_WORKER_BVEC_SLAB(b->depth);
+	bp.irq_local = comp == BB_COMPLETION_IRQ;
 	ret = bb_bioset_init(&w->bs, &bp);
 	if (ret) {
 		bb_wbase_fatal(b, ret, "bioset init: %s", strerror(-ret));
@@ -1343,6 +1365,7 @@ static int setup_model(struct worker *w, unsigned pieces)
 	bp.pool_size = BB_WORKER_SPLIT_POOL;
 	bp.cache = bb_bioset_split_variant(cfg->bio_cache);
 	bp.slab_limit = BB_WORKER_SPLIT_SLAB(b->depth, pieces);
+	bp.irq_local = comp == BB_COMPLETION_IRQ;
 	ret = bb_bioset_init(&w->split_bs, &bp);
 	if (ret) {
 		bb_wbase_fatal(b, ret, "split bioset init: %s", strerror(-ret));
@@ -1356,7 +1379,7 @@ static int setup(struct worker *w)
 	struct bb_worker_args *a = w->b.a;
 	const struct bb_config *cfg = a->cfg;
 	struct bb_wbase *b = &w->b;
-	unsigned pieces = 1, nvme, iter;
+	unsigned pieces = 1, nvme, iter, irqctx;
 	int ret;
 
 	w->model = cfg->model == BB_MODEL_BIO;
@@ -1385,8 +1408,9 @@ static int setup(struct worker *w)
 		w->fill = fill_fixed_fns[nvme][iter];
 	if (!w->model && !b->offsets && w->fast)
 		w->fill = fill_none_nop;
-	w->reap_general = reap_fns[w->model][nvme][0];
-	w->reap = reap_fns[w->model][nvme][w->fast];
+	irqctx = bb_config_completion(cfg) == BB_COMPLETION_IRQ;
+	w->reap_general = reap_fns[w->model][nvme][irqctx][0];
+	w->reap = reap_fns[w->model][nvme][irqctx][w->fast];
 	atomic_store(&w->comp_fast, w->fast);
 	if (w->model) {
 		ret = setup_model(w, pieces);

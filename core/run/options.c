@@ -172,7 +172,7 @@ static const struct bb_option opt_table[] = {
 	{ .name = "completion", .json = "completion", .type = OT_ENUM,
 	  .group = "engine", FIELD(completion),
 	  ENUM_OF(compl_nm, BB_COMPLETION__COUNT),
-	  .help = "inline: the submitter reaps (task context); thread: a completion thread reaps and puts (models hard-irq context)" },
+	  .help = "who reaps and in which context the bio puts run: auto (as the kernel's: irq for --mode irq and sqpoll, inline for --mode poll); inline: the submitter reaps, task context (polled completions); irq: the submitter reaps, its puts take the hard-irq path (a completion interrupt on the submitting CPU); thread: a completion thread on another CPU reaps and puts in hard-irq context (the cross-CPU worst case)" },
 	{ .name = "completion-cpu", .json = "completion_cpu", .type = OT_INT,
 	  .group = "engine", FIELD(completion_cpu), .min = -1, .max = MAX_CPU,
 	  .help = "CPU of the completion thread (-1: the CPU after the submitter's in --cpus, the submitter's own with one CPU; not pinned without --cpus)" },
@@ -198,7 +198,7 @@ static const struct bb_option opt_table[] = {
 	{ .name = "bio-cache", .json = "bio_cache", .type = OT_ENUM,
 	  .group = "model", FIELD(bio_cache),
 	  ENUM_OF(cache_nm, BB_CACHE__COUNT),
-	  .help = "bio cache variant: off, task (pre-2022), irq (2022), irq_fast (2024), all (2025 default-on)" },
+	  .help = "bio cache variant: off; task (5.15-6.1: polled I/O only, cap 512+64); irq (6.2, 2022); irq_fast (6.9, 2024); all (Dec 2025 default-on; split clones uncached, as in every kernel); all_split (an experiment: all, and split clones cached too)" },
 	{ .name = "split-check", .json = "split_check", .type = OT_ENUM,
 	  .group = "model", FIELD(split_check),
 	  ENUM_OF(split_nm, BB_SPLIT_CHECK__COUNT),
@@ -1272,13 +1272,17 @@ int bb_config_check_field(struct bb_config *cfg, char *field, size_t flen,
 		return check_fail(field, flen, err, errlen, "",
 				  "--engine uring_cmd needs an NVMe generic char device (/dev/ngXnY), not nop");
 	if (cfg->mode == BB_MODE_POLL &&
-	    cfg->completion == BB_COMPLETION_THREAD)
-		return check_fail(field, flen, err, errlen, "",
-				  "--completion thread models IRQ completions and cannot be combined with --mode poll");
+	    (cfg->completion == BB_COMPLETION_THREAD ||
+	     cfg->completion == BB_COMPLETION_IRQ))
+		return check_fail(field, flen, err, errlen, "completion",
+				  "--completion %s models IRQ completions and cannot be combined with --mode poll (polled completions run in the submitting task: inline or auto)",
+				  bb_completion_name(cfg->completion));
 	if (cfg->model == BB_MODEL_NONE &&
-	    cfg->completion == BB_COMPLETION_THREAD)
-		return check_fail(field, flen, err, errlen, "",
-				  "--completion thread models the bio puts of hard-irq context and needs --model bio (with --model none there is no bio)");
+	    (cfg->completion == BB_COMPLETION_THREAD ||
+	     cfg->completion == BB_COMPLETION_IRQ))
+		return check_fail(field, flen, err, errlen, "completion",
+				  "--completion %s models the bio puts of hard-irq context and needs --model bio (with --model none there is no bio)",
+				  bb_completion_name(cfg->completion));
 	if (cfg->nop_kind != BB_NOP_PLAIN && !bb_target_is_nop(cfg->target))
 		return check_fail(field, flen, err, errlen, "",
 				  "--nop-kind %s applies to the nop target only (the target is %s)",

@@ -152,7 +152,7 @@ static int setup_ring(struct bb_wbase *b, unsigned pieces)
 	/* the sizes bb_config_memory_estimate() counts */
 	bb_worker_ring_sizes(cfg->iodepth, pieces, &entries, &cq);
 
-	if (cfg->completion == BB_COMPLETION_INLINE) {
+	if (cfg->completion != BB_COMPLETION_THREAD) {
 		extra = IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER;
 		if (cfg->mode != BB_MODE_SQPOLL)
 			extra |= IORING_SETUP_DEFER_TASKRUN;
@@ -193,7 +193,7 @@ static int setup_ring(struct bb_wbase *b, unsigned pieces)
 		return ret;
 	}
 	b->a->res.ring_flags = p.flags;
-	if (cfg->completion == BB_COMPLETION_INLINE &&
+	if (cfg->completion != BB_COMPLETION_THREAD &&
 	    cfg->mode != BB_MODE_SQPOLL)
 		io_uring_register_ring_fd(&b->ring); /* optional, like -X1 */
 	return 0;

@@ -290,7 +290,9 @@ static const struct bad_case bad_cases[] = {
 	{ GOOD_HEAD V_B("{\"bs\": 1000}"), "variants.B.bs",
 	  "not a multiple of 512" },
 	{ GOOD_HEAD V_B("{\"mode\": \"poll\", \"completion\": \"thread\"}"),
-	  "variants.B", "cannot be combined with --mode poll" },
+	  "variants.B.completion", "cannot be combined with --mode poll" },
+	{ GOOD_HEAD V_B("{\"mode\": \"poll\", \"completion\": \"irq\"}"),
+	  "variants.B.completion", "cannot be combined with --mode poll" },
 	{ GOOD_HEAD "\"workload\": {\"runtime\": 0, \"number_ios\": 0}, " GOOD_VARIANTS "}",
 	  "workload", "both 0" },
 	/* variants */

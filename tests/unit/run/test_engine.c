@@ -90,6 +90,80 @@ static void test_model_none_counts(void **state)
 	bb_result_free(&r);
 }
 
+/* The completion context of the puts, end to end, with the counters each
+ * kernel's cache would show: --mode irq's default is a same-CPU hard-irq
+ * completion (every put on the irq list, spliced back by the
+ * allocations), inline is task context, thread the cross-CPU case; 6.1's
+ * cache (task) never sees a non-polled bio; the split bioset has no
+ * cache under all. */
+static void test_completion_contexts(void **state)
+{
+	enum { N = 20000 };
+	static const struct {
+		const char *args;
+		const char *ctx;
+		unsigned put_task, put_irq, freed; /* of N; ~0u: not checked */
+		bool hits;                         /* alloc_hit > 0 */
+	} t[] = {
+		{ "", "hardirq", 0, N, 0, true },
+		{ "--completion irq --bio-cache irq_fast", "hardirq", 0, N, 0, true },
+		{ "--bio-cache irq", "hardirq", 0, N, 0, true },
+		{ "--completion inline", "task", N, 0, 0, true },
+		{ "--completion thread", "hardirq_cross_cpu", 0, ~0u, ~0u, true },
+		{ "--bio-cache task", "hardirq", 0, 0, N, false },
+		{ "--bio-cache task --completion inline", "task", 0, 0, N, false },
+		{ "--bio-cache off", "hardirq", 0, 0, N, false },
+	};
+	struct bb_config cfg;
+	struct bb_result r;
+	char args[512], err[512];
+
+	(void)state;
+	for (size_t i = 0; i < bb_array_size(t); i++) {
+		snprintf(args, sizeof(args),
+			 "--number-ios %u --iodepth 32 %s --quiet nop", N,
+			 t[i].args);
+		print_message("  %s\n", args);
+		cfg_of(&cfg, args);
+		assert_string_equal(bb_config_put_context(&cfg), t[i].ctx);
+		if (run_cfg(&cfg, &r, err, sizeof(err)))
+			fail_msg("%s: %s", args, err);
+		assert_int_equal(r.io.ios, N);
+		assert_int_equal(r.cache.put_task, t[i].put_task);
+		if (t[i].put_irq != ~0u)
+			assert_int_equal(r.cache.put_irq, t[i].put_irq);
+		if (t[i].freed != ~0u)
+			assert_int_equal(r.cache.free + r.cache.prune, t[i].freed);
+		assert_int_equal(r.cache.alloc_hit > 0, t[i].hits);
+		if (t[i].put_irq == (unsigned)N)
+			assert_true(r.cache.splice > 0 &&
+				    r.cache.splice_bios == r.cache.alloc_hit);
+		if (bb_config_completion(&cfg) == BB_COMPLETION_THREAD)
+			assert_int_equal(r.cache.put_irq + r.cache.put_free, N);
+		bb_result_free(&r);
+	}
+
+	/* split clones under all come from the slab (no cache on
+	 * bio_split's bioset); only the all_split experiment caches them */
+	for (int exp = 0; exp < 2; exp++) {
+		snprintf(args, sizeof(args),
+			 "--number-ios 2000 --iodepth 8 --bs 16k --max-sectors-kb 4 "
+			 "--bio-cache %s --quiet nop", exp ? "all_split" : "all");
+		cfg_of(&cfg, args);
+		if (run_cfg(&cfg, &r, err, sizeof(err)))
+			fail_msg("%s: %s", args, err);
+		assert_int_equal(r.split.pieces, 3 * 2000);
+		if (exp) {
+			assert_true(r.split_cache.alloc_hit > 5000);
+		} else {
+			assert_int_equal(r.split_cache.alloc_hit, 0);
+			assert_int_equal(r.split_cache.alloc_slab, 3 * 2000);
+			assert_int_equal(r.split_cache.free, 3 * 2000);
+		}
+		bb_result_free(&r);
+	}
+}
+
 /* t/io_uring -N1's NOPs: a file and a buffer looked up, res = bs checked
  * on every CQE (a NOP that returned 0 would be an error). */
 static void test_nop_file_kind(void **state)
@@ -305,6 +379,7 @@ int main(void)
 		 * pthread_create to reuse */
 		cmocka_unit_test(test_worker_start_failure),
 		cmocka_unit_test(test_model_none_counts),
+		cmocka_unit_test(test_completion_contexts),
 		cmocka_unit_test(test_nop_file_kind),
 		cmocka_unit_test(test_several_files),
 		cmocka_unit_test(test_cancel_and_stop_with_inject),

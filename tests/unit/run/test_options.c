@@ -167,6 +167,10 @@ static const struct good goods[] = {
 	G("--mode=poll nop", mode, BB_MODE_POLL),
 	G("--mode=sqpoll nop", mode, BB_MODE_SQPOLL),
 	G("--completion=thread nop", completion, BB_COMPLETION_THREAD),
+	G("--completion=irq nop", completion, BB_COMPLETION_IRQ),
+	G("--completion auto nop", completion, BB_COMPLETION_AUTO),
+	G("--completion=inline nop", completion, BB_COMPLETION_INLINE),
+	G("--bio-cache=all_split nop", bio_cache, BB_CACHE_ALL_SPLIT),
 	G("--lat=off nop", lat, BB_LAT_OFF),
 	G("--lat io nop", lat, BB_LAT_IO),
 	G("--bio-cache=off nop", bio_cache, BB_CACHE_OFF),
@@ -260,7 +264,9 @@ static void test_defaults(void **state)
 	assert_int_equal(cfg.submit_batch, 32);
 	assert_int_equal(cfg.complete_batch, 32);
 	assert_int_equal(cfg.sqpoll_cpu, -1);
-	assert_int_equal(cfg.completion, BB_COMPLETION_INLINE);
+	assert_int_equal(cfg.completion, BB_COMPLETION_AUTO);
+	assert_int_equal(bb_config_completion(&cfg), BB_COMPLETION_IRQ);
+	assert_string_equal(bb_config_put_context(&cfg), "hardirq");
 	assert_int_equal(cfg.completion_cpu, -1);
 	assert_int_equal(cfg.lat, BB_LAT_BATCH);
 	assert_int_equal(cfg.inject_ns, 0);
@@ -289,10 +295,52 @@ static void test_names(void **state)
 	assert_string_equal(bb_mode_name(BB_MODE_SQPOLL), "sqpoll");
 	assert_string_equal(bb_completion_name(BB_COMPLETION_INLINE), "inline");
 	assert_string_equal(bb_completion_name(BB_COMPLETION_THREAD), "thread");
+	assert_string_equal(bb_completion_name(BB_COMPLETION_IRQ), "irq");
+	assert_string_equal(bb_completion_name(BB_COMPLETION_AUTO), "auto");
+	assert_string_equal(bb_completion_name(BB_COMPLETION__COUNT), "?");
 	assert_string_equal(bb_lat_mode_name(BB_LAT_OFF), "off");
 	assert_string_equal(bb_lat_mode_name(BB_LAT_IO), "io");
 	assert_string_equal(bb_lat_mode_name(BB_LAT_BATCH), "batch");
 	assert_string_equal(bb_lat_mode_name(BB_LAT__COUNT), "?");
+}
+
+/* The completion context follows the mode as the kernel's does. */
+static void test_completion_context(void **state)
+{
+	static const struct {
+		enum bb_completion c;
+		enum bb_mode mode;
+		enum bb_model model;
+		enum bb_completion want;
+		const char *ctx;
+	} t[] = {
+		{ BB_COMPLETION_AUTO, BB_MODE_IRQ, BB_MODEL_BIO,
+		  BB_COMPLETION_IRQ, "hardirq" },
+		{ BB_COMPLETION_AUTO, BB_MODE_SQPOLL, BB_MODEL_BIO,
+		  BB_COMPLETION_IRQ, "hardirq" },
+		{ BB_COMPLETION_AUTO, BB_MODE_POLL, BB_MODEL_BIO,
+		  BB_COMPLETION_INLINE, "task" },
+		{ BB_COMPLETION_AUTO, BB_MODE_IRQ, BB_MODEL_NONE,
+		  BB_COMPLETION_INLINE, "none" },
+		{ BB_COMPLETION_INLINE, BB_MODE_IRQ, BB_MODEL_BIO,
+		  BB_COMPLETION_INLINE, "task" },
+		{ BB_COMPLETION_IRQ, BB_MODE_IRQ, BB_MODEL_BIO,
+		  BB_COMPLETION_IRQ, "hardirq" },
+		{ BB_COMPLETION_THREAD, BB_MODE_IRQ, BB_MODEL_BIO,
+		  BB_COMPLETION_THREAD, "hardirq_cross_cpu" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < bb_array_size(t); i++) {
+		struct bb_config cfg;
+
+		bb_config_default(&cfg);
+		cfg.completion = t[i].c;
+		cfg.mode = t[i].mode;
+		cfg.model = t[i].model;
+		assert_int_equal(bb_config_completion(&cfg), t[i].want);
+		assert_string_equal(bb_config_put_context(&cfg), t[i].ctx);
+	}
 }
 
 static void test_target_and_cpus(void **state)
@@ -369,7 +417,7 @@ static const struct bad bads[] = {
 	{ "--bio-cache=ALL nop", "--bio-cache: 'ALL' is not one of off, task, irq, irq_fast, all, all_split" },
 	{ "--rw=readwrite nop", "--rw: 'readwrite' is not one of read, write, randread, randwrite, randrw" },
 	{ "--mode=interrupt nop", "--mode: 'interrupt' is not one of irq, poll, sqpoll" },
-	{ "--completion=irq nop", "--completion: 'irq' is not one of inline, thread" },
+	{ "--completion=fast nop", "--completion: 'fast' is not one of inline, thread, irq, auto" },
 	{ "--lat=on nop", "--lat: 'on' is not one of off, io, batch" },
 	{ "--split-check=x nop", "--split-check: 'x' is not one of vcnt, iter" },
 	{ "--bio-layout=x nop", "--bio-layout: 'x' is not one of vec_late, vec_early" },
@@ -427,6 +475,7 @@ static const struct bad bads[] = {
 	{ "nop /dev/sda", "target: nop is one target of its own, not one of several files" },
 	{ "/tmp/a nop", "target: nop is one target of its own, not one of several files" },
 	{ "--model=none --completion=thread nop", "--completion thread models the bio puts of hard-irq context and needs --model bio" },
+	{ "--model=none --completion=irq nop", "--completion irq models the bio puts of hard-irq context and needs --model bio" },
 	{ "--model=bios nop", "--model: 'bios' is not one of bio, none" },
 	{ "--nop-kind=file /tmp/f", "--nop-kind file applies to the nop target only (the target is /tmp/f)" },
 	{ "--nop-kind=tiou nop", "--nop-kind: 'tiou' is not one of plain, file" },
@@ -436,6 +485,7 @@ static const struct bad bads[] = {
 	{ "--verify --rw=randread /tmp/f", "--verify needs a write workload (write, randwrite, randrw)" },
 	{ "--verify --rw=randwrite nop", "--verify needs a file or a block device" },
 	{ "--mode=poll --completion=thread nop", "--completion thread models IRQ completions and cannot be combined with --mode poll" },
+	{ "--mode=poll --completion=irq nop", "--completion irq models IRQ completions and cannot be combined with --mode poll" },
 };
 
 static void test_bad_command_lines(void **state)
@@ -917,8 +967,8 @@ static const char *const json_names[] = {
 	"number_ios", "ramp_time", "threads", "cpus", "size", "offset",
 	"direct", "allow_write", "seed", "verify", "engine", "mode", "fixedbufs",
 	"registerfiles", "submit_batch", "complete_batch", "sqpoll_cpu",
-	"completion", "completion_cpu", "lat", "inject_ns", "nop_kind",
-	"model", "bio_cache",
+	"completion", "completion_cpu", "lat", "inject_ns",
+	"nop_kind", "model", "bio_cache",
 	"split_check", "bio_layout", "max_sectors_kb", "max_segments",
 	"max_segment_size", "seg_boundary", "virt_boundary",
 	"chunk_sectors", "lbs",
@@ -1055,6 +1105,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_completion_context),
 		cmocka_unit_test(test_good_command_lines),
 		cmocka_unit_test(test_target_and_cpus),
 		cmocka_unit_test(test_help_returns_1),
