@@ -18,6 +18,9 @@
  * for its own CPU's completion interrupt (--completion irq, the default of
  * --mode irq and sqpoll: the reap build with K_IRQCTX); hard-irq on
  * another CPU when a completion thread reaps (--completion thread).
+ * --device-ns adds a calibrated busy time per completed request before
+ * its bio_endio (the general reap builds only), --cold-bios a bioset that
+ * evicts each bio at put (the loop does not change).
  * Without it (--model none): one SQE per I/O straight from its slot, as
  * t/io_uring.
  *
@@ -31,8 +34,8 @@
  *    prep, split-check form and completion context, and the combination
  *    is chosen at setup (tables fill_fns / reap_fns below); a second, general
  *    build of each handles several files, mixed directions, verify,
- *    per-I/O latency and inject_ns, so that the common case carries none
- *    of their branches;
+ *    per-I/O latency, inject_ns and device_ns, so that the common case
+ *    carries none of their branches;
  *  - a CQE's user_data is its slot (no model) or its bio (model): one load
  *    from the CQE to what it completes;
  *  - SQEs are taken from the ring a batch at a time (one space check), and
@@ -641,6 +644,9 @@ BB_HOT unsigned reap_none_t(struct worker *w, struct bb_wside *sd,
 			&ring->cq.cqes[(head & mask) << sq_shift(K)];
 		struct bb_wslot *s = (struct bb_wslot *)(uintptr_t)cqe->user_data;
 
+		/* --device-ns: the driver's completion work, per request */
+		if (!(K & K_FAST) && b->device_iters)
+			bb_wbase_device(b);
 		if (bb_unlikely(cqe->res != want)) {
 			slot_error(b, sd, s, cqe->res);
 			nerr++;
@@ -850,6 +856,10 @@ BB_HOT unsigned reap_bio_t(struct worker *w, struct bb_wside *sd, bool *stop,
 			*stop = true;
 			continue;
 		}
+		/* --device-ns: the driver's completion work, per request,
+		 * before it ends the bio */
+		if (!(K & K_FAST) && b->device_iters)
+			bb_wbase_device(b);
 		size = bio->bi_iter.bi_size;
 		if (bb_unlikely(cqe->res != (int)(size & rmask))) {
 			bio_error(b, bio, cqe->res);
@@ -1354,6 +1364,7 @@ static int setup_model(struct worker *w, unsigned pieces)
 	bp.slab_limit = BB_WORKER_BIO_SLAB(b->depth);
 	bp.bvec_slab_limit = BB_WORKER_BVEC_SLAB(b->depth);
 	bp.irq_local = comp == BB_COMPLETION_IRQ;
+	bp.evict = cfg->cold_bios;
 	ret = bb_bioset_init(&w->bs, &bp);
 	if (ret) {
 		bb_wbase_fatal(b, ret, "bioset init: %s", strerror(-ret));
@@ -1366,6 +1377,7 @@ static int setup_model(struct worker *w, unsigned pieces)
 	bp.cache = bb_bioset_split_variant(cfg->bio_cache);
 	bp.slab_limit = BB_WORKER_SPLIT_SLAB(b->depth, pieces);
 	bp.irq_local = comp == BB_COMPLETION_IRQ;
+	bp.evict = cfg->cold_bios;
 	ret = bb_bioset_init(&w->split_bs, &bp);
 	if (ret) {
 		bb_wbase_fatal(b, ret, "split bioset init: %s", strerror(-ret));
@@ -1398,8 +1410,8 @@ static int setup(struct worker *w)
 	w->lat_io = cfg->lat == BB_LAT_IO;
 	/* the fast build: nothing per I/O but the I/O */
 	w->fast = b->nfiles == 1 && (b->rwmix == 0 || b->rwmix == 100) &&
-		  !b->verify && !b->inject_iters && !w->lat_io &&
-		  (b->random || !b->offsets);
+		  !b->verify && !b->inject_iters && !b->device_iters &&
+		  !w->lat_io && (b->random || !b->offsets);
 	nvme = b->nvme;
 	iter = cfg->split_check == BB_SPLIT_CHECK_ITER;
 	w->fill_general = fill_fns[w->model][nvme][iter][0];

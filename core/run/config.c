@@ -71,6 +71,7 @@ void bb_config_default(struct bb_config *cfg)
 	cfg->completion_cpu = -1;
 	cfg->lat = BB_LAT_BATCH;
 	cfg->inject_ns = 0;
+	cfg->device_ns = 0;
 	cfg->nop_kind = BB_NOP_PLAIN;
 
 	cfg->model = BB_MODEL_BIO;

@@ -185,6 +185,9 @@ static const struct bb_option opt_table[] = {
 	{ .name = "inject-ns", .json = "inject_ns", .type = OT_UINT,
 	  .group = "engine", FIELD(inject_ns), .min = 0, .max = 1000000000,
 	  .help = "busy delay per I/O in the submit path, in ns (to prove the statistics)" },
+	{ .name = "device-ns", .json = "device_ns", .type = OT_UINT,
+	  .group = "engine", FIELD(device_ns), .min = 0, .max = 1000000000,
+	  .help = "busy time per completed request in the completion path, in ns (calibrated at setup; 0: none): the CPU cost of a driver and device per I/O, so that the model's costs are measured against a denominator like the kernel's" },
 
 	{ .name = "nop-kind", .json = "nop_kind", .type = OT_ENUM,
 	  .group = "engine", FIELD(nop_kind),
@@ -207,6 +210,9 @@ static const struct bb_option opt_table[] = {
 	  .group = "model", FIELD(bio_layout),
 	  ENUM_OF(layout_nm, BB_LAYOUT__COUNT),
 	  .help = "bi_io_vec in the second (vec_late) or the first (vec_early) cache line" },
+	{ .name = "cold-bios", .json = "cold_bios", .type = OT_BOOL,
+	  .group = "model", FIELD(cold_bios),
+	  .help = "evict each bio from the CPU caches when it is put (clflushopt), so that every allocation touches memory that is not cache-hot" },
 
 	/* queue limits: unset ones come from the device or the kernel
 	 * defaults (blk_validate_limits), and are checked by the engine */
@@ -1283,6 +1289,9 @@ int bb_config_check_field(struct bb_config *cfg, char *field, size_t flen,
 		return check_fail(field, flen, err, errlen, "completion",
 				  "--completion %s models the bio puts of hard-irq context and needs --model bio (with --model none there is no bio)",
 				  bb_completion_name(cfg->completion));
+	if (cfg->model == BB_MODEL_NONE && cfg->cold_bios)
+		return check_fail(field, flen, err, errlen, "cold_bios",
+				  "--cold-bios evicts the model's bios and needs --model bio (with --model none there is no bio)");
 	if (cfg->nop_kind != BB_NOP_PLAIN && !bb_target_is_nop(cfg->target))
 		return check_fail(field, flen, err, errlen, "",
 				  "--nop-kind %s applies to the nop target only (the target is %s)",

@@ -314,6 +314,8 @@ void bb_result_fprint(FILE *f, const struct bb_config *cfg,
 		fprintf(f, " rwmixread=%u", cfg->rwmixread);
 	if (cfg->inject_ns)
 		fprintf(f, " inject_ns=%" PRIu64, cfg->inject_ns);
+	if (cfg->device_ns)
+		fprintf(f, " device_ns=%" PRIu64, cfg->device_ns);
 	if (target_is_nop(cfg))
 		fprintf(f, " nop_kind=%s", bb_nop_kind_name(cfg->nop_kind));
 	fprintf(f, "\n");
@@ -326,8 +328,11 @@ void bb_result_fprint(FILE *f, const struct bb_config *cfg,
 			bb_split_check_name(cfg->split_check),
 			bb_layout_name(cfg->bio_layout));
 	if (cfg->model == BB_MODEL_BIO) {
-		fprintf(f, "  bio puts: %s context\n",
-			put_context_text(cfg));
+		fprintf(f, "  bio puts: %s context%s%s\n",
+			put_context_text(cfg),
+			cfg->cold_bios ? "; cold bios (evicted at put)" : "",
+			cfg->device_ns ? "; device cost per request in the "
+					 "completion path" : "");
 		fprintf(f, "  (%s)\n", BB_MODEL_SCOPE_NOTE);
 	}
 	if (r->error[0])

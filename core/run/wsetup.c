@@ -418,11 +418,12 @@ int bb_wbase_init(struct bb_wbase *b, struct bb_worker_args *a,
 			      ~0u : 0;
 	b->res_want = cfg->bs & b->res_mask;
 	bb_rng_seed(&b->rng, cfg->seed * 0x9E3779B97F4A7C15ull + a->index + 1);
-	if (cfg->inject_ns) {
+	if (cfg->inject_ns || cfg->device_ns) {
 		double ipns = calibrate_iters_per_ns();
 
 		b->inject_iters = (uint64_t)((double)cfg->inject_ns * ipns + 0.5);
-		b->inject_chunk = (uint64_t)(1e6 * ipns) + 1;
+		b->device_iters = (uint64_t)((double)cfg->device_ns * ipns + 0.5);
+		b->spin_chunk = (uint64_t)(1e6 * ipns) + 1;
 	}
 
 	ret = setup_files(b);

@@ -149,6 +149,9 @@ struct bb_config {
 				    pinned without cpus) */
 	enum bb_lat_mode lat;
 	uint64_t inject_ns;      /* busy delay per I/O in the submit path */
+	uint64_t device_ns;      /* busy delay per completed request in the
+				    completion path: the per-I/O CPU cost of
+				    a driver and device (0: none) */
 	enum bb_nop_kind nop_kind; /* the NOPs of the nop target */
 
 	/* model */
@@ -156,6 +159,8 @@ struct bb_config {
 	enum bb_cache_variant bio_cache;
 	enum bb_split_check split_check;
 	enum bb_layout bio_layout;
+	bool cold_bios;                /* evict each bio from the CPU caches
+					  when it is put */
 	struct bb_queue_limits limits; /* synthetic or overriding limits */
 	unsigned limits_set;           /* BB_LIM_* bits the user gave */
 
@@ -193,13 +198,13 @@ const char *bb_config_put_context(const struct bb_config *cfg);
  * is shown (result JSON model_scope, the run summary, ab, compare, show,
  * the dashboard). */
 #define BB_MODEL_SCOPE_NOTE                                                   \
-	"bio_cache, split_check, bio_layout and the completion context "      \
-	"switch biobench's userspace model of the bio path, not the "         \
-	"kernel's bio path"
+	"bio_cache, split_check, bio_layout, the completion context and "     \
+	"cold_bios switch biobench's userspace model of the bio path, not "   \
+	"the kernel's bio path"
 
 /* Whether a run of cfg switches biobench's userspace model of the bio
- * path (--model bio): its bio_cache, split_check, bio_layout and
- * completion context are the model's, not the kernel's. */
+ * path (--model bio): its bio_cache, split_check, bio_layout, completion
+ * context and cold_bios are the model's, not the kernel's. */
 static inline bool bb_config_models_bio(const struct bb_config *cfg)
 {
 	return cfg->model == BB_MODEL_BIO;

@@ -113,6 +113,7 @@ static void test_completion_contexts(void **state)
 		{ "--bio-cache task", "hardirq", 0, 0, N, false },
 		{ "--bio-cache task --completion inline", "task", 0, 0, N, false },
 		{ "--bio-cache off", "hardirq", 0, 0, N, false },
+		{ "--cold-bios", "hardirq", 0, N, 0, true },
 	};
 	struct bb_config cfg;
 	struct bb_result r;
@@ -162,6 +163,26 @@ static void test_completion_contexts(void **state)
 		}
 		bb_result_free(&r);
 	}
+}
+
+/* --device-ns: busy time per completed request in the completion path,
+ * measured as the submitter's CPU time (a spin is CPU time whatever the
+ * load). */
+static void test_device_ns(void **state)
+{
+	struct bb_config cfg;
+	struct bb_result r;
+	char err[512];
+	double per_io;
+
+	(void)state;
+	cfg_of(&cfg, "--number-ios 4000 --iodepth 16 --device-ns 20000 --quiet nop");
+	assert_int_equal(run_cfg(&cfg, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.io.ios, 4000);
+	per_io = (double)(r.cpu_submit.usr_ns + r.cpu_submit.sys_ns) / 4000.0;
+	print_message("  device_ns 20000: %.0f ns of CPU per I/O\n", per_io);
+	assert_true(per_io > 0.7 * 20000);
+	bb_result_free(&r);
 }
 
 /* t/io_uring -N1's NOPs: a file and a buffer looked up, res = bs checked
@@ -380,6 +401,7 @@ int main(void)
 		cmocka_unit_test(test_worker_start_failure),
 		cmocka_unit_test(test_model_none_counts),
 		cmocka_unit_test(test_completion_contexts),
+		cmocka_unit_test(test_device_ns),
 		cmocka_unit_test(test_nop_file_kind),
 		cmocka_unit_test(test_several_files),
 		cmocka_unit_test(test_cancel_and_stop_with_inject),

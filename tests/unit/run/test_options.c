@@ -170,6 +170,8 @@ static const struct good goods[] = {
 	G("--completion=irq nop", completion, BB_COMPLETION_IRQ),
 	G("--completion auto nop", completion, BB_COMPLETION_AUTO),
 	G("--completion=inline nop", completion, BB_COMPLETION_INLINE),
+	G("--device-ns=1500 nop", device_ns, 1500),
+	G("--cold-bios nop", cold_bios, 1),
 	G("--bio-cache=all_split nop", bio_cache, BB_CACHE_ALL_SPLIT),
 	G("--lat=off nop", lat, BB_LAT_OFF),
 	G("--lat io nop", lat, BB_LAT_IO),
@@ -270,6 +272,8 @@ static void test_defaults(void **state)
 	assert_int_equal(cfg.completion_cpu, -1);
 	assert_int_equal(cfg.lat, BB_LAT_BATCH);
 	assert_int_equal(cfg.inject_ns, 0);
+	assert_int_equal(cfg.device_ns, 0);
+	assert_false(cfg.cold_bios);
 	assert_int_equal(cfg.bio_cache, BB_CACHE_ALL);
 	assert_int_equal(cfg.split_check, BB_SPLIT_CHECK_ITER);
 	assert_int_equal(cfg.bio_layout, BB_LAYOUT_VEC_EARLY);
@@ -418,6 +422,7 @@ static const struct bad bads[] = {
 	{ "--rw=readwrite nop", "--rw: 'readwrite' is not one of read, write, randread, randwrite, randrw" },
 	{ "--mode=interrupt nop", "--mode: 'interrupt' is not one of irq, poll, sqpoll" },
 	{ "--completion=fast nop", "--completion: 'fast' is not one of inline, thread, irq, auto" },
+	{ "--device-ns=-1 nop", "--device-ns" },
 	{ "--lat=on nop", "--lat: 'on' is not one of off, io, batch" },
 	{ "--split-check=x nop", "--split-check: 'x' is not one of vcnt, iter" },
 	{ "--bio-layout=x nop", "--bio-layout: 'x' is not one of vec_late, vec_early" },
@@ -476,6 +481,7 @@ static const struct bad bads[] = {
 	{ "/tmp/a nop", "target: nop is one target of its own, not one of several files" },
 	{ "--model=none --completion=thread nop", "--completion thread models the bio puts of hard-irq context and needs --model bio" },
 	{ "--model=none --completion=irq nop", "--completion irq models the bio puts of hard-irq context and needs --model bio" },
+	{ "--model=none --cold-bios nop", "--cold-bios evicts the model's bios and needs --model bio" },
 	{ "--model=bios nop", "--model: 'bios' is not one of bio, none" },
 	{ "--nop-kind=file /tmp/f", "--nop-kind file applies to the nop target only (the target is /tmp/f)" },
 	{ "--nop-kind=tiou nop", "--nop-kind: 'tiou' is not one of plain, file" },
@@ -837,14 +843,14 @@ static const char *const cli_names[] = {
 	"allow-write", "seed", "verify", "engine", "mode", "fixedbufs",
 	"registerfiles", "submit-batch", "complete-batch", "sqpoll-cpu",
 	"completion", "completion-cpu", "max-memory", "lat", "inject-ns",
-	"nop-kind", "model", "bio-cache",
-	"split-check", "bio-layout", "max-sectors-kb", "max-segments",
+	"device-ns", "nop-kind", "model", "bio-cache",
+	"split-check", "bio-layout", "cold-bios", "max-sectors-kb", "max-segments",
 	"max-segment-size", "seg-boundary", "virt-boundary",
 	"chunk-sectors", "lbs", "json", "quiet", "help",
 };
 static const char *const bool_names[] = {
 	"direct", "allow-write", "verify", "fixedbufs", "registerfiles",
-	"json", "quiet",
+	"cold-bios", "json", "quiet",
 };
 
 /* Several targets: the command line's trailing arguments, a JSON array,
@@ -967,9 +973,9 @@ static const char *const json_names[] = {
 	"number_ios", "ramp_time", "threads", "cpus", "size", "offset",
 	"direct", "allow_write", "seed", "verify", "engine", "mode", "fixedbufs",
 	"registerfiles", "submit_batch", "complete_batch", "sqpoll_cpu",
-	"completion", "completion_cpu", "lat", "inject_ns",
+	"completion", "completion_cpu", "lat", "inject_ns", "device_ns",
 	"nop_kind", "model", "bio_cache",
-	"split_check", "bio_layout", "max_sectors_kb", "max_segments",
+	"split_check", "bio_layout", "cold_bios", "max_sectors_kb", "max_segments",
 	"max_segment_size", "seg_boundary", "virt_boundary",
 	"chunk_sectors", "lbs",
 };
