@@ -164,6 +164,7 @@ static inline bool reserve_refill(struct bb_reserve *r, void *obj)
  * ------------------------------------------------------------------------ */
 struct bb_bioset_impl {
 	struct bb_bio_cache cache;
+	struct bb_bio_cache cache_remote; /* the completion CPU's (remote_puts) */
 	struct bb_slab bio_slab;
 	struct bb_reserve bio_reserve;
 	struct bb_slab bvec_slab[BB_BVEC_CLASSES];
@@ -361,7 +362,7 @@ static void put_cache_task(struct bb_bioset *bs, struct bb_bio *bio,
 static void put_cache_irq(struct bb_bioset *bs, struct bb_bio *bio,
 			  enum bb_ctx ctx)
 {
-	struct bb_bio_cache *c = bs->cache;
+	struct bb_bio_cache *c = bs->put_to[ctx];
 
 	if (cache_full(c)) {
 		put_cache_free(bs, bio, ctx);
@@ -382,7 +383,7 @@ static inline __attribute__((always_inline)) void
 put_cache_irq_fast_t(struct bb_bioset *bs, struct bb_bio *bio,
 		     enum bb_ctx ctx, bool local)
 {
-	struct bb_bio_cache *c = bs->cache;
+	struct bb_bio_cache *c = bs->put_to[ctx];
 
 	if (cache_full(c)) {
 		put_cache_free(bs, bio, ctx);
@@ -712,17 +713,19 @@ static unsigned prune_task_list(struct bb_bioset *bs, struct bb_bio_cache *c,
 	return done;
 }
 
-unsigned bb_bio_alloc_cache_prune(struct bb_bioset *bs, unsigned n)
+static unsigned prune_cache(struct bb_bioset *bs, struct bb_bio_cache *c,
+			    unsigned n)
 {
-	struct bb_bio_cache *c = bs->cache;
-	unsigned done;
+	unsigned done = prune_task_list(bs, c, n);
 
-	if (!c)
-		return 0;
-	done = prune_task_list(bs, c, n);
 	if (done < n && !c->free_list && c->splice(bs, c))
 		done += prune_task_list(bs, c, n - done);
 	return done;
+}
+
+unsigned bb_bio_alloc_cache_prune(struct bb_bioset *bs, unsigned n)
+{
+	return bs->cache ? prune_cache(bs, bs->cache, n) : 0;
 }
 
 static void *map_objs(size_t bytes)
@@ -826,12 +829,24 @@ int bb_bioset_init(struct bb_bioset *bs, const struct bb_bioset_params *p)
 		}
 	}
 
-	atomic_init(&im->cache.nr, 0);
-	atomic_init(&im->cache.free_list_irq, NULL);
-	atomic_init(&im->cache.guard, 0);
+	if (p->irq_local && p->remote_puts) {
+		ret = -EINVAL;
+		goto fail;
+	}
 	cv = &cache_variants[p->cache];
-	bs->put_cache = p->irq_local ? cv->put_local : cv->put;
-	im->cache.splice = p->irq_local ? cv->splice_local : cv->splice;
+	for (int k = 0; k < 2; k++) {
+		struct bb_bio_cache *c = k ? &im->cache_remote : &im->cache;
+
+		atomic_init(&c->nr, 0);
+		atomic_init(&c->free_list_irq, NULL);
+		atomic_init(&c->guard, 0);
+	}
+	/* each cache is written by one thread, unless neither irq_local nor
+	 * remote_puts (another thread pushes onto the owner's irq list) */
+	bs->put_cache = p->irq_local || p->remote_puts ? cv->put_local : cv->put;
+	im->cache.splice = p->irq_local || p->remote_puts ? cv->splice_local
+							  : cv->splice;
+	im->cache_remote.splice = cv->splice_local;
 	bs->put_free = bb_bio_free;
 	if (p->evict) {
 		im->put_inner = bs->put_cache;
@@ -844,6 +859,9 @@ int bb_bioset_init(struct bb_bioset *bs, const struct bb_bioset_params *p)
 	if (p->cache != BB_CACHE_OFF) {
 		bs->cache = &im->cache;
 		bs->opf_auto = cv->opf_auto;
+		bs->put_to[BB_CTX_TASK] = &im->cache;
+		bs->put_to[BB_CTX_HARDIRQ] = bs->put_to[BB_CTX_SOFTIRQ] =
+			p->remote_puts ? &im->cache_remote : &im->cache;
 	}
 	return 0;
 fail:
@@ -857,8 +875,10 @@ void bb_bioset_exit(struct bb_bioset *bs)
 
 	if (!im)
 		return;
-	if (bs->cache && im->bio_map)
-		bb_bio_alloc_cache_prune(bs, BB_UINT_MAX);
+	if (bs->cache && im->bio_map) {
+		prune_cache(bs, &im->cache, BB_UINT_MAX);
+		prune_cache(bs, &im->cache_remote, BB_UINT_MAX);
+	}
 	bs->cache = NULL;
 	bs->put_cache = NULL;
 	if (im->bio_map)
@@ -1010,6 +1030,17 @@ int bb_bioset_check(const struct bb_bioset *bs, struct bb_bioset_census *out)
 		    (unsigned)n != irq_list_len(irq))
 			goto out;
 		out->cache_nr_irq = (unsigned)n;
+		c = (struct bb_bio_cache *)&im->cache_remote;
+		irq = atomic_load_explicit(&c->free_list_irq,
+					   memory_order_acquire);
+		if ((n = census_cache_list(&m, bs, c->free_list)) < 0 ||
+		    (unsigned)n != cache_nr(c))
+			goto out;
+		out->cache_remote = (unsigned)n;
+		if ((n = census_cache_list(&m, bs, irq)) < 0 ||
+		    (unsigned)n != irq_list_len(irq))
+			goto out;
+		out->cache_remote += (unsigned)n;
 	}
 
 	for (unsigned cl = 0; cl < BB_BVEC_CLASSES && im->need_bvecs; cl++) {

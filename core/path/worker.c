@@ -17,7 +17,9 @@
  * default of --mode poll); hard-irq when the submitter reaps but stands
  * for its own CPU's completion interrupt (--completion irq, the default of
  * --mode irq and sqpoll: the reap build with K_IRQCTX); hard-irq on
- * another CPU when a completion thread reaps (--completion thread).
+ * another CPU when a completion thread reaps (--completion thread: its
+ * puts go to that CPU's own cache, which nothing allocates from, as the
+ * kernel recycles a bio on the CPU that frees it).
  * --device-ns adds a calibrated busy time per completed request before
  * its bio_endio (the general reap builds only), --cold-bios a bioset that
  * evicts each bio at put (the loop does not change).
@@ -1364,6 +1366,7 @@ static int setup_model(struct worker *w, unsigned pieces)
 	bp.slab_limit = BB_WORKER_BIO_SLAB(b->depth);
 	bp.bvec_slab_limit = BB_WORKER_BVEC_SLAB(b->depth);
 	bp.irq_local = comp == BB_COMPLETION_IRQ;
+	bp.remote_puts = thread; /* the completion CPU's own cache */
 	bp.evict = cfg->cold_bios;
 	ret = bb_bioset_init(&w->bs, &bp);
 	if (ret) {
@@ -1377,6 +1380,7 @@ static int setup_model(struct worker *w, unsigned pieces)
 	bp.cache = bb_bioset_split_variant(cfg->bio_cache);
 	bp.slab_limit = BB_WORKER_SPLIT_SLAB(b->depth, pieces);
 	bp.irq_local = comp == BB_COMPLETION_IRQ;
+	bp.remote_puts = thread;
 	bp.evict = cfg->cold_bios;
 	ret = bb_bioset_init(&w->split_bs, &bp);
 	if (ret) {

@@ -93,7 +93,8 @@ static void test_model_none_counts(void **state)
 /* The completion context of the puts, end to end, with the counters each
  * kernel's cache would show: --mode irq's default is a same-CPU hard-irq
  * completion (every put on the irq list, spliced back by the
- * allocations), inline is task context, thread the cross-CPU case; 6.1's
+ * allocations), inline is task context, thread the cross-CPU case (a bio
+ * recycled on the CPU that frees it: no hit for the allocating one); 6.1's
  * cache (task) never sees a non-polled bio; the split bioset has no
  * cache under all. */
 static void test_completion_contexts(void **state)
@@ -109,7 +110,12 @@ static void test_completion_contexts(void **state)
 		{ "--completion irq --bio-cache irq_fast", "hardirq", 0, N, 0, true },
 		{ "--bio-cache irq", "hardirq", 0, N, 0, true },
 		{ "--completion inline", "task", N, 0, 0, true },
-		{ "--completion thread", "hardirq_cross_cpu", 0, ~0u, ~0u, true },
+		/* the cross-CPU case: the puts fill the completion CPU's own
+		 * cache (257) and then free; the submitter's stays empty */
+		{ "--completion thread", "hardirq_cross_cpu", 0, 257, N - 257,
+		  false },
+		{ "--completion thread --bio-cache irq", "hardirq_cross_cpu", 0,
+		  257, N - 257, false },
 		{ "--bio-cache task", "hardirq", 0, 0, N, false },
 		{ "--bio-cache task --completion inline", "task", 0, 0, N, false },
 		{ "--bio-cache off", "hardirq", 0, 0, N, false },
@@ -167,22 +173,32 @@ static void test_completion_contexts(void **state)
 
 /* --device-ns: busy time per completed request in the completion path,
  * measured as the submitter's CPU time (a spin is CPU time whatever the
- * load). */
+ * load).  The spin is calibrated in iterations at setup (the fastest of
+ * several timings), so a core that runs faster later than during the
+ * calibration (a shared host's SMT sibling going idle) spins for less:
+ * on such hosts it is good to about +-30 %, hence the loose bound; the
+ * studies report the CPU time per I/O they really had. */
 static void test_device_ns(void **state)
 {
 	struct bb_config cfg;
 	struct bb_result r;
 	char err[512];
-	double per_io;
+	double per_io[2];
 
 	(void)state;
-	cfg_of(&cfg, "--number-ios 4000 --iodepth 16 --device-ns 20000 --quiet nop");
-	assert_int_equal(run_cfg(&cfg, &r, err, sizeof(err)), 0);
-	assert_int_equal(r.io.ios, 4000);
-	per_io = (double)(r.cpu_submit.usr_ns + r.cpu_submit.sys_ns) / 4000.0;
-	print_message("  device_ns 20000: %.0f ns of CPU per I/O\n", per_io);
-	assert_true(per_io > 0.7 * 20000);
-	bb_result_free(&r);
+	for (int k = 0; k < 2; k++) {
+		cfg_of(&cfg, k ? "--number-ios 4000 --iodepth 16 --device-ns 20000 --quiet nop"
+			       : "--number-ios 4000 --iodepth 16 --quiet nop");
+		assert_int_equal(run_cfg(&cfg, &r, err, sizeof(err)), 0);
+		assert_int_equal(r.io.ios, 4000);
+		per_io[k] = (double)(r.cpu_submit.usr_ns + r.cpu_submit.sys_ns) /
+			    4000.0;
+		bb_result_free(&r);
+	}
+	print_message("  device_ns 0: %.0f, 20000: %.0f ns of CPU per I/O\n",
+		      per_io[0], per_io[1]);
+	assert_true(per_io[1] - per_io[0] > 0.4 * 20000);
+	assert_true(per_io[1] < 3.0 * 20000);
 }
 
 /* t/io_uring -N1's NOPs: a file and a buffer looked up, res = bs checked
