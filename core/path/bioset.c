@@ -994,8 +994,29 @@ static long census_cache_list(struct census_map *m,
 	return n;
 }
 
+/* Both lists of one cache, each checked against its count; -1 on
+ * corruption. */
+static int census_cache(struct census_map *m, const struct bb_bioset *bs,
+			struct bb_bio_cache *c, unsigned *nr, unsigned *nr_irq)
+{
+	struct bb_bio *irq = atomic_load_explicit(&c->free_list_irq,
+						  memory_order_acquire);
+	long n;
+
+	if ((n = census_cache_list(m, bs, c->free_list)) < 0 ||
+	    (unsigned)n != cache_nr(c))
+		return -1;
+	*nr = (unsigned)n;
+	if ((n = census_cache_list(m, bs, irq)) < 0 ||
+	    (unsigned)n != irq_list_len(irq))
+		return -1;
+	*nr_irq = (unsigned)n;
+	return 0;
+}
+
 int bb_bioset_check(const struct bb_bioset *bs, struct bb_bioset_census *out)
 {
+	unsigned remote_nr = 0, remote_irq = 0;
 	const struct bb_bioset_impl *im = bs->impl;
 	struct census_map m = { 0 };
 	long n;
@@ -1017,31 +1038,13 @@ int bb_bioset_check(const struct bb_bioset *bs, struct bb_bioset_census *out)
 	if ((n = census_reserve(&m, &im->bio_reserve)) < 0)
 		goto out;
 	out->reserve = (unsigned)n;
-	if (bs->cache) {
-		struct bb_bio_cache *c = bs->cache;
-		struct bb_bio *irq = atomic_load_explicit(&c->free_list_irq,
-							  memory_order_acquire);
-
-		if ((n = census_cache_list(&m, bs, c->free_list)) < 0 ||
-		    (unsigned)n != cache_nr(c))
-			goto out;
-		out->cache_nr = (unsigned)n;
-		if ((n = census_cache_list(&m, bs, irq)) < 0 ||
-		    (unsigned)n != irq_list_len(irq))
-			goto out;
-		out->cache_nr_irq = (unsigned)n;
-		c = (struct bb_bio_cache *)&im->cache_remote;
-		irq = atomic_load_explicit(&c->free_list_irq,
-					   memory_order_acquire);
-		if ((n = census_cache_list(&m, bs, c->free_list)) < 0 ||
-		    (unsigned)n != cache_nr(c))
-			goto out;
-		out->cache_remote = (unsigned)n;
-		if ((n = census_cache_list(&m, bs, irq)) < 0 ||
-		    (unsigned)n != irq_list_len(irq))
-			goto out;
-		out->cache_remote += (unsigned)n;
-	}
+	if (bs->cache &&
+	    (census_cache(&m, bs, bs->cache, &out->cache_nr,
+			  &out->cache_nr_irq) ||
+	     census_cache(&m, bs, (struct bb_bio_cache *)&im->cache_remote,
+			  &remote_nr, &remote_irq)))
+		goto out;
+	out->cache_remote = remote_nr + remote_irq;
 
 	for (unsigned cl = 0; cl < BB_BVEC_CLASSES && im->need_bvecs; cl++) {
 		bool last = cl == BB_BVEC_CLASSES - 1;
