@@ -759,7 +759,7 @@ static int bb_store_newer(struct bb_store *s, int v, char *err,
 
 static int bb_store_migrate(struct bb_store *s, char *err, size_t errlen)
 {
-	int newest = (int)bb_array_size(bb_migrations), v, ret = 0;
+	int newest = (int)bb_array_size(bb_migrations), v = 0, ret = 0;
 	char sql[64];
 
 	for (int i = 0; i < newest; i++) {
@@ -1825,7 +1825,7 @@ static int bb_store_noise_locked(struct bb_store *s, int64_t host_id,
 				 struct json_object **out, char *err,
 				 size_t errlen)
 {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	int ret, rc;
 
 	*out = NULL;
@@ -1878,7 +1878,7 @@ int bb_store_host_noise_add(struct bb_store *s, int64_t host_id,
 			    const char *metric, unsigned pairs, double log_sd,
 			    double ci_half, char *err, size_t errlen)
 {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	int ret;
 
 	if (!host_id || !target || !metric || pairs < 2 || !(log_sd >= 0) ||
@@ -2430,7 +2430,7 @@ out:
 int bb_store_knob_unrestorable(struct bb_store *s, int64_t id,
 			       const char *why, char *err, size_t errlen)
 {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	int ret;
 
 	bb_store_lock(s);
