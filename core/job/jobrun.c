@@ -126,6 +126,7 @@ static int run_step(struct bb_jobrun *jr, const struct bb_job_step *st,
 
 	memset(&r, 0, sizeof(r));
 	bb_hist_init(&r.lat);
+	jr->run_ctx.have = false;
 	step_label(jr, st, label, sizeof(label));
 	if (ops && ops->before_run) {
 		ret = ops->before_run(arg, jr, st, msg, sizeof(msg));
@@ -152,6 +153,9 @@ static int run_step(struct bb_jobrun *jr, const struct bb_job_step *st,
 		snprintf(msg, sizeof(msg), "cancelled");
 	}
 	if (!ret) {
+		/* what the run starts with (the knobs are written by now) */
+		bb_run_context_read(job->v[st->variant].cfg.target,
+				    &jr->run_ctx);
 		ret = bb_run_cancellable(&job->v[st->variant].cfg, &r,
 					 ops ? ops->on_sample : NULL, arg,
 					 jr->cancel, msg, sizeof(msg));
