@@ -364,33 +364,18 @@ out:
 
 const char *bb_jobrun_verdict(const struct bb_jobrun *jr)
 {
-	bool faster = false, inconclusive = false;
+	enum bb_ab_verdict v[BB_JOB_MAX_VARIANTS];
+	size_t n = 0, failed = 0;
 
 	if (!jr->have_cmp)
 		return NULL;
 	for (unsigned i = 1; i < jr->job->nvariants; i++) {
-		if (jr->cmp_ret[i]) {
-			inconclusive = true;
-			continue;
-		}
-		switch (jr->cmp[i].verdict) {
-		case BB_AB_SLOWER:
-			return bb_ab_verdict_name(BB_AB_SLOWER);
-		case BB_AB_FASTER:
-			faster = true;
-			break;
-		case BB_AB_INCONCLUSIVE:
-			inconclusive = true;
-			break;
-		case BB_AB_NO_CHANGE:
-			break;
-		}
+		if (jr->cmp_ret[i])
+			failed++;
+		else
+			v[n++] = jr->cmp[i].verdict;
 	}
-	if (faster)
-		return bb_ab_verdict_name(BB_AB_FASTER);
-	if (inconclusive)
-		return bb_ab_verdict_name(BB_AB_INCONCLUSIVE);
-	return bb_ab_verdict_name(BB_AB_NO_CHANGE);
+	return bb_ab_verdict_name(bb_ab_verdict_worst(v, n, failed));
 }
 
 /* ------------------------------------------------------------------ */
