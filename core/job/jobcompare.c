@@ -996,9 +996,11 @@ static struct json_object *boots_json(const struct jc_job *jobs, size_t nj,
 	if (single)
 		snprintf(msg + off, sizeof(msg) - off,
 			 "All runs come from one boot: no between-boot variance "
-			 "enters this comparison, but the jobs ran at different "
-			 "times, and drift between them is not cancelled the way "
-			 "pairs within one job cancel it.");
+			 "enters this comparison. The jobs ran at different "
+			 "times, though: drift between them (other load, "
+			 "thermal and cache state) is not cancelled the way "
+			 "pairs within one job cancel it, and the interval "
+			 "covers only the run-to-run noise within each job.");
 	else if (off < sizeof(msg))
 		snprintf(msg + off, sizeof(msg) - off,
 			 "Runs from different boots carry between-boot variance "
@@ -1295,8 +1297,10 @@ int bb_jobcmp(const struct bb_jobcmp_job *base,
 			       json_object_new_string(bb_metric_unit(m)));
 	json_object_object_add(doc, "higher_is_better",
 			       json_object_new_boolean(p.higher_is_better));
-	json_object_object_add(doc, "confidence", json_object_new_double(p.confidence));
-	json_object_object_add(doc, "min_effect", json_object_new_double(p.min_effect));
+	json_object_object_add(doc, "confidence",
+			       bb_json_short_double(p.confidence));
+	json_object_object_add(doc, "min_effect",
+			       bb_json_short_double(p.min_effect));
 	json_object_object_add(doc, "multiple",
 			       json_object_new_string(
 				       bb_ab_multiple_name(BB_AB_MULTIPLE_HOLM)));
