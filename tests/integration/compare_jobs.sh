@@ -39,14 +39,7 @@ daemon_start || { finish; exit 1; }
 
 cli() { "$CLI" --server "http://127.0.0.1:$DPORT" "$@"; }
 
-submit() {
-  api POST /api/v1/jobs "$1"
-  if [ "$API_STATUS" != 201 ]; then
-    echo "  submit failed ($API_STATUS): $(cat "$API_BODY")" >&2
-    return 1
-  fi
-  api_get 'd["id"]'
-}
+submit() { submit_job "$1"; }
 
 done_or_fail() {
   local st
