@@ -152,8 +152,8 @@ static const struct ccmd cmd_devices = {
 };
 static const struct ccmd cmd_host = {
 	"host", "", 0, 0, O_JSON,
-	"Show the daemon's host (kernel, CPUs, memory, governor) and the\n"
-	"daemon's version, uptime and pid.",
+	"Show the daemon's host (kernel, CPUs and microcode, memory, governor,\n"
+	"boot id) and the daemon's version, uptime and pid.",
 	"GET", "/api/v1/host", print_host,
 };
 
@@ -1174,8 +1174,11 @@ static int print_host(struct csess *s, struct json_object *doc)
 	       bb_cli_jstr(doc, "kernel", "?"),
 	       bb_cli_jstr(doc, "machine", ""),
 	       bb_cli_jstr(doc, "kernel_version", "?"));
-	printf("%-10s %.0f x %s\n", "cpus", bb_cli_jnum(doc, "cpus", 0),
-	       bb_cli_jstr(doc, "cpu_model", "?"));
+	printf("%-10s %.0f x %s%s%s\n", "cpus", bb_cli_jnum(doc, "cpus", 0),
+	       bb_cli_jstr(doc, "cpu_model", "?"),
+	       bb_cli_jget(doc, "microcode") ? ", microcode " : "",
+	       bb_cli_jstr(doc, "microcode", ""));
+	printf("%-10s %s\n", "boot id", bb_cli_jstr(doc, "boot_id", "unknown"));
 	printf("%-10s %s\n", "memory", mem);
 	printf("%-10s %s\n", "governor",
 	       bb_cli_jstr(doc, "governor", "unknown"));

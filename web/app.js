@@ -687,7 +687,7 @@
     const spec = JSON.stringify(j.spec, null, 2);
     setText(p.spec, spec);
     p.host.replaceChildren(kvList(j.host, ['hostname', 'kernel', 'kernel_version', 'machine',
-      'cpu_model', 'cpus', 'memory_bytes', 'governor']));
+      'cpu_model', 'microcode', 'cpus', 'memory_bytes', 'governor', 'boot_id']));
     if (j.host && j.host.cmdline)
       p.host.append(el('details', { class: 'cmdline' }, el('summary', null, 'kernel command line'),
         el('code', null, j.host.cmdline)));
