@@ -11,7 +11,7 @@
 #include <string.h>
 
 #define JT_COLS (2 + BB_JOBCMP_MAX_WITH)
-#define JT_ROWS 256
+#define JT_ROWS 512 /* rows: a diff with per-variant rows of 8 variants fits */
 #define JT_CELL 160
 #define JT_WIDTH 38 /* widest column shown (longer values are cut) */
 
