@@ -1040,7 +1040,7 @@ static int compare_jobs(struct csess *s)
 	char path[512];
 	size_t off;
 	long status = 0;
-	int64_t id;
+	int64_t id = 0;
 	int ret;
 
 	off = (size_t)snprintf(path, sizeof(path),
