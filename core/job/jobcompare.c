@@ -1159,6 +1159,187 @@ static int match(struct jc_job *jobs, size_t nj, const char *only,
 	return 0;
 }
 
+/* The statistics parameters: independent samples, the base's confidence
+ * and min_effect. */
+static void params_of(const struct jc_job *b, enum bb_metric m,
+		      struct bb_ab_params *p)
+{
+	double eff = jnum(b->spec, "min_effect", 100 * BB_AB_DEFAULT_MIN_EFFECT);
+	double conf = jnum(b->spec, "confidence", BB_AB_DEFAULT_CONFIDENCE);
+
+	bb_ab_params_init(p);
+	p->higher_is_better = bb_metric_higher_is_better(m);
+	p->paired = false;
+	if (eff >= 0 && eff < 100)
+		p->min_effect = eff / 100;
+	if (conf > 0 && conf < 1)
+		p->confidence = conf;
+}
+
+/* Every comparison, then Holm over those that could be made; *worst
+ * their verdict (bb_ab_verdict_worst), *nf how many were made.  0 or
+ * -ENOMEM. */
+static int compare_all(const struct jc_job *jobs, struct jc_cmp *cmps,
+		       size_t ncmp, const struct bb_ab_params *p, size_t *nf,
+		       enum bb_ab_verdict *worst)
+{
+	struct bb_ab_result *fam[JC_MAX_JOBS * BB_JOB_MAX_VARIANTS];
+	enum bb_ab_verdict verdicts[JC_MAX_JOBS * BB_JOB_MAX_VARIANTS];
+	size_t nfailed = 0;
+
+	*nf = 0;
+	for (size_t c = 0; c < ncmp; c++) {
+		const struct jc_var *bv = &jobs[0].v[cmps[c].bv];
+		const struct jc_var *ov = &jobs[cmps[c].job].v[cmps[c].ov];
+
+		cmps[c].ret = bb_ab_compare(bv->vals, bv->n, ov->vals, ov->n, p,
+					    &cmps[c].r);
+		if (cmps[c].ret == -ENOMEM)
+			return -ENOMEM;
+		if (!cmps[c].ret)
+			fam[(*nf)++] = &cmps[c].r;
+		else
+			nfailed++;
+	}
+	bb_ab_family(fam, *nf, BB_AB_MULTIPLE_HOLM);
+	for (size_t i = 0; i < *nf; i++)
+		verdicts[i] = fam[i]->verdict;
+	*worst = bb_ab_verdict_worst(verdicts, *nf, nfailed);
+	return 0;
+}
+
+/* {"fields","allowed","differs"} */
+static struct json_object *workload_json(const struct jc_diff *d, bool allowed)
+{
+	struct json_object *wl = json_object_new_object();
+	struct json_object *arr = json_object_new_array();
+
+	for (size_t i = 0; i < bb_array_size(workload_fields); i++)
+		json_object_array_add(arr, json_object_new_string(workload_fields[i]));
+	json_object_object_add(wl, "fields", arr);
+	json_object_object_add(wl, "allowed", json_object_new_boolean(allowed));
+	json_object_object_add(wl, "differs", json_object_get(d->workload));
+	return wl;
+}
+
+/* What may spoil the comparison. */
+static struct json_object *warnings_json(const struct jc_job *jobs, size_t nj,
+					 const struct jc_diff *d,
+					 struct json_object *unmatched,
+					 const struct bb_ab_params *p)
+{
+	struct json_object *warnings = json_object_new_array();
+	size_t nw = json_object_array_length(d->workload);
+
+	for (size_t j = 0; j < nj; j++) {
+		const char *state = jstr(jobs[j].doc, "state", "?");
+
+		if (strcmp(state, "done"))
+			warn(warnings, "job %" PRId64 " is %s: its runs so far; "
+				       "this comparison is not final",
+			     jobs[j].id, state);
+		for (unsigned v = 0; v < jobs[j].nv; v++) {
+			const struct jc_var *x = &jobs[j].v[v];
+
+			if (!x->used)
+				continue;
+			if (x->failed)
+				warn(warnings, "job %" PRId64 ": %zu measured "
+					       "run(s) of %s did not finish: left out",
+				     jobs[j].id, x->failed, x->name);
+			if (x->disturbed)
+				warn(warnings, "job %" PRId64 ": %zu measured "
+					       "run(s) of %s disturbed (other load "
+					       "on the benchmark CPUs, or a stall): %s",
+				     jobs[j].id, x->disturbed, x->name,
+				     jobs[j].exclude_disturbed ?
+					     "left out (exclude_disturbed)" :
+					     "kept (the job did not ask to "
+					     "exclude them)");
+		}
+	}
+	if (nw) {
+		char fields[512];
+		size_t off = 0;
+
+		fields[0] = '\0';
+		for (size_t i = 0; i < nw && off < sizeof(fields); i++)
+			off += (size_t)snprintf(fields + off, sizeof(fields) - off,
+						"%s%s", i ? ", " : "",
+						jstr(json_object_array_get_idx(
+							     d->workload, i),
+						     "field", "?"));
+		warn(warnings, "the workloads differ (%s): compared anyway, as "
+			       "asked (allow_different_workload)",
+		     fields);
+	}
+	for (size_t i = 0; i < json_object_array_length(unmatched); i++) {
+		struct json_object *u = json_object_array_get_idx(unmatched, i);
+
+		warn(warnings, "job %.0f's variant %s has no variant of that "
+			       "name in job %" PRId64 ": not compared",
+		     jnum(u, "job", 0), jstr(u, "variant", "?"), jobs[0].id);
+	}
+	for (size_t j = 1; j < nj; j++)
+		if (fabs(jnum(jobs[j].spec, "min_effect", 1) - 100 * p->min_effect) > 1e-9 ||
+		    fabs(jnum(jobs[j].spec, "confidence", .95) - p->confidence) > 1e-9)
+			warn(warnings, "job %" PRId64 " asked for another "
+				       "confidence or min_effect: the base's "
+				       "(%g%%, ±%g%%) apply",
+			     jobs[j].id, 100 * p->confidence, 100 * p->min_effect);
+	return warnings;
+}
+
+/* Load the jobs; one metric for all (a ratio of IOPS to latencies means
+ * nothing).  *nj: the jobs loaded (to free). */
+static int load_all(struct jc_job *jobs, size_t *nj,
+		    const struct bb_jobcmp_job *base,
+		    const struct bb_jobcmp_job *with, size_t nwith,
+		    enum bb_metric *m, struct bb_jobcmp_error *e)
+{
+	int ret;
+
+	*nj = 0;
+	for (size_t j = 0; j <= nwith; j++) {
+		ret = job_load(&jobs[j], j ? &with[j - 1] : base, e);
+		*nj = j + 1;
+		if (ret)
+			return ret;
+	}
+	if (bb_metric_from_name(jobs[0].metric, m))
+		return jc_err(e, -EINVAL, "invalid_argument", "metric",
+			      "job %" PRId64 ": unknown metric '%.32s'",
+			      jobs[0].id, jobs[0].metric);
+	for (size_t j = 1; j < *nj; j++)
+		if (strcmp(jobs[j].metric, jobs[0].metric))
+			return jc_err(e, -EINVAL, "different_metric", "metric",
+				      "metric: job %" PRId64 " measures %.32s, "
+				      "job %" PRId64 " %.32s: jobs are compared "
+				      "on the same metric",
+				      jobs[0].id, jobs[0].metric, jobs[j].id,
+				      jobs[j].metric);
+	return 0;
+}
+
+/* -ENODATA when a job has no measured run of the variants compared. */
+static int check_data(const struct jc_job *jobs, size_t nj,
+		      struct bb_jobcmp_error *e)
+{
+	for (size_t j = 0; j < nj; j++) {
+		size_t n = 0;
+
+		for (unsigned v = 0; v < jobs[j].nv; v++)
+			n += jobs[j].v[v].used ? jobs[j].v[v].n : 0;
+		if (!n)
+			return jc_err(e, -ENODATA, "no_comparison",
+				      j ? "with" : "base",
+				      "job %" PRId64 " (%s) has no measured run "
+				      "of the variants compared",
+				      jobs[j].id, jstr(jobs[j].doc, "state", "?"));
+	}
+	return 0;
+}
+
 int bb_jobcmp(const struct bb_jobcmp_job *base,
 	      const struct bb_jobcmp_job *with, size_t nwith,
 	      const struct bb_jobcmp_opts *opts, struct json_object **out,
@@ -1166,16 +1347,14 @@ int bb_jobcmp(const struct bb_jobcmp_job *base,
 {
 	struct jc_job jobs[JC_MAX_JOBS];
 	struct jc_cmp *cmps = NULL;
-	struct bb_ab_result *fam[JC_MAX_JOBS * BB_JOB_MAX_VARIANTS];
-	struct json_object *doc = NULL, *unmatched = NULL, *warnings = NULL;
-	struct json_object *arr, *wl;
+	struct json_object *doc = NULL, *unmatched = NULL, *arr;
 	struct jc_diff d = { 0 };
 	struct bb_ab_params p;
-	enum bb_ab_verdict verdicts[JC_MAX_JOBS * BB_JOB_MAX_VARIANTS];
-	size_t nj = 0, ncmp = 0, nf = 0, nfailed = 0;
+	enum bb_ab_verdict worst = BB_AB_INCONCLUSIVE;
+	size_t nj = 0, ncmp = 0, nf = 0;
 	size_t boots[JC_MAX_JOBS], unknown[JC_MAX_JOBS];
-	enum bb_metric m;
-	double conf, eff;
+	bool allow = opts && opts->allow_different_workload;
+	enum bb_metric m = BB_METRIC_IOPS;
 	int ret;
 
 	if (e)
@@ -1187,95 +1366,35 @@ int bb_jobcmp(const struct bb_jobcmp_job *base,
 		return jc_err(e, -EINVAL, "invalid_argument", "with",
 			      "with: 1 to %d jobs to compare with the base",
 			      BB_JOBCMP_MAX_WITH);
-	for (size_t j = 0; j <= nwith; j++) {
-		ret = job_load(&jobs[j], j ? &with[j - 1] : base, e);
-		nj = j + 1;
-		if (ret)
-			goto out;
-	}
-	/* one metric: a ratio of IOPS to latencies means nothing */
-	if (bb_metric_from_name(jobs[0].metric, &m)) {
-		ret = jc_err(e, -EINVAL, "invalid_argument", "metric",
-			     "job %" PRId64 ": unknown metric '%.32s'",
-			     jobs[0].id, jobs[0].metric);
+	ret = load_all(jobs, &nj, base, with, nwith, &m, e);
+	if (ret)
 		goto out;
-	}
-	for (size_t j = 1; j < nj; j++)
-		if (strcmp(jobs[j].metric, jobs[0].metric)) {
-			ret = jc_err(e, -EINVAL, "different_metric", "metric",
-				     "metric: job %" PRId64 " measures %.32s, "
-				     "job %" PRId64 " %.32s: jobs are compared on "
-				     "the same metric",
-				     jobs[0].id, jobs[0].metric, jobs[j].id,
-				     jobs[j].metric);
-			goto out;
-		}
 	cmps = calloc(nj * BB_JOB_MAX_VARIANTS, sizeof(*cmps));
 	unmatched = json_object_new_array();
-	warnings = json_object_new_array();
 	d.rows = json_object_new_array();
 	d.workload = json_object_new_array();
 	d.jobs = jobs;
 	d.nj = nj;
-	if (!cmps || !unmatched || !warnings || !d.rows || !d.workload) {
+	if (!cmps || !unmatched || !d.rows || !d.workload) {
 		ret = -ENOMEM;
 		goto out;
 	}
 	ret = match(jobs, nj, opts ? opts->variant : NULL, cmps, &ncmp,
 		    unmatched, e);
+	if (!ret)
+		ret = check_data(jobs, nj, e);
+	if (!ret)
+		ret = diff_all(&d);
 	if (ret)
 		goto out;
-	for (size_t j = 0; j < nj; j++) {
-		size_t n = 0;
-
-		for (unsigned v = 0; v < jobs[j].nv; v++)
-			n += jobs[j].v[v].used ? jobs[j].v[v].n : 0;
-		if (!n) {
-			ret = jc_err(e, -ENODATA, "no_comparison",
-				     j ? "with" : "base",
-				     "job %" PRId64 " (%s) has no measured run "
-				     "of the variants compared",
-				     jobs[j].id, jstr(jobs[j].doc, "state", "?"));
-			goto out;
-		}
-	}
-
-	ret = diff_all(&d);
-	if (ret)
-		goto out;
-	if (json_object_array_length(d.workload) &&
-	    !(opts && opts->allow_different_workload)) {
+	if (json_object_array_length(d.workload) && !allow) {
 		ret = workload_refusal(&d, e);
 		goto out;
 	}
-	/* the statistics: independent samples, Holm over all of them */
-	bb_ab_params_init(&p);
-	p.higher_is_better = bb_metric_higher_is_better(m);
-	p.paired = false;
-	eff = jnum(jobs[0].spec, "min_effect", 100 * BB_AB_DEFAULT_MIN_EFFECT);
-	conf = jnum(jobs[0].spec, "confidence", BB_AB_DEFAULT_CONFIDENCE);
-	if (eff >= 0 && eff < 100)
-		p.min_effect = eff / 100;
-	if (conf > 0 && conf < 1)
-		p.confidence = conf;
-	for (size_t c = 0; c < ncmp; c++) {
-		const struct jc_var *bv = &jobs[0].v[cmps[c].bv];
-		const struct jc_var *ov = &jobs[cmps[c].job].v[cmps[c].ov];
-
-		cmps[c].ret = bb_ab_compare(bv->vals, bv->n, ov->vals, ov->n, &p,
-					    &cmps[c].r);
-		if (cmps[c].ret == -ENOMEM) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		if (!cmps[c].ret)
-			fam[nf++] = &cmps[c].r;
-		else
-			nfailed++;
-	}
-	bb_ab_family(fam, nf, BB_AB_MULTIPLE_HOLM);
-	for (size_t i = 0; i < nf; i++)
-		verdicts[i] = fam[i]->verdict;
+	params_of(&jobs[0], m, &p);
+	ret = compare_all(jobs, cmps, ncmp, &p, &nf, &worst);
+	if (ret)
+		goto out;
 
 	doc = json_object_new_object();
 	if (!doc) {
@@ -1307,9 +1426,7 @@ int bb_jobcmp(const struct bb_jobcmp_job *base,
 	json_object_object_add(doc, "family", json_object_new_int64((int64_t)nf));
 	json_object_object_add(doc, "statistics", statistics_json());
 	json_object_object_add(doc, "verdict",
-			       nf ? json_object_new_string(bb_ab_verdict_name(
-					    bb_ab_verdict_worst(verdicts, nf,
-								nfailed))) :
+			       nf ? json_object_new_string(bb_ab_verdict_name(worst)) :
 				    NULL);
 	arr = json_object_new_array();
 	for (size_t j = 0; j < nj; j++)
@@ -1322,82 +1439,16 @@ int bb_jobcmp(const struct bb_jobcmp_job *base,
 	json_object_object_add(doc, "comparisons", arr);
 	json_object_object_add(doc, "unmatched", json_object_get(unmatched));
 	json_object_object_add(doc, "boots", boots_json(jobs, nj, boots, unknown));
-	wl = json_object_new_object();
-	arr = json_object_new_array();
-	for (size_t i = 0; i < bb_array_size(workload_fields); i++)
-		json_object_array_add(arr, json_object_new_string(workload_fields[i]));
-	json_object_object_add(wl, "fields", arr);
-	json_object_object_add(wl, "allowed", json_object_new_boolean(
-				       opts && opts->allow_different_workload));
-	json_object_object_add(wl, "differs", json_object_get(d.workload));
-	json_object_object_add(doc, "workload", wl);
+	json_object_object_add(doc, "workload", workload_json(&d, allow));
 	json_object_object_add(doc, "diff", json_object_get(d.rows));
-
-	/* what may spoil it */
-	for (size_t j = 0; j < nj; j++) {
-		const char *state = jstr(jobs[j].doc, "state", "?");
-
-		if (strcmp(state, "done"))
-			warn(warnings, "job %" PRId64 " is %s: its runs so far; "
-				       "this comparison is not final",
-			     jobs[j].id, state);
-		for (unsigned v = 0; v < jobs[j].nv; v++) {
-			const struct jc_var *x = &jobs[j].v[v];
-
-			if (!x->used)
-				continue;
-			if (x->failed)
-				warn(warnings, "job %" PRId64 ": %zu measured "
-					       "run(s) of %s did not finish: left out",
-				     jobs[j].id, x->failed, x->name);
-			if (x->disturbed)
-				warn(warnings, "job %" PRId64 ": %zu measured "
-					       "run(s) of %s disturbed (other load "
-					       "on the benchmark CPUs, or a stall): %s",
-				     jobs[j].id, x->disturbed, x->name,
-				     jobs[j].exclude_disturbed ?
-					     "left out (exclude_disturbed)" :
-					     "kept (the job did not ask to "
-					     "exclude them)");
-		}
-	}
-	if (json_object_array_length(d.workload)) {
-		char fields[512];
-		size_t off = 0, n = json_object_array_length(d.workload);
-
-		fields[0] = '\0';
-		for (size_t i = 0; i < n && off < sizeof(fields); i++)
-			off += (size_t)snprintf(fields + off, sizeof(fields) - off,
-						"%s%s", i ? ", " : "",
-						jstr(json_object_array_get_idx(
-							     d.workload, i),
-						     "field", "?"));
-		warn(warnings, "the workloads differ (%s): compared anyway, as "
-			       "asked (allow_different_workload)",
-		     fields);
-	}
-	for (size_t i = 0; i < json_object_array_length(unmatched); i++) {
-		struct json_object *u = json_object_array_get_idx(unmatched, i);
-
-		warn(warnings, "job %.0f's variant %s has no variant of that "
-			       "name in job %" PRId64 ": not compared",
-		     jnum(u, "job", 0), jstr(u, "variant", "?"), jobs[0].id);
-	}
-	for (size_t j = 1; j < nj; j++)
-		if (fabs(jnum(jobs[j].spec, "min_effect", 1) - 100 * p.min_effect) > 1e-9 ||
-		    fabs(jnum(jobs[j].spec, "confidence", .95) - p.confidence) > 1e-9)
-			warn(warnings, "job %" PRId64 " asked for another "
-				       "confidence or min_effect: the base's "
-				       "(%g%%, ±%g%%) apply",
-			     jobs[j].id, 100 * p.confidence, 100 * p.min_effect);
-	json_object_object_add(doc, "warnings", json_object_get(warnings));
+	json_object_object_add(doc, "warnings",
+			       warnings_json(jobs, nj, &d, unmatched, &p));
 	*out = doc;
 	doc = NULL;
 	ret = 0;
 out:
 	json_object_put(doc);
 	json_object_put(unmatched);
-	json_object_put(warnings);
 	json_object_put(d.rows);
 	json_object_put(d.workload);
 	free(cmps);
