@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* events.c - the store's event log. */
+/* events.c - the store's event log: a job's life ("submitted", "started",
+ * "done: ...") and the daemon's own notes. */
 #include "store_int.h"
 
 #include <errno.h>
 #include <string.h>
+
+static const struct bb_query q_event_insert = BB_STATEMENT(
+	"INSERT INTO events (ts_ms, job_id, level, message)"
+	" VALUES (?1, ?2, ?3, ?4)",
+	"storing an event");
 
 static bool bb_store_level_ok(const char *l)
 {
@@ -11,32 +17,20 @@ static bool bb_store_level_ok(const char *l)
 		     !strcmp(l, "error"));
 }
 
-/* Insert an event (locked, inside or outside a transaction). */
-int bb_store_event_locked(struct bb_store *s, int64_t job_id,
-				 const char *level, const char *msg,
-				 char *err, size_t errlen)
+int bb_store_event_add(struct bb_db_op *op, int64_t job_id,
+		       const char *level, const char *msg)
 {
-	sqlite3_stmt *st;
-	int ret;
-
-	ret = bb_store_q(s, Q_EVENT_INSERT, &st, err, errlen);
-	if (ret)
-		return ret;
-	return bb_store_step_done(s, st,
-				  bb_store_bind(st, "iItt", bb_store_now_ms(),
-						job_id, level, msg ? msg : ""),
-				  err, errlen, "storing an event");
+	return bb_db_run(op, &q_event_insert, NULL, "iItt", bb_store_now_ms(),
+			 job_id, level, msg ? msg : "");
 }
 
 int bb_store_event(struct bb_store *s, int64_t job_id, const char *level,
 		   const char *msg)
 {
-	int ret;
+	struct bb_db_op op;
 
 	if (!bb_store_level_ok(level))
 		return -EINVAL;
-	bb_store_lock(s);
-	ret = bb_store_event_locked(s, job_id, level, msg, NULL, 0);
-	bb_store_unlock(s);
-	return ret;
+	bb_db_lock(&op, s->db, NULL, 0);
+	return bb_db_end(&op, bb_store_event_add(&op, job_id, level, msg));
 }

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* history.c - the history of a workload: its finished jobs. */
+/* history.c - the history of a workload: the jobs of one name that ended
+ * done, newest first, each with its host, device, noise floor and its
+ * comparison slimmed to the figures a trend needs. */
 #include "store_int.h"
 
 #include <errno.h>
@@ -53,13 +55,52 @@ static struct json_object *bb_store_history_compare(struct json_object *cmp)
 	return o;
 }
 
+static const struct bb_col bb_history_cols[] = {
+	BB_JOB_COLS,
+	{ "host_id", BB_COL_INT64 | BB_COL_HIDDEN, NULL },
+	{ "device_id", BB_COL_INT64 | BB_COL_HIDDEN, NULL },
+	{ "compare", BB_COL_JSON | BB_COL_HIDDEN, NULL },
+};
+static const struct bb_query q_jobs_history = BB_SELECT(bb_history_cols,
+	"FROM jobs WHERE name = ?1 AND state = 'done'"
+	" AND (?2 IS NULL OR target = ?2) ORDER BY id DESC LIMIT ?3",
+	"reading the history");
+
+/* A history job: the row's job, host, device, compare and noise floor. */
+static int bb_store_history_job(struct bb_db_op *op,
+				const struct bb_db_rows *r,
+				struct json_object *job)
+{
+	int64_t host_id = bb_db_int(r, "host_id");
+	struct json_object *meta, *cmp;
+	int ret;
+
+	ret = bb_store_host_json(op, host_id, &meta);
+	if (ret)
+		return ret;
+	json_object_object_add(job, "host", meta);
+	ret = bb_store_device_json(op, bb_db_int(r, "device_id"), &meta);
+	if (ret)
+		return ret;
+	json_object_object_add(job, "device", meta);
+	cmp = bb_db_value(r, "compare");
+	json_object_object_add(job, "compare", bb_store_history_compare(cmp));
+	ret = bb_store_noise_json(op, host_id, bb_store_jstr(job, "target"),
+				  bb_store_jstr(cmp, "metric"), &meta);
+	json_object_put(cmp);
+	if (!ret)
+		json_object_object_add(job, "noise_floor", meta);
+	return ret;
+}
+
 int bb_store_job_history(struct bb_store *s, const char *name,
 			 const char *target, unsigned limit,
 			 struct json_object **out, char *err, size_t errlen)
 {
-	struct json_object *doc = NULL, *jobs, *job, *meta, *cmp;
-	sqlite3_stmt *st;
-	int ret, rc;
+	struct json_object *doc = NULL, *jobs, *job;
+	struct bb_db_rows r;
+	struct bb_db_op op;
+	int ret;
 
 	*out = NULL;
 	if (!name) {
@@ -77,51 +118,22 @@ int bb_store_job_history(struct bb_store *s, const char *name,
 	json_object_object_add(doc, "target",
 			       target ? json_object_new_string(target) : NULL);
 	json_object_object_add(doc, "jobs", jobs);
-	bb_store_lock(s);
-	ret = bb_store_begin_read(s, err, errlen);
+	ret = bb_db_begin(&op, s->db, BB_TX_READ, err, errlen);
 	if (ret)
 		goto out;
-	ret = bb_store_q(s, Q_JOBS_HISTORY, &st, err, errlen);
-	if (ret)
-		goto out;
-	rc = bb_store_bind(st, "ttu", name, target, limit);
-	while (bb_store_next(st, &rc)) {
-		job = bb_store_job_json(st);
+	bb_db_what(&op, "reading the history of '%.64s'", name);
+	ret = bb_db_query(&r, &op, &q_jobs_history, "ttu", name, target,
+			  limit);
+	while (!ret && (ret = bb_db_next(&r)) > 0) {
+		job = bb_db_json(&r);
 		json_object_array_add(jobs, job);
-		ret = bb_store_meta_json(s, Q_HOST_GET,
-					 sqlite3_column_int64(st, 11), &meta,
-					 err, errlen);
-		if (ret)
-			goto out;
-		json_object_object_add(job, "host", meta);
-		ret = bb_store_meta_json(s, Q_DEVICE_GET,
-					 sqlite3_column_int64(st, 12), &meta,
-					 err, errlen);
-		if (ret)
-			goto out;
-		json_object_object_add(job, "device", meta);
-		cmp = bb_store_col_json(st, 13);
-		json_object_object_add(job, "compare",
-				       bb_store_history_compare(cmp));
-		ret = bb_store_noise_locked(s, sqlite3_column_int64(st, 11),
-					    bb_store_jstr(job, "target"),
-					    bb_store_jstr(cmp, "metric"), &meta,
-					    err, errlen);
-		json_object_put(cmp);
-		if (ret)
-			goto out;
-		json_object_object_add(job, "noise_floor", meta);
+		ret = bb_store_history_job(&op, &r, job);
 	}
-	if (rc != SQLITE_DONE) {
-		ret = bb_store_fail(s, rc, err, errlen,
-				    "reading the history of '%.64s'", name);
-		goto out;
+	if (!ret) {
+		*out = doc;
+		doc = NULL;
 	}
-	*out = doc;
-	doc = NULL;
 out:
-	bb_store_rollback(s);   /* ends the read transaction */
-	bb_store_unlock(s);
 	json_object_put(doc);
-	return ret;
+	return bb_db_end(&op, ret);
 }

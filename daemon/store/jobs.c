@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* jobs.c - jobs: submission, state changes with their events, reads. */
+/* jobs.c - jobs: submission (with the queue limit), the state changes,
+ * each one durable transaction with its event, and the reads: a job's
+ * document, the list with its cursor, the counts of /metrics. */
 #include "store_int.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,90 @@ static const char *const bb_job_states[] = {
 	BB_JOB_QUEUED, BB_JOB_RUNNING, BB_JOB_DONE,
 	BB_JOB_FAILED, BB_JOB_CANCELLED, BB_JOB_INTERRUPTED,
 };
+
+#define BB_STORE_INTERRUPTED_MSG "daemon stopped while the job ran"
+
+/* ---- statements ------------------------------------------------------ */
+
+static const struct bb_query q_job_insert = BB_INSERT_ID(
+	"INSERT INTO jobs (name, target, spec, state, created_ms,"
+	" runs_planned) VALUES (coalesce(?1, ''), ?2, ?3, 'queued', ?4, ?5)",
+	"storing a new job");
+static const struct bb_query q_job_start = BB_STATEMENT(
+	"UPDATE jobs SET state = 'running', started_ms = ?2, host_id = ?3,"
+	" device_id = ?4 WHERE id = ?1 AND state = 'queued'",
+	"starting a job");
+static const struct bb_query q_job_progress = BB_STATEMENT(
+	"UPDATE jobs SET runs_planned = ?2, compare = coalesce(?3, compare)"
+	" WHERE id = ?1 AND state = 'running'",
+	"storing the progress of a job");
+static const struct bb_query q_job_finish = BB_STATEMENT(
+	"UPDATE jobs SET state = ?2, finished_ms = ?3, verdict = ?4,"
+	" compare = coalesce(?5, compare), error = ?6"
+	" WHERE id = ?1 AND state IN ('queued', 'running')",
+	"ending a job");
+static const struct bb_query q_job_interrupt = BB_STATEMENT(
+	"UPDATE jobs SET state = 'interrupted', finished_ms = ?2, error = ?3"
+	" WHERE id = ?1 AND state = 'running'",
+	"marking a job interrupted");
+
+static const struct bb_col bb_job_state_cols[] = {
+	{ "state", BB_COL_TEXT, NULL },
+};
+static const struct bb_query q_job_state = BB_SELECT(bb_job_state_cols,
+	"FROM jobs WHERE id = ?1", "reading a job");
+
+static const struct bb_col bb_job_next_cols[] = {
+	{ "id", BB_COL_INT64, NULL },
+	{ "spec", BB_COL_TEXT, NULL },
+};
+static const struct bb_query q_job_next_queued = BB_SELECT(bb_job_next_cols,
+	"FROM jobs WHERE state = 'queued' ORDER BY id LIMIT 1",
+	"finding the next queued job");
+
+static const struct bb_col bb_job_id_cols[] = {
+	{ "id", BB_COL_INT64, NULL },
+};
+static const struct bb_query q_jobs_running = BB_SELECT(bb_job_id_cols,
+	"FROM jobs WHERE state = 'running' ORDER BY id",
+	"listing running jobs");
+
+/* The job document: the list's columns, then spec and compare. */
+static const struct bb_col bb_job_doc_cols[] = {
+	BB_JOB_COLS,
+	{ "host_id", BB_COL_INT64 | BB_COL_HIDDEN, NULL },
+	{ "device_id", BB_COL_INT64 | BB_COL_HIDDEN, NULL },
+	{ "spec", BB_COL_JSON, NULL },
+	{ "compare", BB_COL_JSON, NULL },
+};
+static const struct bb_query q_job_get = BB_SELECT(bb_job_doc_cols,
+	"FROM jobs WHERE id = ?1", "reading a job");
+
+/* Lists: newest first, below the cursor (id < ?1), limit ?2. */
+static const struct bb_col bb_job_list_cols[] = {
+	BB_JOB_COLS,
+};
+static const struct bb_query q_jobs_list = BB_SELECT(bb_job_list_cols,
+	"FROM jobs WHERE id < ?1 ORDER BY id DESC LIMIT ?2", "listing jobs");
+static const struct bb_query q_jobs_list_state = BB_SELECT(bb_job_list_cols,
+	"FROM jobs WHERE state = ?3 AND id < ?1 ORDER BY id DESC LIMIT ?2",
+	"listing jobs");
+
+static const struct bb_col bb_job_by_state_cols[] = {
+	{ "state", BB_COL_TEXT, NULL },
+	{ "n", BB_COL_INT64, "count(*)" },
+};
+static const struct bb_query q_jobs_by_state = BB_SELECT(
+	bb_job_by_state_cols, "FROM jobs GROUP BY state", "reading metrics");
+static const struct bb_col bb_count_cols[] = {
+	{ "n", BB_COL_INT64, "count(*)" },
+};
+static const struct bb_query q_runs_total = BB_SELECT(bb_count_cols,
+	"FROM runs", "reading metrics");
+static const struct bb_query q_jobs_queued = BB_SELECT(bb_count_cols,
+	"FROM jobs WHERE state = 'queued'", "counting queued jobs");
+
+/* ---- states ---------------------------------------------------------- */
 
 bool bb_store_state_ok(const char *s)
 {
@@ -23,29 +108,17 @@ bool bb_store_state_ok(const char *s)
 	return false;
 }
 
-
-/* The state of job id into state[16]; -ENOENT. */
-int bb_store_state_locked(struct bb_store *s, int64_t id,
-				 char *state, char *err, size_t errlen)
+int bb_store_state_read(struct bb_db_op *op, int64_t id, char *state)
 {
-	sqlite3_stmt *st;
+	struct bb_db_rows r;
 	const char *t;
-	int ret, rc;
+	int ret = bb_db_row(&r, op, &q_job_state, "i", id);
 
-	ret = bb_store_q(s, Q_JOB_STATE, &st, err, errlen);
-	if (ret)
+	if (ret < 0)
 		return ret;
-	rc = bb_store_bind(st, "i", id);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(st);
-	if (rc == SQLITE_DONE) {
-		bb_store_seterr(err, errlen, "no job %lld", (long long)id);
-		return -ENOENT;
-	}
-	if (rc != SQLITE_ROW)
-		return bb_store_fail(s, rc, err, errlen, "reading job %lld",
-				     (long long)id);
-	t = (const char *)sqlite3_column_text(st, 0);
+	if (!ret)
+		return bb_db_err(op, -ENOENT, "no job %lld", (long long)id);
+	t = bb_db_text(&r, "state");
 	snprintf(state, 16, "%s", t ? t : "");
 	return 0;
 }
@@ -53,13 +126,27 @@ int bb_store_state_locked(struct bb_store *s, int64_t id,
 int bb_store_job_state(struct bb_store *s, int64_t id, char *state,
 		       char *err, size_t errlen)
 {
-	int ret;
+	struct bb_db_op op;
 
-	bb_store_lock(s);
-	ret = bb_store_state_locked(s, id, state, err, errlen);
-	bb_store_unlock(s);
-	return ret;
+	bb_db_lock(&op, s->db, err, errlen);
+	return bb_db_end(&op, bb_store_state_read(&op, id, state));
 }
+
+/* After an UPDATE ... WHERE id = ? AND state ... changed nothing: -ENOENT
+ * or -EALREADY naming the state the job is in. */
+static int bb_store_not_in_state(struct bb_db_op *op, int64_t id,
+				 const char *want)
+{
+	char state[16];
+	int ret = bb_store_state_read(op, id, state);
+
+	if (ret)
+		return ret;
+	return bb_db_err(op, -EALREADY, "job %lld is %s, not %s",
+			 (long long)id, state, want);
+}
+
+/* ---- submission ------------------------------------------------------ */
 
 int bb_store_job_insert(struct bb_store *s, const char *name,
 			const char *target, const char *spec,
@@ -76,8 +163,9 @@ int bb_store_job_submit(struct bb_store *s, const char *name,
 			int64_t *id, char *err, size_t errlen)
 {
 	struct json_object *o = NULL;
-	sqlite3_stmt *st;
-	int ret, rc;
+	struct bb_db_rows r;
+	struct bb_db_op op;
+	int ret;
 
 	if (!target || !spec) {
 		bb_store_seterr(err, errlen, "a job needs a target and a spec");
@@ -90,147 +178,95 @@ int bb_store_job_submit(struct bb_store *s, const char *name,
 		return -EINVAL;
 	}
 	json_object_put(o);
-	bb_store_lock(s);
-	ret = bb_store_begin(s, true, err, errlen);
+	ret = bb_db_begin(&op, s->db, BB_TX_DURABLE, err, errlen);
 	if (ret)
 		goto out;
 	/* counted in the transaction that inserts: never above the limit */
 	if (max_queued) {
-		int64_t n = 0;
+		int64_t n;
 
-		ret = bb_store_q(s, Q_JOBS_QUEUED, &st, err, errlen);
-		if (ret)
+		ret = bb_db_row(&r, &op, &q_jobs_queued, "");
+		if (ret < 0)
 			goto out;
-		rc = sqlite3_step(st);
-		if (rc != SQLITE_ROW) {
-			ret = bb_store_fail(s, rc, err, errlen,
-					    "counting queued jobs");
-			goto out;
-		}
-		n = sqlite3_column_int64(st, 0);
+		n = bb_db_int(&r, "n");
 		if (n >= (int64_t)max_queued) {
-			bb_store_seterr(err, errlen,
-					"%lld jobs are queued, the limit is "
-					"%u (max_queued_jobs): try again when "
+			ret = bb_db_err(&op, -EAGAIN,
+					"%lld jobs are queued, the limit is %u "
+					"(max_queued_jobs): try again when "
 					"some have run", (long long)n,
 					max_queued);
-			ret = -EAGAIN;
 			goto out;
 		}
 	}
-	ret = bb_store_q(s, Q_JOB_INSERT, &st, err, errlen);
+	ret = bb_db_run(&op, &q_job_insert, id, "tttiu", name, target, spec,
+			bb_store_now_ms(), runs_planned);
 	if (ret)
 		goto out;
-	ret = bb_store_step_done(s, st,
-				 bb_store_bind(st, "tttiu", name, target, spec,
-					       bb_store_now_ms(), runs_planned),
-				 err, errlen, "storing a new job");
-	if (ret)
-		goto out;
-	*id = sqlite3_last_insert_rowid(s->db);
-	ret = bb_store_event_locked(s, *id, "info", "submitted", err, errlen);
-	if (ret)
-		goto out;
-	ret = bb_store_commit(s, err, errlen);
+	ret = bb_store_event_add(&op, *id, "info", "submitted");
 out:
-	if (ret)
-		bb_store_rollback(s);
-	bb_store_unlock(s);
-	return ret;
+	return bb_db_end(&op, ret);
 }
+
+/* ---- state changes ---------------------------------------------------- */
 
 int bb_store_job_next_queued(struct bb_store *s, int64_t *id, char **spec,
 			     char *err, size_t errlen)
 {
-	sqlite3_stmt *st;
+	struct bb_db_rows r;
+	struct bb_db_op op;
 	const char *t;
-	int ret, rc;
+	int ret;
 
-	bb_store_lock(s);
-	ret = bb_store_q(s, Q_JOB_NEXT_QUEUED, &st, err, errlen);
-	if (ret)
+	bb_db_lock(&op, s->db, err, errlen);
+	ret = bb_db_row(&r, &op, &q_job_next_queued, "");
+	if (ret < 0)
 		goto out;
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_DONE) {
-		bb_store_seterr(err, errlen, "no queued job");
-		ret = -ENOENT;
+	if (!ret) {
+		ret = bb_db_err(&op, -ENOENT, "no queued job");
 		goto out;
 	}
-	if (rc != SQLITE_ROW) {
-		ret = bb_store_fail(s, rc, err, errlen,
-				    "finding the next queued job");
-		goto out;
-	}
-	t = (const char *)sqlite3_column_text(st, 1);
+	t = bb_db_text(&r, "spec");
 	*spec = strdup(t ? t : "{}");
 	if (!*spec) {
-		bb_store_seterr(err, errlen, "out of memory");
-		ret = -ENOMEM;
+		ret = bb_db_err(&op, -ENOMEM, "out of memory");
 		goto out;
 	}
-	*id = sqlite3_column_int64(st, 0);
+	*id = bb_db_int(&r, "id");
+	ret = 0;
 out:
-	bb_store_unlock(s);
-	return ret;
-}
-
-/* After an UPDATE ... WHERE id = ? AND state ... changed nothing: -ENOENT
- * or -EALREADY naming the state the job is in. */
-static int bb_store_not_in_state(struct bb_store *s, int64_t id,
-				 const char *want, char *err, size_t errlen)
-{
-	char state[16];
-	int ret = bb_store_state_locked(s, id, state, err, errlen);
-
-	if (ret)
-		return ret;
-	bb_store_seterr(err, errlen, "job %lld is %s, not %s", (long long)id,
-			state, want);
-	return -EALREADY;
+	return bb_db_end(&op, ret);
 }
 
 int bb_store_job_start(struct bb_store *s, int64_t id, int64_t host_id,
 		       int64_t device_id, char *err, size_t errlen)
 {
-	sqlite3_stmt *st;
-	char what[64];
+	struct bb_db_op op;
+	int64_t changed = 0;
 	int ret;
 
-	snprintf(what, sizeof(what), "starting job %lld", (long long)id);
-	bb_store_lock(s);
-	ret = bb_store_begin(s, true, err, errlen);
+	ret = bb_db_begin(&op, s->db, BB_TX_DURABLE, err, errlen);
 	if (ret)
 		goto out;
-	ret = bb_store_q(s, Q_JOB_START, &st, err, errlen);
+	bb_db_what(&op, "starting job %lld", (long long)id);
+	ret = bb_db_run(&op, &q_job_start, &changed, "iiII", id,
+			bb_store_now_ms(), host_id, device_id);
 	if (ret)
 		goto out;
-	ret = bb_store_step_done(s, st,
-				 bb_store_bind(st, "iiII", id, bb_store_now_ms(),
-					       host_id, device_id),
-				 err, errlen, what);
-	if (ret)
-		goto out;
-	if (!sqlite3_changes(s->db)) {
-		ret = bb_store_not_in_state(s, id, BB_JOB_QUEUED, err, errlen);
+	if (!changed) {
+		ret = bb_store_not_in_state(&op, id, BB_JOB_QUEUED);
 		goto out;
 	}
-	ret = bb_store_event_locked(s, id, "info", "started", err, errlen);
-	if (ret)
-		goto out;
-	ret = bb_store_commit(s, err, errlen);
+	ret = bb_store_event_add(&op, id, "info", "started");
 out:
-	if (ret)
-		bb_store_rollback(s);
-	bb_store_unlock(s);
-	return ret;
+	return bb_db_end(&op, ret);
 }
 
 int bb_store_job_progress(struct bb_store *s, int64_t id,
 			  unsigned runs_planned, const char *compare,
 			  char *err, size_t errlen)
 {
-	sqlite3_stmt *st;
-	char what[64];
+	struct bb_db_op op;
+	int64_t changed = 0;
 	int ret;
 
 	if (compare && !bb_store_json_parse(compare, NULL)) {
@@ -239,33 +275,49 @@ int bb_store_job_progress(struct bb_store *s, int64_t id,
 				(long long)id);
 		return -EINVAL;
 	}
-	snprintf(what, sizeof(what), "storing progress of job %lld",
-		 (long long)id);
-	bb_store_lock(s);
-	ret = bb_store_q(s, Q_JOB_PROGRESS, &st, err, errlen);
-	if (ret)
-		goto out;
-	ret = bb_store_step_done(s, st,
-				 bb_store_bind(st, "iut", id, runs_planned,
-					       compare),
-				 err, errlen, what);
-	if (ret)
-		goto out;
-	if (!sqlite3_changes(s->db))
-		ret = bb_store_not_in_state(s, id, BB_JOB_RUNNING, err,
-					    errlen);
-out:
-	bb_store_unlock(s);
-	return ret;
+	bb_db_lock(&op, s->db, err, errlen);
+	bb_db_what(&op, "storing progress of job %lld", (long long)id);
+	ret = bb_db_run(&op, &q_job_progress, &changed, "iut", id,
+			runs_planned, compare);
+	if (!ret && !changed)
+		ret = bb_store_not_in_state(&op, id, BB_JOB_RUNNING);
+	return bb_db_end(&op, ret);
+}
+
+/* The event of a job's end: its level and message (one line). */
+static const char *bb_store_end_event(const char *state, const char *verdict,
+				      const char *error, char *msg,
+				      size_t len)
+{
+	const char *level = "info";
+
+	if (!strcmp(state, BB_JOB_DONE)) {
+		snprintf(msg, len, "done%s%s", verdict ? ": " : "",
+			 verdict ? verdict : "");
+	} else if (!strcmp(state, BB_JOB_FAILED)) {
+		level = "error";
+		snprintf(msg, len, "failed%s%s", error ? ": " : "",
+			 error ? error : "");
+	} else if (!strcmp(state, BB_JOB_INTERRUPTED)) {
+		level = "warning";
+		snprintf(msg, len, "interrupted%s%s", error ? ": " : "",
+			 error ? error : "");
+	} else {
+		snprintf(msg, len, "cancelled");
+	}
+	for (char *p = msg; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	return level;
 }
 
 int bb_store_job_finish(struct bb_store *s, int64_t id, const char *state,
 			const char *verdict, const char *compare,
 			const char *error, char *err, size_t errlen)
 {
-	char cur[16], msg[512], what[64];
-	const char *level = "info";
-	sqlite3_stmt *st;
+	char cur[16], msg[512];
+	struct bb_db_op op;
+	const char *level;
 	int ret;
 
 	if (!state || !bb_store_state_ok(state) ||
@@ -281,154 +333,84 @@ int bb_store_job_finish(struct bb_store *s, int64_t id, const char *state,
 				(long long)id);
 		return -EINVAL;
 	}
-	if (!strcmp(state, BB_JOB_DONE)) {
-		snprintf(msg, sizeof(msg), "done%s%s", verdict ? ": " : "",
-			 verdict ? verdict : "");
-	} else if (!strcmp(state, BB_JOB_FAILED)) {
-		level = "error";
-		snprintf(msg, sizeof(msg), "failed%s%s", error ? ": " : "",
-			 error ? error : "");
-	} else if (!strcmp(state, BB_JOB_INTERRUPTED)) {
-		level = "warning";
-		snprintf(msg, sizeof(msg), "interrupted%s%s",
-			 error ? ": " : "", error ? error : "");
-	} else {
-		snprintf(msg, sizeof(msg), "cancelled");
-	}
-	for (char *p = msg; *p; p++)
-		if (*p == '\n' || *p == '\r')
-			*p = ' ';
-	snprintf(what, sizeof(what), "ending job %lld", (long long)id);
+	level = bb_store_end_event(state, verdict, error, msg, sizeof(msg));
 
-	bb_store_lock(s);
-	ret = bb_store_begin(s, true, err, errlen);
+	ret = bb_db_begin(&op, s->db, BB_TX_DURABLE, err, errlen);
 	if (ret)
 		goto out;
-	ret = bb_store_state_locked(s, id, cur, err, errlen);
+	bb_db_what(&op, "ending job %lld", (long long)id);
+	ret = bb_store_state_read(&op, id, cur);
 	if (ret)
 		goto out;
 	if (strcmp(cur, BB_JOB_QUEUED) && strcmp(cur, BB_JOB_RUNNING)) {
-		bb_store_seterr(err, errlen, "job %lld already ended (%s)",
+		ret = bb_db_err(&op, -EALREADY, "job %lld already ended (%s)",
 				(long long)id, cur);
-		ret = -EALREADY;
 		goto out;
 	}
 	/* a job that never started can only be cancelled or fail */
 	if (!strcmp(cur, BB_JOB_QUEUED) && strcmp(state, BB_JOB_CANCELLED) &&
 	    strcmp(state, BB_JOB_FAILED)) {
-		bb_store_seterr(err, errlen,
+		ret = bb_db_err(&op, -EINVAL,
 				"job %lld is queued: it cannot become %s",
 				(long long)id, state);
-		ret = -EINVAL;
 		goto out;
 	}
-	ret = bb_store_q(s, Q_JOB_FINISH, &st, err, errlen);
+	ret = bb_db_run(&op, &q_job_finish, NULL, "itittt", id, state,
+			bb_store_now_ms(), verdict, compare, error);
 	if (ret)
 		goto out;
-	ret = bb_store_step_done(s, st,
-				 bb_store_bind(st, "itittt", id, state,
-					       bb_store_now_ms(), verdict,
-					       compare, error),
-				 err, errlen, what);
-	if (ret)
-		goto out;
-	ret = bb_store_event_locked(s, id, level, msg, err, errlen);
-	if (ret)
-		goto out;
-	ret = bb_store_commit(s, err, errlen);
+	ret = bb_store_event_add(&op, id, level, msg);
 out:
-	if (ret)
-		bb_store_rollback(s);
-	bb_store_unlock(s);
-	return ret;
+	return bb_db_end(&op, ret);
 }
-
-#define BB_STORE_INTERRUPTED_MSG "daemon stopped while the job ran"
 
 int bb_store_jobs_interrupt_running(struct bb_store *s, unsigned *n,
 				    char *err, size_t errlen)
 {
 	int64_t *ids = NULL, now = bb_store_now_ms();
 	size_t nids = 0, cap = 0;
-	sqlite3_stmt *st;
-	int ret, rc;
+	struct bb_db_rows r;
+	struct bb_db_op op;
+	int ret;
 
 	*n = 0;
-	bb_store_lock(s);
-	ret = bb_store_begin(s, true, err, errlen);
+	ret = bb_db_begin(&op, s->db, BB_TX_DURABLE, err, errlen);
 	if (ret)
 		goto out;
-	ret = bb_store_q(s, Q_JOBS_RUNNING, &st, err, errlen);
-	if (ret)
-		goto out;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	/* the ids first: no update while the rows are read */
+	ret = bb_db_query(&r, &op, &q_jobs_running, "");
+	while (!ret && (ret = bb_db_next(&r)) > 0) {
 		if (nids == cap) {
 			int64_t *p;
 
 			cap = cap ? 2 * cap : 8;
 			p = realloc(ids, cap * sizeof(*ids));
 			if (!p) {
-				bb_store_seterr(err, errlen, "out of memory");
-				ret = -ENOMEM;
+				ret = bb_db_err(&op, -ENOMEM, "out of memory");
 				goto out;
 			}
 			ids = p;
 		}
-		ids[nids++] = sqlite3_column_int64(st, 0);
+		ids[nids++] = bb_db_int(&r, "id");
+		ret = 0;
 	}
-	if (rc != SQLITE_DONE) {
-		ret = bb_store_fail(s, rc, err, errlen,
-				    "listing running jobs");
-		goto out;
+	for (size_t i = 0; !ret && i < nids; i++) {
+		ret = bb_db_run(&op, &q_job_interrupt, NULL, "iit", ids[i], now,
+				BB_STORE_INTERRUPTED_MSG);
+		if (!ret)
+			ret = bb_store_event_add(&op, ids[i], "warning",
+						 "interrupted: "
+						 BB_STORE_INTERRUPTED_MSG);
 	}
-	for (size_t i = 0; i < nids; i++) {
-		ret = bb_store_q(s, Q_JOB_INTERRUPT, &st, err, errlen);
-		if (ret)
-			goto out;
-		ret = bb_store_step_done(s, st,
-					 bb_store_bind(st, "iit", ids[i], now,
-						       BB_STORE_INTERRUPTED_MSG),
-					 err, errlen,
-					 "marking a job interrupted");
-		if (ret)
-			goto out;
-		ret = bb_store_event_locked(s, ids[i], "warning",
-					    "interrupted: "
-					    BB_STORE_INTERRUPTED_MSG,
-					    err, errlen);
-		if (ret)
-			goto out;
-	}
-	ret = bb_store_commit(s, err, errlen);
+out:
+	ret = bb_db_end(&op, ret);
 	if (!ret)
 		*n = (unsigned)nids;
-out:
-	if (ret)
-		bb_store_rollback(s);
-	bb_store_unlock(s);
 	free(ids);
 	return ret;
 }
 
-/* A job object from a row of JOB_COLS. */
-struct json_object *bb_store_job_json(sqlite3_stmt *st)
-{
-	struct json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "id", bb_store_col_int(st, 0));
-	json_object_object_add(o, "name", bb_store_col_text(st, 1));
-	json_object_object_add(o, "target", bb_store_col_text(st, 2));
-	json_object_object_add(o, "state", bb_store_col_text(st, 3));
-	json_object_object_add(o, "created", bb_store_col_time(st, 4));
-	json_object_object_add(o, "started", bb_store_col_time(st, 5));
-	json_object_object_add(o, "finished", bb_store_col_time(st, 6));
-	json_object_object_add(o, "runs_planned", bb_store_col_int(st, 7));
-	json_object_object_add(o, "runs_done", bb_store_col_int(st, 8));
-	json_object_object_add(o, "verdict", bb_store_col_text(st, 9));
-	json_object_object_add(o, "error", bb_store_col_text(st, 10));
-	return o;
-}
-
+/* ---- reads ----------------------------------------------------------- */
 
 /* The metric of a job document (its spec's; iops by default). */
 static const char *bb_store_job_metric(struct json_object *job)
@@ -442,65 +424,54 @@ static const char *bb_store_job_metric(struct json_object *job)
 	return "iops";
 }
 
-
 int bb_store_job_get(struct bb_store *s, int64_t id,
 		     struct json_object **out, char *err, size_t errlen)
 {
 	struct json_object *doc = NULL, *meta, *knobs;
 	int64_t host_id, device_id;
-	sqlite3_stmt *st;
-	int ret, rc;
+	struct bb_db_rows r;
+	struct bb_db_op op;
+	int ret;
 
 	*out = NULL;
-	bb_store_lock(s);
-	ret = bb_store_begin_read(s, err, errlen);
+	/* one snapshot for the job and what it points to */
+	ret = bb_db_begin(&op, s->db, BB_TX_READ, err, errlen);
 	if (ret)
 		goto out;
-	ret = bb_store_q(s, Q_JOB_GET, &st, err, errlen);
-	if (ret)
+	bb_db_what(&op, "reading job %lld", (long long)id);
+	ret = bb_db_row(&r, &op, &q_job_get, "i", id);
+	if (ret < 0)
 		goto out;
-	rc = bb_store_bind(st, "i", id);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(st);
-	if (rc == SQLITE_DONE) {
-		bb_store_seterr(err, errlen, "no job %lld", (long long)id);
-		ret = -ENOENT;
+	if (!ret) {
+		ret = bb_db_err(&op, -ENOENT, "no job %lld", (long long)id);
 		goto out;
 	}
-	if (rc != SQLITE_ROW) {
-		ret = bb_store_fail(s, rc, err, errlen, "reading job %lld",
-				    (long long)id);
-		goto out;
-	}
-	doc = bb_store_job_json(st);
-	host_id = sqlite3_column_int64(st, 11);   /* NULL reads 0 */
-	device_id = sqlite3_column_int64(st, 12);
-	json_object_object_add(doc, "spec", bb_store_col_json(st, 13));
-	json_object_object_add(doc, "compare", bb_store_col_json(st, 14));
-	ret = bb_store_meta_json(s, Q_HOST_GET, host_id, &meta, err, errlen);
+	doc = bb_db_json(&r);
+	host_id = bb_db_int(&r, "host_id");   /* NULL reads 0 */
+	device_id = bb_db_int(&r, "device_id");
+	ret = bb_store_host_json(&op, host_id, &meta);
 	if (ret)
 		goto out;
 	json_object_object_add(doc, "host", meta);
-	ret = bb_store_meta_json(s, Q_DEVICE_GET, device_id, &meta, err,
-				 errlen);
+	ret = bb_store_device_json(&op, device_id, &meta);
 	if (ret)
 		goto out;
 	json_object_object_add(doc, "device", meta);
-	ret = bb_store_noise_locked(s, host_id, bb_store_jstr(doc, "target"),
-				    bb_store_job_metric(doc), &meta, err,
-				    errlen);
+	ret = bb_store_noise_json(&op, host_id, bb_store_jstr(doc, "target"),
+				  bb_store_job_metric(doc), &meta);
 	if (ret)
 		goto out;
 	json_object_object_add(doc, "noise_floor", meta);
-	ret = bb_store_knobs_locked(s, id, &knobs, err, errlen);
-	if (ret)
-		goto out;
-	json_object_object_add(doc, "knobs", knobs);
-	*out = doc;
-	doc = NULL;
 out:
-	bb_store_rollback(s);   /* ends the read transaction */
-	bb_store_unlock(s);
+	ret = bb_db_end(&op, ret);
+	/* the knob journal may be a database of its own */
+	if (!ret)
+		ret = bb_store_job_knobs(s, id, &knobs, err, errlen);
+	if (!ret) {
+		json_object_object_add(doc, "knobs", knobs);
+		*out = doc;
+		doc = NULL;
+	}
 	json_object_put(doc);
 	return ret;
 }
@@ -513,8 +484,9 @@ int bb_store_jobs_list(struct bb_store *s, const char *state,
 	int64_t last = 0;
 	unsigned n = 0;
 	bool more = false;
-	sqlite3_stmt *st;
-	int ret, rc;
+	struct bb_db_rows r;
+	struct bb_db_op op;
+	int ret;
 
 	*out = NULL;
 	if (limit < 1 || limit > 500) {
@@ -531,35 +503,29 @@ int bb_store_jobs_list(struct bb_store *s, const char *state,
 	doc = json_object_new_object();
 	jobs = json_object_new_array();
 	json_object_object_add(doc, "jobs", jobs);
-	bb_store_lock(s);
-	ret = bb_store_q(s, state ? Q_JOBS_LIST_STATE : Q_JOBS_LIST, &st, err,
-			 errlen);
-	if (ret)
-		goto out;
-	rc = bb_store_bind(st, state ? "iut" : "iu",
-			   cursor > 0 ? cursor : INT64_MAX, limit + 1, state);
-	while (bb_store_next(st, &rc)) {
+	bb_db_lock(&op, s->db, err, errlen);
+	/* one more than the page: whether more follow */
+	ret = bb_db_query(&r, &op, state ? &q_jobs_list_state : &q_jobs_list,
+			  state ? "iut" : "iu",
+			  cursor > 0 ? cursor : INT64_MAX, limit + 1, state);
+	while (!ret && (ret = bb_db_next(&r)) > 0) {
+		ret = 0;
 		if (n == limit) {
 			more = true;
-			rc = SQLITE_DONE;
 			break;
 		}
-		json_object_array_add(jobs, bb_store_job_json(st));
-		last = sqlite3_column_int64(st, 0);
+		json_object_array_add(jobs, bb_db_json(&r));
+		last = bb_db_int(&r, "id");
 		n++;
 	}
-	if (rc != SQLITE_DONE) {
-		ret = bb_store_fail(s, rc, err, errlen, "listing jobs");
-		goto out;
+	if (!ret) {
+		json_object_object_add(doc, "next_cursor",
+				       more ? json_object_new_int64(last) : NULL);
+		*out = doc;
+		doc = NULL;
 	}
-	json_object_object_add(doc, "next_cursor",
-			       more ? json_object_new_int64(last) : NULL);
-	*out = doc;
-	doc = NULL;
-out:
-	bb_store_unlock(s);
 	json_object_put(doc);
-	return ret;
+	return bb_db_end(&op, ret);
 }
 
 int bb_store_metrics(struct bb_store *s, struct json_object **out,
@@ -567,46 +533,36 @@ int bb_store_metrics(struct bb_store *s, struct json_object **out,
 {
 	struct json_object *doc = json_object_new_object();
 	struct json_object *by = json_object_new_object();
-	sqlite3_stmt *st;
-	int ret, rc;
+	struct bb_db_rows r;
+	struct bb_db_op op;
+	int ret;
 
 	*out = NULL;
 	json_object_object_add(doc, "jobs_by_state", by);
 	for (size_t i = 0; i < bb_array_size(bb_job_states); i++)
 		json_object_object_add(by, bb_job_states[i],
 				       json_object_new_int64(0));
-	bb_store_lock(s);
-	ret = bb_store_begin_read(s, err, errlen);
-	if (ret)
-		goto out;
-	ret = bb_store_q(s, Q_JOBS_BY_STATE, &st, err, errlen);
-	if (ret)
-		goto out;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *state = (const char *)sqlite3_column_text(st, 0);
+	ret = bb_db_begin(&op, s->db, BB_TX_READ, err, errlen);
+	if (!ret)
+		ret = bb_db_query(&r, &op, &q_jobs_by_state, "");
+	while (!ret && (ret = bb_db_next(&r)) > 0) {
+		const char *state = bb_db_text(&r, "state");
 
 		if (bb_store_state_ok(state))
 			json_object_object_add(by, state,
-					       bb_store_col_int(st, 1));
+					       bb_db_value(&r, "n"));
+		ret = 0;
 	}
-	if (rc != SQLITE_DONE)
-		goto fail;
-	ret = bb_store_q(s, Q_RUNS_TOTAL, &st, err, errlen);
-	if (ret)
-		goto out;
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW)
-		goto fail;
-	json_object_object_add(doc, "runs_total", bb_store_col_int(st, 0));
-
-	*out = doc;
-	doc = NULL;
-	goto out;
-fail:
-	ret = bb_store_fail(s, rc, err, errlen, "reading metrics");
-out:
-	bb_store_rollback(s);
-	bb_store_unlock(s);
+	if (!ret)
+		ret = bb_db_row(&r, &op, &q_runs_total, "");
+	if (!ret)
+		ret = bb_db_err(&op, -EIO, "reading metrics: no count");
+	if (ret > 0) {
+		json_object_object_add(doc, "runs_total", bb_db_value(&r, "n"));
+		*out = doc;
+		doc = NULL;
+		ret = 0;
+	}
 	json_object_put(doc);
-	return ret;
+	return bb_db_end(&op, ret);
 }

@@ -1,5 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* knobs.c - the sysfs knob journal. */
+/* knobs.c - the sysfs knob journal (see store.h): a row per changed knob,
+ * written before the change (pending, with the original value), marked
+ * applied after it and restored after the original went back; with the
+ * device the knob belongs to, so that recovery never writes a value onto
+ * another device, and why a row cannot be restored.  Every write is a
+ * durable transaction of its own, on the journal's handle (kdb), never
+ * together with the rest of the store: in a fleet the journal stays in a
+ * local database while jobs move to a shared one. */
 #include "store_int.h"
 
 #include <errno.h>
@@ -7,52 +14,53 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const struct bb_query q_knob_insert = BB_INSERT_ID(
+	"INSERT INTO knob_journal (job_id, target, knob, path, original,"
+	" applied, state, created_ms, dev_major, dev_minor, dev_name,"
+	" dev_ident) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'pending', ?7, ?8, ?9,"
+	" ?10, ?11)",
+	"journaling a knob");
+static const struct bb_query q_knob_mark = BB_STATEMENT(
+	"UPDATE knob_journal SET state = ?2, restored_ms ="
+	" CASE WHEN ?2 = 'restored' THEN ?3 ELSE restored_ms END"
+	" WHERE id = ?1",
+	"marking a knob");
+static const struct bb_query q_knob_unrestorable = BB_STATEMENT(
+	"UPDATE knob_journal SET not_restorable = ?2 WHERE id = ?1",
+	"marking a knob not restorable");
 
-int bb_store_knobs_locked(struct bb_store *s, int64_t job_id,
-				 struct json_object **out, char *err,
-				 size_t errlen)
-{
-	struct json_object *arr = json_object_new_array();
-	sqlite3_stmt *st;
-	int ret, rc;
+static const struct bb_col bb_knob_state_cols[] = {
+	{ "state", BB_COL_TEXT, NULL },
+};
+static const struct bb_query q_knob_state = BB_SELECT(bb_knob_state_cols,
+	"FROM knob_journal WHERE id = ?1", "reading the knob journal");
 
-	ret = bb_store_q(s, Q_KNOBS_OF_JOB, &st, err, errlen);
-	if (ret)
-		goto out;
-	rc = bb_store_bind(st, "i", job_id);
-	while (bb_store_next(st, &rc)) {
-		struct json_object *k = json_object_new_object();
-
-		json_object_object_add(k, "id", bb_store_col_int(st, 0));
-		json_object_object_add(k, "target", bb_store_col_text(st, 1));
-		json_object_object_add(k, "knob", bb_store_col_text(st, 2));
-		json_object_object_add(k, "path", bb_store_col_text(st, 3));
-		json_object_object_add(k, "original", bb_store_col_text(st, 4));
-		json_object_object_add(k, "applied", bb_store_col_text(st, 5));
-		json_object_object_add(k, "state", bb_store_col_text(st, 6));
-		json_object_object_add(k, "created", bb_store_col_time(st, 7));
-		json_object_object_add(k, "restored", bb_store_col_time(st, 8));
-		json_object_object_add(k, "device", bb_store_col_text(st, 9));
-		json_object_object_add(k, "device_ident",
-				       bb_store_col_text(st, 10));
-		json_object_object_add(k, "not_restorable",
-				       bb_store_col_text(st, 11));
-		json_object_array_add(arr, k);
-	}
-	if (rc != SQLITE_DONE)
-		ret = bb_store_fail(s, rc, err, errlen,
-				    "reading the knobs of job %lld",
-				    (long long)job_id);
-out:
-	if (ret) {
-		json_object_put(arr);
-		arr = NULL;
-	}
-	*out = arr;
-	return ret;
-}
-
-
+/* A journal row: its JSON in the job document (the columns not hidden,
+ * in order) and struct bb_knob_row. */
+static const struct bb_col bb_knob_cols[] = {
+	{ "id", BB_COL_INT64, NULL },
+	{ "job_id", BB_COL_INT64 | BB_COL_HIDDEN, NULL },
+	{ "target", BB_COL_TEXT, NULL },
+	{ "knob", BB_COL_TEXT, NULL },
+	{ "path", BB_COL_TEXT, NULL },
+	{ "original", BB_COL_TEXT, NULL },
+	{ "applied", BB_COL_TEXT, NULL },
+	{ "state", BB_COL_TEXT, NULL },
+	{ "created", BB_COL_TIME, "created_ms" },
+	{ "restored", BB_COL_TIME, "restored_ms" },
+	{ "dev_major", BB_COL_INT64 | BB_COL_HIDDEN, NULL },
+	{ "dev_minor", BB_COL_INT64 | BB_COL_HIDDEN, NULL },
+	{ "device", BB_COL_TEXT, "dev_name" },
+	{ "device_ident", BB_COL_TEXT, "dev_ident" },
+	{ "not_restorable", BB_COL_TEXT, NULL },
+};
+static const struct bb_query q_knobs_unrestored = BB_SELECT(bb_knob_cols,
+	"FROM knob_journal WHERE state <> 'restored'"
+	" AND not_restorable IS NULL ORDER BY id",
+	"reading the knob journal");
+static const struct bb_query q_knobs_of_job = BB_SELECT(bb_knob_cols,
+	"FROM knob_journal WHERE job_id = ?1 ORDER BY id",
+	"reading the knobs of a job");
 
 static int bb_store_knob_rank(const char *state)
 {
@@ -74,7 +82,8 @@ int bb_store_knob_journal(struct bb_store *s, int64_t job_id,
 			  const struct bb_sysknob_dev *dev, int64_t *id,
 			  char *err, size_t errlen)
 {
-	sqlite3_stmt *st;
+	struct bb_db_op op;
+	int64_t kid = 0;
 	int ret;
 
 	if (!knob || !path || !original) {
@@ -83,32 +92,23 @@ int bb_store_knob_journal(struct bb_store *s, int64_t job_id,
 				"and its original value");
 		return -EINVAL;
 	}
-	bb_store_lock(s);
-	ret = bb_store_begin(s, true, err, errlen);
+	ret = bb_db_begin(&op, s->kdb, BB_TX_DURABLE, err, errlen);
 	if (ret)
 		goto out;
-	ret = bb_store_q(s, Q_KNOB_INSERT, &st, err, errlen);
-	if (ret)
-		goto out;
-	/* the device: NULL columns ('-') when unknown */
-	ret = bb_store_step_done(
-		s, st,
-		dev ? bb_store_bind(st, "Itttttiuutt", job_id, target, knob,
-				    path, original, applied, bb_store_now_ms(),
-				    dev->major, dev->minor, dev->name,
-				    dev->ident) :
-		      bb_store_bind(st, "Ittttti----", job_id, target, knob, path,
-				    original, applied, bb_store_now_ms()),
-		err, errlen, "journaling a knob");
-	if (ret)
-		goto out;
-	if (id)
-		*id = sqlite3_last_insert_rowid(s->db);
-	ret = bb_store_commit(s, err, errlen);
+	/* the device: NULL columns when unknown */
+	if (dev)
+		ret = bb_db_run(&op, &q_knob_insert, &kid, "Itttttiuutt",
+				job_id, target, knob, path, original, applied,
+				bb_store_now_ms(), dev->major, dev->minor,
+				dev->name, dev->ident);
+	else
+		ret = bb_db_run(&op, &q_knob_insert, &kid, "Itttttinnnn",
+				job_id, target, knob, path, original, applied,
+				bb_store_now_ms());
 out:
-	if (ret)
-		bb_store_rollback(s);
-	bb_store_unlock(s);
+	ret = bb_db_end(&op, ret);
+	if (!ret && id)
+		*id = kid;
 	return ret;
 }
 
@@ -116,8 +116,10 @@ int bb_store_knob_mark(struct bb_store *s, int64_t id, const char *state,
 		       char *err, size_t errlen)
 {
 	int want = bb_store_knob_rank(state), cur;
-	sqlite3_stmt *st;
-	int ret, rc;
+	struct bb_db_rows r;
+	struct bb_db_op op;
+	const char *now;
+	int ret;
 
 	if (want < 0) {
 		bb_store_seterr(err, errlen,
@@ -125,79 +127,46 @@ int bb_store_knob_mark(struct bb_store *s, int64_t id, const char *state,
 				"restored, not %s", state ? state : "(null)");
 		return -EINVAL;
 	}
-	bb_store_lock(s);
-	ret = bb_store_begin(s, true, err, errlen);
+	ret = bb_db_begin(&op, s->kdb, BB_TX_DURABLE, err, errlen);
 	if (ret)
 		goto out;
-	ret = bb_store_q(s, Q_KNOB_STATE, &st, err, errlen);
-	if (ret)
+	ret = bb_db_row(&r, &op, &q_knob_state, "i", id);
+	if (ret < 0)
 		goto out;
-	rc = bb_store_bind(st, "i", id);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(st);
-	if (rc == SQLITE_DONE) {
-		bb_store_seterr(err, errlen, "no knob journal row %lld",
+	if (!ret) {
+		ret = bb_db_err(&op, -ENOENT, "no knob journal row %lld",
 				(long long)id);
-		ret = -ENOENT;
 		goto out;
 	}
-	if (rc != SQLITE_ROW) {
-		ret = bb_store_fail(s, rc, err, errlen,
-				    "reading knob journal row %lld",
-				    (long long)id);
-		goto out;
-	}
-	cur = bb_store_knob_rank((const char *)sqlite3_column_text(st, 0));
+	now = bb_db_text(&r, "state");
+	cur = bb_store_knob_rank(now);
 	if (want < cur) {
-		bb_store_seterr(err, errlen,
+		ret = bb_db_err(&op, -EINVAL,
 				"knob journal row %lld is already %s",
-				(long long)id,
-				(const char *)sqlite3_column_text(st, 0));
-		ret = -EINVAL;
+				(long long)id, now);
 		goto out;
 	}
-	if (want == cur)   /* idempotent */
+	if (want == cur) {   /* idempotent */
+		ret = BB_DB_NOTHING;
 		goto out;
-	ret = bb_store_q(s, Q_KNOB_MARK, &st, err, errlen);
-	if (ret)
-		goto out;
-	ret = bb_store_step_done(s, st,
-				 bb_store_bind(st, "iti", id, state,
-					       bb_store_now_ms()),
-				 err, errlen, "marking a knob");
-	if (ret)
-		goto out;
-	ret = bb_store_commit(s, err, errlen);
+	}
+	ret = bb_db_run(&op, &q_knob_mark, NULL, "iti", id, state,
+			bb_store_now_ms());
 out:
-	bb_store_rollback(s);   /* after a commit: only restores NORMAL */
-	bb_store_unlock(s);
-	return ret;
+	return bb_db_end(&op, ret);
 }
 
 int bb_store_knob_unrestorable(struct bb_store *s, int64_t id,
 			       const char *why, char *err, size_t errlen)
 {
-	sqlite3_stmt *st;
+	struct bb_db_op op;
 	int ret;
 
-	bb_store_lock(s);
-	ret = bb_store_begin(s, true, err, errlen);
-	if (ret)
-		goto out;
-	ret = bb_store_q(s, Q_KNOB_UNRESTORABLE, &st, err, errlen);
-	if (ret)
-		goto out;
-	ret = bb_store_step_done(s, st,
-				 bb_store_bind(st, "it", id,
-					       why ? why : "not restorable"),
-				 err, errlen, "marking a knob not restorable");
-	if (ret)
-		goto out;
-	ret = bb_store_commit(s, err, errlen);
-out:
-	bb_store_rollback(s); /* after a commit: only restores NORMAL */
-	bb_store_unlock(s);
-	return ret;
+	ret = bb_db_begin(&op, s->kdb, BB_TX_DURABLE, err, errlen);
+	if (!ret)
+		ret = bb_db_run(&op, &q_knob_unrestorable, NULL, "it", id,
+				why ? why : "not restorable");
+	return bb_db_end(&op, ret);
 }
 
 static void bb_store_knob_rows_free(struct bb_knob_row *rows, size_t n)
@@ -213,10 +182,11 @@ static void bb_store_knob_rows_free(struct bb_knob_row *rows, size_t n)
 	free(rows);
 }
 
-/* A malloc'd copy of column c; *ok false if out of memory. */
-static const char *bb_store_col_dup(sqlite3_stmt *st, int c, bool *ok)
+/* A malloc'd copy of column key; *ok false if out of memory. */
+static const char *bb_store_knob_dup(const struct bb_db_rows *r,
+				     const char *key, bool *ok)
 {
-	const char *t = (const char *)sqlite3_column_text(st, c);
+	const char *t = bb_db_text(r, key);
 	char *d;
 
 	if (!t)
@@ -227,6 +197,34 @@ static const char *bb_store_col_dup(sqlite3_stmt *st, int c, bool *ok)
 	return d;
 }
 
+/* The current row into k (its strings malloc'd; *ok false if out of
+ * memory). */
+static void bb_store_knob_row(const struct bb_db_rows *r,
+			      struct bb_knob_row *k, bool *ok)
+{
+	const char *t;
+
+	k->id = bb_db_int(r, "id");
+	k->job_id = bb_db_int(r, "job_id");
+	k->target = bb_store_knob_dup(r, "target", ok);
+	k->knob = bb_store_knob_dup(r, "knob", ok);
+	k->path = bb_store_knob_dup(r, "path", ok);
+	k->original = bb_store_knob_dup(r, "original", ok);
+	k->applied = bb_store_knob_dup(r, "applied", ok);
+	k->state = bb_store_knob_dup(r, "state", ok);
+	/* the device (NULL before migration 003: unknown) */
+	k->has_dev = !bb_db_null(r, "dev_major");
+	memset(&k->dev, 0, sizeof(k->dev));
+	if (!k->has_dev)
+		return;
+	k->dev.major = (unsigned)bb_db_int(r, "dev_major");
+	k->dev.minor = (unsigned)bb_db_int(r, "dev_minor");
+	t = bb_db_text(r, "device");
+	snprintf(k->dev.name, sizeof(k->dev.name), "%s", t ? t : "");
+	t = bb_db_text(r, "device_ident");
+	snprintf(k->dev.ident, sizeof(k->dev.ident), "%s", t ? t : "");
+}
+
 int bb_store_knobs_unrestored(struct bb_store *s,
 			      int (*cb)(void *arg,
 					const struct bb_knob_row *row),
@@ -234,64 +232,33 @@ int bb_store_knobs_unrestored(struct bb_store *s,
 {
 	struct bb_knob_row *rows = NULL;
 	size_t n = 0, cap = 0;
-	sqlite3_stmt *st;
+	struct bb_db_rows r;
+	struct bb_db_op op;
 	bool ok = true;
-	int ret, rc;
+	int ret;
 
 	/* copy the rows out, then call back unlocked: the callback may
 	 * use the store (bb_store_knob_mark) */
-	bb_store_lock(s);
-	ret = bb_store_q(s, Q_KNOBS_UNRESTORED, &st, err, errlen);
-	if (ret)
-		goto out_unlock;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct bb_knob_row *r;
-
+	bb_db_lock(&op, s->kdb, err, errlen);
+	ret = bb_db_query(&r, &op, &q_knobs_unrestored, "");
+	while (!ret && ok && (ret = bb_db_next(&r)) > 0) {
+		ret = 0;
 		if (n == cap) {
+			struct bb_knob_row *p;
+
 			cap = cap ? 2 * cap : 8;
-			r = realloc(rows, cap * sizeof(*rows));
-			if (!r) {
+			p = realloc(rows, cap * sizeof(*rows));
+			if (!p) {
 				ok = false;
 				break;
 			}
-			rows = r;
+			rows = p;
 		}
-		r = &rows[n++];
-		r->id = sqlite3_column_int64(st, 0);
-		r->job_id = sqlite3_column_int64(st, 1);
-		r->target = bb_store_col_dup(st, 2, &ok);
-		r->knob = bb_store_col_dup(st, 3, &ok);
-		r->path = bb_store_col_dup(st, 4, &ok);
-		r->original = bb_store_col_dup(st, 5, &ok);
-		r->applied = bb_store_col_dup(st, 6, &ok);
-		r->state = bb_store_col_dup(st, 7, &ok);
-		/* the device (NULL before migration 002: unknown) */
-		r->has_dev = sqlite3_column_type(st, 8) != SQLITE_NULL;
-		memset(&r->dev, 0, sizeof(r->dev));
-		if (r->has_dev) {
-			const char *t;
-
-			r->dev.major = (unsigned)sqlite3_column_int64(st, 8);
-			r->dev.minor = (unsigned)sqlite3_column_int64(st, 9);
-			t = (const char *)sqlite3_column_text(st, 10);
-			snprintf(r->dev.name, sizeof(r->dev.name), "%s",
-				 t ? t : "");
-			t = (const char *)sqlite3_column_text(st, 11);
-			snprintf(r->dev.ident, sizeof(r->dev.ident), "%s",
-				 t ? t : "");
-		}
-		if (!ok)
-			break;
+		bb_store_knob_row(&r, &rows[n++], &ok);
 	}
-	if (!ok) {
-		bb_store_seterr(err, errlen, "out of memory");
-		ret = -ENOMEM;
-	} else if (rc != SQLITE_DONE) {
-		ret = bb_store_fail(s, rc, err, errlen,
-				    "reading the knob journal");
-	}
-out_unlock:
-	bb_store_unlock(s);
+	if (!ret && !ok)
+		ret = bb_db_err(&op, -ENOMEM, "out of memory");
+	ret = bb_db_end(&op, ret);
 	for (size_t i = 0; !ret && i < n; i++)
 		ret = cb(arg, &rows[i]);
 	bb_store_knob_rows_free(rows, n);
@@ -301,10 +268,10 @@ out_unlock:
 int bb_store_job_knobs(struct bb_store *s, int64_t job_id,
 		       struct json_object **out, char *err, size_t errlen)
 {
-	int ret;
+	struct bb_db_op op;
 
-	bb_store_lock(s);
-	ret = bb_store_knobs_locked(s, job_id, out, err, errlen);
-	bb_store_unlock(s);
-	return ret;
+	bb_db_lock(&op, s->kdb, err, errlen);
+	bb_db_what(&op, "reading the knobs of job %lld", (long long)job_id);
+	return bb_db_end(&op, bb_db_rows_json(&op, &q_knobs_of_job, out, "i",
+					       job_id));
 }

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* meta.c - hosts and devices, deduplicated by their JSON. */
+/* meta.c - hosts and devices, deduplicated by their JSON: the same
+ * metadata (compared as JSON text with the keys sorted) gives the same
+ * id; a few members are copied to columns of their own for queries. */
 #include "store_int.h"
 
 #include <errno.h>
@@ -54,16 +56,43 @@ static struct json_object *bb_store_canon(struct json_object *o)
 	}
 }
 
-/* Bind an integer member of o, NULL when absent or not a number. */
-static int bb_store_bind_jint(sqlite3_stmt *st, int i, struct json_object *o,
-			      const char *key)
+static const struct bb_query q_host_insert = BB_STATEMENT(
+	"INSERT INTO hosts (hostname, kernel, kernel_version, machine,"
+	" cmdline, cpu_model, cpus, memory_bytes, governor, first_seen_ms,"
+	" info) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
+	" ON CONFLICT (info) DO NOTHING",
+	"storing the host");
+static const struct bb_query q_device_insert = BB_STATEMENT(
+	"INSERT INTO devices (kind, path, name, model, serial, firmware,"
+	" first_seen_ms, limits, info) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,"
+	" ?8, ?9) ON CONFLICT (info) DO NOTHING",
+	"storing the device");
+
+static const struct bb_col bb_meta_id_cols[] = {
+	{ "id", BB_COL_INT64, NULL },
+};
+static const struct bb_query q_host_find = BB_SELECT(bb_meta_id_cols,
+	"FROM hosts WHERE info = ?1", "finding metadata");
+static const struct bb_query q_device_find = BB_SELECT(bb_meta_id_cols,
+	"FROM devices WHERE info = ?1", "finding metadata");
+
+static const struct bb_col bb_meta_info_cols[] = {
+	{ "info", BB_COL_JSON, NULL },
+};
+static const struct bb_query q_host_get = BB_SELECT(bb_meta_info_cols,
+	"FROM hosts WHERE id = ?1", "reading metadata");
+static const struct bb_query q_device_get = BB_SELECT(bb_meta_info_cols,
+	"FROM devices WHERE id = ?1", "reading metadata");
+
+/* An integer member of o, NULL when absent or not an integer. */
+static struct bb_val bb_store_jint(struct json_object *o, const char *key)
 {
 	struct json_object *v;
 
 	if (!o || !json_object_object_get_ex(o, key, &v) ||
 	    !json_object_is_type(v, json_type_int))
-		return sqlite3_bind_null(st, i);
-	return sqlite3_bind_int64(st, i, json_object_get_int64(v));
+		return bb_val_null();
+	return bb_val_int(json_object_get_int64(v));
 }
 
 /* The canonical JSON text of o (keys sorted), in *canon's storage. */
@@ -85,24 +114,36 @@ static int bb_store_canon_text(struct json_object *o,
 	return 0;
 }
 
-static int bb_store_find_id(struct bb_store *s, enum bb_q q,
-			    const char *text, int64_t *id, char *err,
-			    size_t errlen)
+/* Insert the row (values v, the last one its canonical text) unless it
+ * is there, and read its id. */
+static int bb_store_meta_upsert(struct bb_store *s,
+				const struct bb_query *insert,
+				const struct bb_query *find,
+				const struct bb_val *v, unsigned n,
+				int64_t *id, char *err, size_t errlen)
 {
-	sqlite3_stmt *st;
-	int ret, rc;
+	struct bb_db_rows r;
+	struct bb_db_op op;
+	int ret;
 
-	ret = bb_store_q(s, q, &st, err, errlen);
+	ret = bb_db_begin(&op, s->db, BB_TX_WRITE, err, errlen);
 	if (ret)
-		return ret;
-	rc = bb_store_bind(st, "t", text);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW)
-		return bb_store_fail(s, rc == SQLITE_DONE ? SQLITE_ERROR : rc,
-				     err, errlen, "finding metadata");
-	*id = sqlite3_column_int64(st, 0);
-	return 0;
+		goto out;
+	ret = bb_db_run_vals(&op, insert, v, n, NULL);
+	if (ret)
+		goto out;
+	ret = bb_db_row(&r, &op, find, "t", v[n - 1].t);
+	if (ret < 0)
+		goto out;
+	if (!ret) {
+		ret = bb_db_err(&op, -EIO, "finding metadata: the row just "
+				"stored is missing (%s)", bb_db_where(s->db));
+		goto out;
+	}
+	*id = bb_db_int(&r, "id");
+	ret = 0;
+out:
+	return bb_db_end(&op, ret);
 }
 
 int bb_store_host_upsert(struct bb_store *s, struct json_object *host,
@@ -110,48 +151,27 @@ int bb_store_host_upsert(struct bb_store *s, struct json_object *host,
 {
 	struct json_object *canon = NULL;
 	const char *text;
-	sqlite3_stmt *st;
-	int ret, rc;
+	int ret;
 
 	ret = bb_store_canon_text(host, &canon, &text, err, errlen);
-	if (ret)
-		goto out_put;
-	bb_store_lock(s);
-	ret = bb_store_begin(s, false, err, errlen);
-	if (ret)
-		goto out;
-	ret = bb_store_q(s, Q_HOST_INSERT, &st, err, errlen);
-	if (ret)
-		goto out;
-	rc = bb_store_bind(st, "tttttt", bb_store_jstr(host, "hostname"),
-			   bb_store_jstr(host, "kernel"),
-			   bb_store_jstr(host, "kernel_version"),
-			   bb_store_jstr(host, "machine"),
-			   bb_store_jstr(host, "cmdline"),
-			   bb_store_jstr(host, "cpu_model"));
-	if (rc == SQLITE_OK)
-		rc = bb_store_bind_jint(st, 7, host, "cpus");
-	if (rc == SQLITE_OK)
-		rc = bb_store_bind_jint(st, 8, host, "memory_bytes");
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_text(st, 9, bb_store_jstr(host, "governor"),
-				       -1, SQLITE_STATIC);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_int64(st, 10, bb_store_now_ms());
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_text(st, 11, text, -1, SQLITE_STATIC);
-	ret = bb_store_step_done(s, st, rc, err, errlen, "storing the host");
-	if (ret)
-		goto out;
-	ret = bb_store_find_id(s, Q_HOST_FIND, text, id, err, errlen);
-	if (ret)
-		goto out;
-	ret = bb_store_commit(s, err, errlen);
-out:
-	if (ret)
-		bb_store_rollback(s);
-	bb_store_unlock(s);
-out_put:
+	if (!ret) {
+		const struct bb_val v[] = {
+			bb_val_text(bb_store_jstr(host, "hostname")),
+			bb_val_text(bb_store_jstr(host, "kernel")),
+			bb_val_text(bb_store_jstr(host, "kernel_version")),
+			bb_val_text(bb_store_jstr(host, "machine")),
+			bb_val_text(bb_store_jstr(host, "cmdline")),
+			bb_val_text(bb_store_jstr(host, "cpu_model")),
+			bb_store_jint(host, "cpus"),
+			bb_store_jint(host, "memory_bytes"),
+			bb_val_text(bb_store_jstr(host, "governor")),
+			bb_val_int(bb_store_now_ms()),
+			bb_val_text(text),
+		};
+
+		ret = bb_store_meta_upsert(s, &q_host_insert, &q_host_find, v,
+					   bb_array_size(v), id, err, errlen);
+	}
 	json_object_put(canon);
 	return ret;
 }
@@ -161,12 +181,11 @@ int bb_store_device_upsert(struct bb_store *s, struct json_object *dev,
 {
 	struct json_object *canon = NULL, *sub = NULL, *lim = NULL;
 	const char *text, *path, *limits = NULL;
-	sqlite3_stmt *st;
-	int ret, rc;
+	int ret;
 
 	ret = bb_store_canon_text(dev, &canon, &text, err, errlen);
 	if (ret)
-		goto out_put;
+		goto out;
 	/* bb_target_device_info: {"kind","path","device": {..} | null};
 	 * a bare bb_device_info object is its own device */
 	if (json_object_object_get_ex(dev, "device", &sub)) {
@@ -181,59 +200,54 @@ int bb_store_device_upsert(struct bb_store *s, struct json_object *dev,
 	if (sub && json_object_object_get_ex(sub, "limits", &lim) &&
 	    json_object_is_type(lim, json_type_object))
 		limits = json_object_to_json_string_ext(lim, BB_JSON_PLAIN);
-	bb_store_lock(s);
-	ret = bb_store_begin(s, false, err, errlen);
-	if (ret)
-		goto out;
-	ret = bb_store_q(s, Q_DEVICE_INSERT, &st, err, errlen);
-	if (ret)
-		goto out;
-	rc = bb_store_bind(st, "ttttttitt", bb_store_jstr(dev, "kind"), path,
-			   bb_store_jstr(sub, "name"),
-			   bb_store_jstr(sub, "model"),
-			   bb_store_jstr(sub, "serial"),
-			   bb_store_jstr(sub, "firmware"), bb_store_now_ms(),
-			   limits, text);
-	ret = bb_store_step_done(s, st, rc, err, errlen,
-				 "storing the device");
-	if (ret)
-		goto out;
-	ret = bb_store_find_id(s, Q_DEVICE_FIND, text, id, err, errlen);
-	if (ret)
-		goto out;
-	ret = bb_store_commit(s, err, errlen);
+	{
+		const struct bb_val v[] = {
+			bb_val_text(bb_store_jstr(dev, "kind")),
+			bb_val_text(path),
+			bb_val_text(bb_store_jstr(sub, "name")),
+			bb_val_text(bb_store_jstr(sub, "model")),
+			bb_val_text(bb_store_jstr(sub, "serial")),
+			bb_val_text(bb_store_jstr(sub, "firmware")),
+			bb_val_int(bb_store_now_ms()),
+			bb_val_text(limits),
+			bb_val_text(text),
+		};
+
+		ret = bb_store_meta_upsert(s, &q_device_insert, &q_device_find,
+					   v, bb_array_size(v), id, err,
+					   errlen);
+	}
 out:
-	if (ret)
-		bb_store_rollback(s);
-	bb_store_unlock(s);
-out_put:
 	json_object_put(canon);
 	return ret;
 }
 
-/* Host or device id's info document with its "id"; NULL for none. */
-int bb_store_meta_json(struct bb_store *s, enum bb_q q, int64_t id,
-			      struct json_object **out, char *err,
-			      size_t errlen)
+static int bb_store_meta_json(struct bb_db_op *op, const struct bb_query *q,
+			      int64_t id, struct json_object **out)
 {
-	sqlite3_stmt *st;
-	int ret, rc;
+	struct bb_db_rows r;
+	int ret;
 
 	*out = NULL;
 	if (id <= 0)
 		return 0;
-	ret = bb_store_q(s, q, &st, err, errlen);
-	if (ret)
+	ret = bb_db_row(&r, op, q, "i", id);
+	if (ret <= 0)
 		return ret;
-	rc = bb_store_bind(st, "i", id);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(st);
-	if (rc == SQLITE_DONE)
-		return 0;
-	if (rc != SQLITE_ROW)
-		return bb_store_fail(s, rc, err, errlen, "reading metadata");
-	*out = bb_store_col_json(st, 0);
+	*out = bb_db_value(&r, "info");
 	if (json_object_is_type(*out, json_type_object))
 		json_object_object_add(*out, "id", json_object_new_int64(id));
 	return 0;
+}
+
+int bb_store_host_json(struct bb_db_op *op, int64_t id,
+		       struct json_object **out)
+{
+	return bb_store_meta_json(op, &q_host_get, id, out);
+}
+
+int bb_store_device_json(struct bb_db_op *op, int64_t id,
+			 struct json_object **out)
+{
+	return bb_store_meta_json(op, &q_device_get, id, out);
 }

@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* migrate.c - the store's schema migrations (schema/migrations, embedded). */
+/* migrate.c - the store's schema migrations: schema/migrations/NNN_*.sql
+ * embedded at build time (cmake/embed_migrations.cmake), applied at open
+ * in order up to the newest, each in one durable transaction that also
+ * sets the schema version.  Numbered 1, 2, 3... without gaps (-EPROTO
+ * otherwise); a database newer than the newest is refused (-EPROTO). */
+#include "db.h"
 #include "store_int.h"
 
 #include "bb_migrations.h"
@@ -7,96 +12,78 @@
 #include <errno.h>
 #include <stdio.h>
 
-int bb_store_user_version(struct bb_store *s, int *v, char *err,
-				 size_t errlen)
-{
-	sqlite3_stmt *st = NULL;
-	int rc, ret = 0;
+const struct bb_migration_set bb_migrations_sqlite = {
+	.list = bb_migrations,
+	.n = bb_array_size(bb_migrations),
+};
 
-	rc = sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW) {
-		ret = bb_store_fail(s, rc, err, errlen,
-				    "reading the schema version");
-		goto out;
-	}
-	*v = sqlite3_column_int(st, 0);
-out:
-	sqlite3_finalize(st);
+static int bb_migrate_newer(struct bb_db_op *op, int v, size_t newest)
+{
+	return bb_db_err(op, -EPROTO,
+			 "database %s has schema version %d, newer than this "
+			 "biobenchd (%zu): use a newer biobenchd or another "
+			 "database", bb_db_where(op->db), v, newest);
+}
+
+int bb_migrate_check(struct bb_db_op *op, const struct bb_migration_set *m)
+{
+	int v, ret = bb_db_version_get(op, &v);
+
+	if (!ret && v > (int)m->n)
+		ret = bb_migrate_newer(op, v, m->n);
 	return ret;
 }
 
-int bb_store_newer(struct bb_store *s, int v, char *err,
-			  size_t errlen)
+int bb_migrate(struct bb_db_op *op, const struct bb_migration_set *m,
+	       int *version)
 {
-	int newest = (int)bb_array_size(bb_migrations);
+	int newest = (int)m->n, v = 0, ret;
 
-	bb_store_seterr(err, errlen,
-			"database %s has schema version %d, newer than this "
-			"biobenchd (%d): use a newer biobenchd or another "
-			"database", s->path, v, newest);
-	return -EPROTO;
-}
-
-int bb_store_migrate(struct bb_store *s, char *err, size_t errlen)
-{
-	int newest = (int)bb_array_size(bb_migrations), v, ret = 0;
-	char sql[64];
-
-	for (int i = 0; i < newest; i++) {
-		if (bb_migrations[i].version != i + 1) {
-			bb_store_seterr(err, errlen,
-					"migration %s has number %d, expected %d: "
-					"migrations must be numbered without gaps",
-					bb_migrations[i].name,
-					bb_migrations[i].version, i + 1);
-			return -EPROTO;
-		}
-	}
+	for (int i = 0; i < newest; i++)
+		if (m->list[i].version != i + 1)
+			return bb_db_err(op, -EPROTO,
+					 "migration %s has number %d, expected "
+					 "%d: migrations must be numbered "
+					 "without gaps", m->list[i].name,
+					 m->list[i].version, i + 1);
 	/* One migration per transaction; the version is read again inside
 	 * it, so two handles opening at once do not both apply it. */
 	for (;;) {
-		ret = bb_store_begin(s, true, err, errlen);
+		ret = bb_db_tx(op, BB_TX_DURABLE);
 		if (ret)
-			return ret;
-		ret = bb_store_user_version(s, &v, err, errlen);
+			goto out;
+		ret = bb_db_version_get(op, &v);
 		if (ret)
 			goto out;
 		if (v > newest) {
-			ret = bb_store_newer(s, v, err, errlen);
+			ret = bb_migrate_newer(op, v, m->n);
 			goto out;
 		}
 		if (v == newest || v < 0)
 			break;
-		ret = bb_store_exec(s, bb_migrations[v].sql, err, errlen);
+		ret = bb_db_exec(op, m->list[v].sql);
 		if (ret) {
 			char msg[256];
 
-			snprintf(msg, sizeof(msg), "%s", err ? err : "");
-			bb_store_seterr(err, errlen, "migration %s: %s",
-					bb_migrations[v].name, msg);
+			snprintf(msg, sizeof(msg), "%s", op->err ? op->err : "");
+			bb_db_err(op, ret, "migration %s: %s", m->list[v].name,
+				  msg);
 			goto out;
 		}
-		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d",
-			 bb_migrations[v].version);
-		ret = bb_store_exec(s, sql, err, errlen);
+		ret = bb_db_version_set(op, m->list[v].version);
 		if (ret)
 			goto out;
-		ret = bb_store_commit(s, err, errlen);
+		ret = bb_db_tx_end(op, 0);
 		if (ret)
 			return ret;
 	}
 	if (v < 0) {
-		bb_store_seterr(err, errlen,
+		ret = bb_db_err(op, -EPROTO,
 				"database %s has a negative schema version %d",
-				s->path, v);
-		ret = -EPROTO;
+				bb_db_where(op->db), v);
 		goto out;
 	}
-	s->version = v;
-	return bb_store_commit(s, err, errlen);
+	*version = v;
 out:
-	bb_store_rollback(s);
-	return ret;
+	return bb_db_tx_end(op, ret);
 }

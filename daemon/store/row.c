@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* row.c - JSON helpers and column readers of the store. */
+/* row.c - column tables (see db.h): a query's select list, and its rows
+ * read into JSON; and the store's small JSON helpers. */
+#include "db.h"
 #include "store_int.h"
 
+#include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#define BB_JSON_PLAIN (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
+/* ---- JSON helpers --------------------------------------------------- */
 
 const char *bb_store_jstr(struct json_object *o, const char *key)
 {
@@ -30,8 +34,6 @@ bool bb_store_jnum(struct json_object *o, const char *key, double *d)
 	return true;
 }
 
-/* Whether text is one JSON value; *obj gets it (NULL for "null") when
- * obj is not NULL. */
 bool bb_store_json_parse(const char *text, struct json_object **obj)
 {
 	enum json_tokener_error e = json_tokener_success;
@@ -46,7 +48,6 @@ bool bb_store_json_parse(const char *text, struct json_object **obj)
 	return true;
 }
 
-/* ISO 8601 UTC with milliseconds, e.g. "2026-11-30T04:33:10.123Z". */
 struct json_object *bb_store_time_json(int64_t ms)
 {
 	char buf[48];
@@ -66,43 +67,126 @@ struct json_object *bb_store_time_json(int64_t ms)
 	return json_object_new_string(buf);
 }
 
-struct json_object *bb_store_col_time(sqlite3_stmt *st, int c)
+/* ---- column tables -------------------------------------------------- */
+
+static const char *bb_col_sql(const struct bb_col *c)
 {
-	if (sqlite3_column_type(st, c) == SQLITE_NULL)
+	return c->sql ? c->sql : c->key;
+}
+
+char *bb_db_sql(const struct bb_query *q)
+{
+	size_t len = strlen(q->sql) + 1, n = 0;
+	char *sql;
+
+	if (!q->cols)
+		return strdup(q->sql);
+	len += strlen("SELECT ");
+	for (unsigned i = 0; i < q->ncols; i++)
+		len += strlen(bb_col_sql(&q->cols[i])) + 2;
+	sql = malloc(len);
+	if (!sql)
 		return NULL;
-	return bb_store_time_json(sqlite3_column_int64(st, c));
+	n += (size_t)snprintf(sql + n, len - n, "SELECT ");
+	for (unsigned i = 0; i < q->ncols; i++)
+		n += (size_t)snprintf(sql + n, len - n, "%s%s",
+				      bb_col_sql(&q->cols[i]),
+				      i + 1 < q->ncols ? ", " : " ");
+	snprintf(sql + n, len - n, "%s", q->sql);
+	return sql;
 }
 
-struct json_object *bb_store_col_text(sqlite3_stmt *st, int c)
+/* Column c of the current row as its type says (NULL for SQL NULL, but
+ * false for a BOOL; text reads NULL for NULL: no is_null for text). */
+static struct json_object *bb_db_col_json(const struct bb_db_rows *r,
+					  unsigned c)
 {
-	const char *t = (const char *)sqlite3_column_text(st, c);
-
-	return t ? json_object_new_string(t) : NULL;
-}
-
-struct json_object *bb_store_col_int(sqlite3_stmt *st, int c)
-{
-	if (sqlite3_column_type(st, c) == SQLITE_NULL)
-		return NULL;
-	return json_object_new_int64(sqlite3_column_int64(st, c));
-}
-
-struct json_object *bb_store_col_double(sqlite3_stmt *st, int c)
-{
-	if (sqlite3_column_type(st, c) == SQLITE_NULL)
-		return NULL;
-	return json_object_new_double(sqlite3_column_double(st, c));
-}
-
-/* A stored JSON text parsed back (a string if it no longer parses). */
-struct json_object *bb_store_col_json(sqlite3_stmt *st, int c)
-{
-	const char *t = (const char *)sqlite3_column_text(st, c);
 	struct json_object *o = NULL;
+	const char *t;
 
-	if (!t)
+	switch (r->q->cols[c].type & BB_COL_TYPE) {
+	case BB_COL_TEXT:
+		t = r->be->col_text(r->st, c);
+		return t ? json_object_new_string(t) : NULL;
+	case BB_COL_JSON:
+		t = r->be->col_text(r->st, c);
+		if (t && !bb_store_json_parse(t, &o))
+			return json_object_new_string(t);
+		return o;
+	case BB_COL_BOOL:
+		return json_object_new_boolean(r->be->col_int(r->st, c) != 0);
+	default:
+		break;
+	}
+	if (r->be->is_null(r->st, c))
 		return NULL;
-	if (!bb_store_json_parse(t, &o))
-		return json_object_new_string(t);
+	switch (r->q->cols[c].type & BB_COL_TYPE) {
+	case BB_COL_DOUBLE:
+		return json_object_new_double(r->be->col_double(r->st, c));
+	case BB_COL_TIME:
+		return bb_store_time_json(r->be->col_int(r->st, c));
+	default:
+		return json_object_new_int64(r->be->col_int(r->st, c));
+	}
+}
+
+/* A table's keys are string constants, each once in its table: json-c
+ * neither looks them up nor copies them. */
+struct json_object *bb_db_json(const struct bb_db_rows *r)
+{
+	struct json_object *o = json_object_new_object();
+
+	for (unsigned c = 0; c < r->q->ncols; c++)
+		if (!(r->q->cols[c].type & BB_COL_HIDDEN))
+			json_object_object_add_ex(o, r->q->cols[c].key,
+						  bb_db_col_json(r, c),
+						  JSON_C_OBJECT_ADD_KEY_IS_NEW |
+						  JSON_C_OBJECT_KEY_IS_CONSTANT);
 	return o;
+}
+
+/* The column of key (a programming error if it is not in the table:
+ * -1, read as NULL). */
+static int bb_db_col(const struct bb_db_rows *r, const char *key)
+{
+	for (unsigned c = 0; c < r->q->ncols; c++)
+		if (!strcmp(r->q->cols[c].key, key))
+			return (int)c;
+	assert(!"no such column");
+	return -1;
+}
+
+struct json_object *bb_db_value(const struct bb_db_rows *r, const char *key)
+{
+	int c = bb_db_col(r, key);
+
+	return c < 0 ? NULL : bb_db_col_json(r, (unsigned)c);
+}
+
+bool bb_db_null(const struct bb_db_rows *r, const char *key)
+{
+	int c = bb_db_col(r, key);
+
+	return c < 0 || r->be->is_null(r->st, (unsigned)c);
+}
+
+int64_t bb_db_int(const struct bb_db_rows *r, const char *key)
+{
+	int c = bb_db_col(r, key);
+
+	return c < 0 ? 0 : r->be->col_int(r->st, (unsigned)c);
+}
+
+double bb_db_double(const struct bb_db_rows *r, const char *key)
+{
+	int c = bb_db_col(r, key);
+
+	return c < 0 ? 0 : r->be->col_double(r->st, (unsigned)c);
+}
+
+const char *bb_db_text(const struct bb_db_rows *r, const char *key)
+{
+	int c = bb_db_col(r, key);
+
+	return c < 0 ? NULL : r->be->col_text(r->st, (unsigned)c);
 }

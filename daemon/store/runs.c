@@ -1,11 +1,67 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* runs.c - runs: results, samples, latency histograms, summary columns. */
+/* runs.c - runs: a run's row with its summary columns (iops, bandwidth,
+ * p50/p99, CPU per I/O: from the result, else from its JSON, else NULL),
+ * its per-second samples and the non-zero buckets of its latency
+ * histogram, stored in one transaction; and the runs of a job. */
 #include "store_int.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+static const struct bb_query q_run_insert = BB_INSERT_ID(
+	"INSERT INTO runs (job_id, seq, round, variant, warmup, state, error,"
+	" metric, iops, bw_bytes_s, lat_p50_ns, lat_p99_ns, cpu_per_io_ns,"
+	" started_ms, duration_ns, device_id, result)"
+	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
+	" ?15, ?16, ?17)",
+	"storing a run");
+/* a repeated t_ms (should not happen) adds up instead of failing the
+ * whole run */
+static const struct bb_query q_sample_insert = BB_STATEMENT(
+	"INSERT INTO samples (run_id, t_ms, ios, bytes) VALUES (?1, ?2, ?3, ?4)"
+	" ON CONFLICT (run_id, t_ms) DO UPDATE"
+	" SET ios = ios + excluded.ios, bytes = bytes + excluded.bytes",
+	"storing a sample");
+static const struct bb_query q_hist_insert = BB_STATEMENT(
+	"INSERT INTO lat_hist (run_id, bucket, count) VALUES (?1, ?2, ?3)",
+	"storing a histogram");
+static const struct bb_query q_job_runs_done = BB_STATEMENT(
+	"UPDATE jobs SET runs_done = runs_done + 1 WHERE id = ?1",
+	"counting a run");
+
+/* {"id","seq",...,"result"}: a run of the job's runs document */
+static const struct bb_col bb_run_cols[] = {
+	{ "id", BB_COL_INT64, NULL },
+	{ "seq", BB_COL_INT64, NULL },
+	{ "round", BB_COL_INT64, NULL },
+	{ "variant", BB_COL_TEXT, NULL },
+	{ "warmup", BB_COL_BOOL, NULL },
+	{ "state", BB_COL_TEXT, NULL },
+	{ "error", BB_COL_TEXT, NULL },
+	{ "metric", BB_COL_DOUBLE, NULL },
+	{ "iops", BB_COL_DOUBLE, NULL },
+	{ "bw_bytes_s", BB_COL_DOUBLE, NULL },
+	{ "lat_p50_ns", BB_COL_INT64, NULL },
+	{ "lat_p99_ns", BB_COL_INT64, NULL },
+	{ "cpu_per_io_ns", BB_COL_DOUBLE, NULL },
+	{ "started", BB_COL_TIME, "started_ms" },
+	{ "duration_ns", BB_COL_INT64, NULL },
+	{ "device_id", BB_COL_INT64, NULL },
+	{ "result", BB_COL_JSON, NULL },
+};
+static const struct bb_query q_runs_of_job = BB_SELECT(bb_run_cols,
+	"FROM runs WHERE job_id = ?1 ORDER BY seq",
+	"reading the runs of a job");
+
+static const struct bb_col bb_sample_cols[] = {
+	{ "t_ms", BB_COL_INT64, NULL },
+	{ "ios", BB_COL_INT64, NULL },
+	{ "bytes", BB_COL_INT64, NULL },
+};
+static const struct bb_query q_samples_of_run = BB_SELECT(bb_sample_cols,
+	"FROM samples WHERE run_id = ?1 ORDER BY t_ms",
+	"reading the samples of a run");
 
 /* The summary columns of a run; has_* false stores NULL. */
 struct bb_store_sum {
@@ -74,22 +130,31 @@ static void bb_store_sum_json(struct bb_store_sum *m, struct json_object *o)
 	}
 }
 
-static int bb_store_bind_opt_double(sqlite3_stmt *st, int i, bool has,
-				    double v)
-{
-	return has ? sqlite3_bind_double(st, i, v) : sqlite3_bind_null(st, i);
-}
-
-static int bb_store_bind_opt_int(sqlite3_stmt *st, int i, bool has,
-				 int64_t v)
-{
-	return has ? sqlite3_bind_int64(st, i, v) : sqlite3_bind_null(st, i);
-}
-
 static bool bb_store_run_state_ok(const char *s)
 {
 	return s && (!strcmp(s, "done") || !strcmp(s, "failed") ||
 		     !strcmp(s, "cancelled"));
+}
+
+/* The samples and the non-zero histogram buckets of run rid. */
+static int bb_store_run_series(struct bb_db_op *op, int64_t rid,
+			       const struct bb_result *r)
+{
+	int ret = 0;
+
+	for (unsigned i = 0; !ret && i < r->nsamples; i++) {
+		const struct bb_sample *x = &r->samples[i];
+
+		ret = bb_db_run(op, &q_sample_insert, NULL, "iiii", rid,
+				(int64_t)x->t_ms, (int64_t)x->ios,
+				(int64_t)x->bytes);
+	}
+	for (unsigned b = 0; !ret && b < BB_HIST_NBUCKETS; b++)
+		if (r->lat.buckets[b])
+			ret = bb_db_run(op, &q_hist_insert, NULL, "iii", rid,
+					(int64_t)b,
+					(int64_t)r->lat.buckets[b]);
+	return ret;
 }
 
 int bb_store_run_insert(struct bb_store *s, const struct bb_store_run *run,
@@ -98,10 +163,10 @@ int bb_store_run_insert(struct bb_store *s, const struct bb_store_run *run,
 	const struct bb_result *r = run ? run->r : NULL;
 	struct bb_store_sum m = { 0 };
 	struct json_object *res = NULL;
-	sqlite3_stmt *st;
+	struct bb_db_op op;
 	char what[96];
-	int64_t rid;
-	int ret, rc;
+	int64_t rid = 0;
+	int ret;
 
 	if (!run || !run->variant || !bb_store_run_state_ok(run->state)) {
 		bb_store_seterr(err, errlen,
@@ -122,201 +187,89 @@ int bb_store_run_insert(struct bb_store *s, const struct bb_store_run *run,
 		bb_store_sum_json(&m, res);
 	json_object_put(res);
 
-	bb_store_lock(s);
-	ret = bb_store_begin(s, false, err, errlen);
+	ret = bb_db_begin(&op, s->db, BB_TX_WRITE, err, errlen);
 	if (ret)
 		goto out;
-	ret = bb_store_q(s, Q_RUN_INSERT, &st, err, errlen);
-	if (ret)
-		goto out;
-	rc = bb_store_bind(st, "iuutitt", run->job_id, run->seq, run->round,
-			   run->variant, (int64_t)(run->warmup ? 1 : 0),
-			   run->state, run->error);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_double(st, 8, run->metric);
-	if (rc == SQLITE_OK)
-		rc = bb_store_bind_opt_double(st, 9, m.has_rate, m.iops);
-	if (rc == SQLITE_OK)
-		rc = bb_store_bind_opt_double(st, 10, m.has_rate, m.bw);
-	if (rc == SQLITE_OK)
-		rc = bb_store_bind_opt_int(st, 11, m.has_lat, m.p50);
-	if (rc == SQLITE_OK)
-		rc = bb_store_bind_opt_int(st, 12, m.has_lat, m.p99);
-	if (rc == SQLITE_OK)
-		rc = bb_store_bind_opt_double(st, 13, m.has_cpu, m.cpu_per_io);
-	if (rc == SQLITE_OK)
-		rc = bb_store_bind_opt_int(st, 14, m.has_start, m.start_ms);
-	if (rc == SQLITE_OK)
-		rc = bb_store_bind_opt_int(st, 15, m.has_dur, m.dur_ns);
-	if (rc == SQLITE_OK)
-		rc = bb_store_bind_opt_int(st, 16, run->device_id > 0,
-					   run->device_id);
-	if (rc == SQLITE_OK)
-		rc = run->result ? sqlite3_bind_text(st, 17, run->result, -1,
-						     SQLITE_STATIC)
-				 : sqlite3_bind_null(st, 17);
-	ret = bb_store_step_done(s, st, rc, err, errlen, what);
-	if (ret) {
-		if (ret == -ENOENT)
-			bb_store_seterr(err, errlen,
-					"%s: no such job (or device %lld)",
-					what, (long long)run->device_id);
-		else if (ret == -EEXIST)
-			bb_store_seterr(err, errlen,
-					"%s: the job already has a run %u",
-					what, run->seq);
-		goto out;
-	}
-	rid = sqlite3_last_insert_rowid(s->db);
-	for (unsigned i = 0; r && i < r->nsamples; i++) {
-		const struct bb_sample *x = &r->samples[i];
+	bb_db_what(&op, "%s", what);
+	{
+		const struct bb_val v[] = {
+			bb_val_int(run->job_id),
+			bb_val_int(run->seq),
+			bb_val_int(run->round),
+			bb_val_text(run->variant),
+			bb_val_int(run->warmup ? 1 : 0),
+			bb_val_text(run->state),
+			bb_val_text(run->error),
+			bb_val_double(run->metric),
+			bb_val_opt_double(m.has_rate, m.iops),
+			bb_val_opt_double(m.has_rate, m.bw),
+			bb_val_opt_int(m.has_lat, m.p50),
+			bb_val_opt_int(m.has_lat, m.p99),
+			bb_val_opt_double(m.has_cpu, m.cpu_per_io),
+			bb_val_opt_int(m.has_start, m.start_ms),
+			bb_val_opt_int(m.has_dur, m.dur_ns),
+			bb_val_opt_int(run->device_id > 0, run->device_id),
+			bb_val_text(run->result),
+		};
 
-		ret = bb_store_q(s, Q_SAMPLE_INSERT, &st, err, errlen);
-		if (ret)
-			goto out;
-		ret = bb_store_step_done(s, st,
-					 bb_store_bind(st, "iiii", rid,
-						       (int64_t)x->t_ms,
-						       (int64_t)x->ios,
-						       (int64_t)x->bytes),
-					 err, errlen, what);
-		if (ret)
-			goto out;
+		ret = bb_db_run_vals(&op, &q_run_insert, v, bb_array_size(v),
+				     &rid);
 	}
-	for (unsigned b = 0; r && b < BB_HIST_NBUCKETS; b++) {
-		if (!r->lat.buckets[b])
-			continue;
-		ret = bb_store_q(s, Q_HIST_INSERT, &st, err, errlen);
-		if (ret)
-			goto out;
-		ret = bb_store_step_done(s, st,
-					 bb_store_bind(st, "iii", rid, (int64_t)b,
-						       (int64_t)r->lat.buckets[b]),
-					 err, errlen, what);
-		if (ret)
-			goto out;
-	}
-	ret = bb_store_q(s, Q_JOB_RUNS_DONE, &st, err, errlen);
-	if (ret)
-		goto out;
-	ret = bb_store_step_done(s, st, bb_store_bind(st, "i", run->job_id),
-				 err, errlen, what);
-	if (ret)
-		goto out;
-	ret = bb_store_commit(s, err, errlen);
+	if (ret == -ENOENT)
+		bb_db_err(&op, ret, "%s: no such job (or device %lld)", what,
+			  (long long)run->device_id);
+	else if (ret == -EEXIST)
+		bb_db_err(&op, ret, "%s: the job already has a run %u", what,
+			  run->seq);
+	if (!ret && r)
+		ret = bb_store_run_series(&op, rid, r);
+	if (!ret)
+		ret = bb_db_run(&op, &q_job_runs_done, NULL, "i", run->job_id);
+out:
+	ret = bb_db_end(&op, ret);
 	if (!ret && id)
 		*id = rid;
-out:
-	if (ret)
-		bb_store_rollback(s);
-	bb_store_unlock(s);
-	return ret;
-}
-
-
-static int bb_store_samples_json(struct bb_store *s, int64_t run_id,
-				 struct json_object **out, char *err,
-				 size_t errlen)
-{
-	struct json_object *arr = json_object_new_array();
-	sqlite3_stmt *st;
-	int ret, rc;
-
-	ret = bb_store_q(s, Q_SAMPLES_OF_RUN, &st, err, errlen);
-	if (ret)
-		goto out;
-	rc = bb_store_bind(st, "i", run_id);
-	while (bb_store_next(st, &rc)) {
-		struct json_object *x = json_object_new_object();
-
-		json_object_object_add(x, "t_ms", bb_store_col_int(st, 0));
-		json_object_object_add(x, "ios", bb_store_col_int(st, 1));
-		json_object_object_add(x, "bytes", bb_store_col_int(st, 2));
-		json_object_array_add(arr, x);
-	}
-	if (rc != SQLITE_DONE)
-		ret = bb_store_fail(s, rc, err, errlen,
-				    "reading the samples of run %lld",
-				    (long long)run_id);
-out:
-	if (ret) {
-		json_object_put(arr);
-		arr = NULL;
-	}
-	*out = arr;
 	return ret;
 }
 
 int bb_store_job_runs(struct bb_store *s, int64_t id, bool with_samples,
 		      struct json_object **out, char *err, size_t errlen)
 {
-	struct json_object *doc = NULL, *runs;
+	struct json_object *doc = NULL, *runs, *run, *smp;
+	struct bb_db_rows r;
+	struct bb_db_op op;
 	char state[16];
-	sqlite3_stmt *st;
-	int ret, rc;
+	int ret;
 
 	*out = NULL;
 	doc = json_object_new_object();
 	json_object_object_add(doc, "job_id", json_object_new_int64(id));
 	runs = json_object_new_array();
 	json_object_object_add(doc, "runs", runs);
-	bb_store_lock(s);
-	ret = bb_store_begin_read(s, err, errlen);
+	ret = bb_db_begin(&op, s->db, BB_TX_READ, err, errlen);
 	if (ret)
 		goto out;
-	ret = bb_store_state_locked(s, id, state, err, errlen);
+	/* -ENOENT for no such job (a job without runs has "runs": []) */
+	ret = bb_store_state_read(&op, id, state);
 	if (ret)
 		goto out;
-	ret = bb_store_q(s, Q_RUNS_OF_JOB, &st, err, errlen);
-	if (ret)
-		goto out;
-	rc = bb_store_bind(st, "i", id);
-	while (bb_store_next(st, &rc)) {
-		struct json_object *r = json_object_new_object(), *smp;
-
-		json_object_array_add(runs, r);
-		json_object_object_add(r, "id", bb_store_col_int(st, 0));
-		json_object_object_add(r, "seq", bb_store_col_int(st, 1));
-		json_object_object_add(r, "round", bb_store_col_int(st, 2));
-		json_object_object_add(r, "variant", bb_store_col_text(st, 3));
-		json_object_object_add(r, "warmup",
-			json_object_new_boolean(sqlite3_column_int(st, 4)));
-		json_object_object_add(r, "state", bb_store_col_text(st, 5));
-		json_object_object_add(r, "error", bb_store_col_text(st, 6));
-		json_object_object_add(r, "metric", bb_store_col_double(st, 7));
-		json_object_object_add(r, "iops", bb_store_col_double(st, 8));
-		json_object_object_add(r, "bw_bytes_s",
-				       bb_store_col_double(st, 9));
-		json_object_object_add(r, "lat_p50_ns", bb_store_col_int(st, 10));
-		json_object_object_add(r, "lat_p99_ns", bb_store_col_int(st, 11));
-		json_object_object_add(r, "cpu_per_io_ns",
-				       bb_store_col_double(st, 12));
-		json_object_object_add(r, "started", bb_store_col_time(st, 13));
-		json_object_object_add(r, "duration_ns",
-				       bb_store_col_int(st, 14));
-		json_object_object_add(r, "device_id",
-				       bb_store_col_int(st, 15));
-		json_object_object_add(r, "result", bb_store_col_json(st, 16));
+	bb_db_what(&op, "reading the runs of job %lld", (long long)id);
+	ret = bb_db_query(&r, &op, &q_runs_of_job, "i", id);
+	while (!ret && (ret = bb_db_next(&r)) > 0) {
+		run = bb_db_json(&r);
+		json_object_array_add(runs, run);
+		ret = 0;
 		if (with_samples) {
-			ret = bb_store_samples_json(s,
-						    sqlite3_column_int64(st, 0),
-						    &smp, err, errlen);
-			if (ret)
-				goto out;
-			json_object_object_add(r, "samples", smp);
+			ret = bb_db_rows_json(&op, &q_samples_of_run, &smp, "i",
+					      bb_db_int(&r, "id"));
+			json_object_object_add(run, "samples", smp);
 		}
 	}
-	if (rc != SQLITE_DONE) {
-		ret = bb_store_fail(s, rc, err, errlen,
-				    "reading the runs of job %lld",
-				    (long long)id);
-		goto out;
+	if (!ret) {
+		*out = doc;
+		doc = NULL;
 	}
-	*out = doc;
-	doc = NULL;
 out:
-	bb_store_rollback(s);
-	bb_store_unlock(s);
 	json_object_put(doc);
-	return ret;
+	return bb_db_end(&op, ret);
 }
