@@ -21,7 +21,8 @@ static const struct bb_query q_run_insert = BB_INSERT_ID(
 static const struct bb_query q_sample_insert = BB_STATEMENT(
 	"INSERT INTO samples (run_id, t_ms, ios, bytes) VALUES (?1, ?2, ?3, ?4)"
 	" ON CONFLICT (run_id, t_ms) DO UPDATE"
-	" SET ios = ios + excluded.ios, bytes = bytes + excluded.bytes",
+	" SET ios = samples.ios + excluded.ios,"
+	" bytes = samples.bytes + excluded.bytes",
 	"storing a sample");
 static const struct bb_query q_hist_insert = BB_STATEMENT(
 	"INSERT INTO lat_hist (run_id, bucket, count) VALUES (?1, ?2, ?3)",
