@@ -22,7 +22,13 @@
  *   from several queries), write (the write lock taken at BEGIN, so that
  *   a busy database waits there and not at COMMIT) and durable write
  *   (synced to disk at COMMIT even where writes are relaxed otherwise:
- *   job states and the knob journal).
+ *   job states and the knob journal).  Write transactions are serialized
+ *   with each other, and the subjects rely on it: what a write
+ *   transaction reads stays true until it commits (the queue limit
+ *   counts then inserts; a job's end reads its state then updates it).
+ *   sqlite gets this from BEGIN IMMEDIATE; an engine with row locks
+ *   needs a lock of its own at BEGIN, or serializable isolation with a
+ *   retry.
  * - errors: -errno with a one-line message naming the database and what
  *   was being done (the what argument): -ENOSPC (full), -EIO (I/O error,
  *   corrupt, not a database), -EROFS (read-only) -- remembered by db.c
