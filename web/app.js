@@ -672,9 +672,9 @@
     /* charts and tables */
     renderRunsChart(view, p, runs, names, metric, unit);
     renderCiChart(view, p, cmp);
-    renderSummary(p, cmp, names, unit, (j.spec && j.spec.variants) || {});
+    renderSummary(p, cmp, names, unit, j.spec || {});
     renderLatency(view, p, runs, names);
-    renderCounters(p, cmp, names);
+    renderCounters(p, cmp, names, j.spec || {});
     renderRunsTable(p, runs, unit);
 
     const spec = JSON.stringify(j.spec, null, 2);
@@ -942,7 +942,15 @@
     return { n: v.length, median: median(v), mean, sd, min: Math.min(...v), max: Math.max(...v) };
   }
 
-  function renderSummary(p, cmp, names, unit, variants) {
+  /* The engine model a variant ran with: its own "model", else the
+   * workload's, else the default (the bio model). */
+  function variantModel(spec, name) {
+    const v = (spec.variants || {})[name] || {};
+    return v.model || (spec.workload || {}).model || 'bio';
+  }
+
+  function renderSummary(p, cmp, names, unit, spec) {
+    const variants = spec.variants || {};
     const vars = (cmp && cmp.variants) || {};
     const rows = [];
     const base = vars[names[0]] && num(vars[names[0]].median) ? vars[names[0]].median : null;
@@ -952,6 +960,7 @@
       if (!s) return;
       const row = [
         el('span', { class: 'swatch-label' }, el('span', { class: 'swatch', style: 'background:' + variantColor(names.indexOf(name)) }), name),
+        el('span', { 'data-testid': 'variant-model' }, variantModel(spec, name)),
         String(s.n), fmtMetric(num(v.median) ? v.median : s.median, unit),
         s.mean ? (100 * s.sd / s.mean).toFixed(1) + '%' : '—',
         fmtMetric(s.min, unit), fmtMetric(s.max, unit),
@@ -963,7 +972,7 @@
       p.summaryTable.replaceChildren(el('p', { class: 'muted' }, 'No measured run yet.'));
       return;
     }
-    p.summaryTable.replaceChildren(table(['Variant', 'n', 'Median', 'CV', 'Min', 'Max', 'vs ' + names[0]],
+    p.summaryTable.replaceChildren(table(['Variant', 'Model', 'n', 'Median', 'CV', 'Min', 'Max', 'vs ' + names[0]],
       rows, { numeric: true }), overridesList(variants, names));
   }
 
@@ -1040,9 +1049,11 @@
     return out;
   }
 
-  function renderCounters(p, cmp, names) {
+  function renderCounters(p, cmp, names, spec) {
     const vars = (cmp && cmp.variants) || {};
     const present = names.filter((n) => vars[n]);
+    /* the bio model's counters mean nothing for a variant without it */
+    const noModel = new Set(present.filter((n) => variantModel(spec, n) === 'none'));
     if (!present.length) {
       p.counters.replaceChildren(el('p', { class: 'muted' }, 'No counters yet.'));
       return;
@@ -1061,7 +1072,7 @@
       const rows = [];
       for (const [k, vals] of rowsByName) {
         if (present.every((n) => !vals[n])) { hidden++; continue; }
-        rows.push([k].concat(present.map((n) => fmtInt(vals[n]))));
+        rows.push([k].concat(present.map((n) => (noModel.has(n) ? 'n/a' : fmtInt(vals[n])))));
       }
       if (rows.length)
         out.push(table([title].concat(present.map((n) => 'variant ' + n)), rows,
@@ -1069,7 +1080,8 @@
     }
     if (!out.length) out.push(el('p', { class: 'muted' }, 'Every counter is zero.'));
     out.push(el('p', { class: 'note' }, 'Sums over the measured runs of each variant' +
-      (hidden ? '; ' + hidden + ' counters that are zero for every variant are not shown.' : '.')));
+      (hidden ? '; ' + hidden + ' counters that are zero for every variant are not shown' : '') +
+      (noModel.size ? '; n/a: the variant ran with model none (no bio model, so no bio counters)' : '') + '.'));
     p.counters.replaceChildren(...out);
   }
 
