@@ -66,7 +66,8 @@ void bb_cli_compare_print(FILE *f, struct json_object *cmp,
  * "10.78M", "1.23 GiB/s", "12.3us", "123.4ns". */
 void bb_cli_fmt_metric(char *buf, size_t len, double v, const char *unit);
 
-/* 1234567 -> "1.23M", 612948 -> "612.9K", 999 -> "999". */
+/* 1234567 -> "1.23M", 612948 -> "612.9K", 999 -> "999": bb_fmt_iops(),
+ * the rule biobench prints IOPS with everywhere. */
 void bb_cli_fmt_si(char *buf, size_t len, double v);
 
 /* Seconds as "850ms", "42s", "3m05s", "2h10m", "3d4h". */

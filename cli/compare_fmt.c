@@ -49,18 +49,7 @@ static void t_print(FILE *f, const struct table *t)
 
 void bb_cli_fmt_si(char *buf, size_t len, double v)
 {
-	double a = fabs(v);
-
-	if (!isfinite(v))
-		snprintf(buf, len, "-");
-	else if (a >= 1e9)
-		snprintf(buf, len, "%.3gG", v / 1e9);
-	else if (a >= 1e6)
-		snprintf(buf, len, "%.2fM", v / 1e6);
-	else if (a >= 1e3)
-		snprintf(buf, len, "%.1fK", v / 1e3);
-	else
-		snprintf(buf, len, "%.0f", v);
+	bb_fmt_iops(buf, len, v);
 }
 
 static void fmt_ns(char *buf, size_t len, double v)

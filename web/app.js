@@ -70,13 +70,15 @@
     return v.toPrecision(3);
   }
 
-  /* 7432965 -> "7.43 M" */
+  /* IOPS and counts by biobench's one rule (bb_fmt_iops in the CLI): an
+   * integer below 1000, then 80.4K, 100.9K, 8.90M, 1.23G. */
   function si(v) {
     if (!num(v)) return '—';
     const a = Math.abs(v);
-    for (const [d, s] of [[1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'k']])
-      if (a >= d) return fmtSig(v / d) + ' ' + s;
-    return fmtSig(v);
+    if (a < 999.5) return v.toFixed(0);
+    if (a < 999950) return (v / 1e3).toFixed(1) + 'K';
+    if (a < 999995000) return (v / 1e6).toFixed(2) + 'M';
+    return (v / 1e9).toFixed(2) + 'G';
   }
 
   /* nanoseconds -> "43.3 µs" */
@@ -116,7 +118,7 @@
     if (!num(v)) return '—';
     if (unit === 'ns') return fmtNs(v);
     if (unit === 'ns/IO') return fmtNs(v) + '/IO';
-    if (unit === 'B/s') return si(v) + 'B/s';
+    if (unit === 'B/s') return fmtBytes(v) + '/s';
     return si(v) + ' ' + (unit || '');
   }
 

@@ -200,16 +200,6 @@ int bb_perf_read(int fd_instr, int fd_cycles, uint64_t *instr,
 /* ------------------------------------------------------------------ */
 /* human output */
 
-static void fmt_iops(char *buf, size_t len, double iops)
-{
-	if (iops > 1e6)
-		snprintf(buf, len, "%.2fM", iops / 1e6);
-	else if (iops > 1e5)
-		snprintf(buf, len, "%.2fK", iops / 1e3);
-	else
-		snprintf(buf, len, "%" PRIu64, (uint64_t)iops);
-}
-
 /* Integer MiB/s as t/io_uring; above 2000 MiB/s "x.xxGiB/s" (GiB =
  * 1024 MiB here, where t/io_uring divides by 1000). */
 static void fmt_bw(char *buf, size_t len, double bytes_per_s)
@@ -234,7 +224,7 @@ void bb_sample_fprint(FILE *f, const struct bb_config *cfg,
 	long long rpc = -1, ipc = -1;
 	char iops[32], bw[32];
 
-	fmt_iops(iops, sizeof(iops), (double)s->ios / secs);
+	bb_fmt_iops(iops, sizeof(iops), (double)s->ios / secs);
 	if (s->enters) {
 		rpc = (long long)(s->submitted / s->enters);
 		ipc = (long long)(s->reaped / s->enters);
@@ -278,9 +268,14 @@ void bb_result_fprint(FILE *f, const struct bb_config *cfg,
 			  r->cpu_completion.usr_ns + r->cpu_completion.sys_ns;
 	char iops[32], bw[32];
 
-	fprintf(f, "target: %s (%s)%s%s\n", cfg->target,
-		r->target_kind[0] ? r->target_kind : "?",
-		r->kernel_helpers[0] ? ", kernel helpers: " : "",
+	/* the kind in parentheses, unless it is the target's own name */
+	if (target_is_nop(cfg))
+		fprintf(f, "target: nop (io_uring NOPs through the bio model, "
+			   "no device)");
+	else
+		fprintf(f, "target: %s (%s)", cfg->target,
+			r->target_kind[0] ? r->target_kind : "?");
+	fprintf(f, "%s%s\n", r->kernel_helpers[0] ? ", kernel helpers: " : "",
 		r->kernel_helpers);
 	fprintf(f,
 		"workload: %s bs=%u iodepth=%u threads=%u mode=%s completion=%s"
@@ -309,7 +304,7 @@ void bb_result_fprint(FILE *f, const struct bb_config *cfg,
 				  "driver has no working poll queues?)" : "");
 	}
 
-	fmt_iops(iops, sizeof(iops), bb_result_iops(r));
+	bb_fmt_iops(iops, sizeof(iops), bb_result_iops(r));
 	fprintf(f, "  IOPS=%s", iops);
 	if (!target_is_nop(cfg)) {
 		fmt_bw(bw, sizeof(bw), secs > 0 ? (double)bytes / secs : 0.0);

@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -106,5 +107,24 @@ const char *bb_fmt_bytes(char *buf, size_t len, uint64_t bytes)
 		i++;
 	}
 	snprintf(buf, len, "%.1f %s", v, unit[i]);
+	return buf;
+}
+
+const char *bb_fmt_iops(char *buf, size_t len, double v)
+{
+	double a = fabs(v);
+
+	/* the thresholds are where the rounding would carry into the
+	 * next unit ("1000.0K" is "1.00M") */
+	if (!isfinite(v))
+		snprintf(buf, len, "-");
+	else if (a < 999.5)
+		snprintf(buf, len, "%.0f", v);
+	else if (a < 999950.0)
+		snprintf(buf, len, "%.1fK", v / 1e3);
+	else if (a < 999995000.0)
+		snprintf(buf, len, "%.2fM", v / 1e6);
+	else
+		snprintf(buf, len, "%.2fG", v / 1e9);
 	return buf;
 }

@@ -131,6 +131,12 @@ int bb_errf(char *err, size_t len, int ret, const char *fmt, ...)
  * (binary units, one decimal).  Returns buf. */
 const char *bb_fmt_bytes(char *buf, size_t len, uint64_t bytes);
 
+/* The one rule biobench prints IOPS (and other rates and counts) with,
+ * everywhere but its t/io_uring emulation (tiou.h): an integer below
+ * 1000, then three or four significant digits: "999", "80.4K",
+ * "100.9K", "8.90M", "1.23G"; "-" when not finite.  Returns buf. */
+const char *bb_fmt_iops(char *buf, size_t len, double iops);
+
 /* The first len-1 bytes of a (sysfs, proc) file into buf, surrounding
  * white space removed; "" on error.  0 or -errno. */
 int bb_read_text(const char *path, char *buf, size_t len);
