@@ -237,9 +237,20 @@ static int parse_opts(const struct ccmd *cmd, int argc, char **argv,
 			    !strncmp(arg, table[k].name, nlen) &&
 			    (!table[k].bit || (cmd->opts & table[k].bit)))
 				break;
-		if (k == bb_array_size(table))
-			return usage_err(cmd, "unknown option '%.*s'",
-					 (int)nlen, arg);
+		if (k == bb_array_size(table)) {
+			char name[64];
+			struct bb_nearest nr;
+
+			snprintf(name, sizeof(name), "%.*s", (int)nlen, arg);
+			bb_nearest_init(&nr, name);
+			for (k = 0; k < bb_array_size(table); k++)
+				if (!table[k].bit || (cmd->opts & table[k].bit))
+					bb_nearest_add(&nr, table[k].name);
+			return usage_err(cmd, "unknown option '%s'%s%s%s", name,
+					 nr.best ? ": did you mean " : "",
+					 nr.best ? nr.best : "",
+					 nr.best ? "?" : "");
+		}
 		if (table[k].value) {
 			if (eq)
 				val = eq + 1;
