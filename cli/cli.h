@@ -2,7 +2,9 @@
 /* cli.h - the biobench subcommands and what they share.  Each command
  * returns the process exit code:
  *   0 ok, 1 the run or job failed or the server answered an error,
- *   2 usage error, 3 the daemon cannot be reached. */
+ *   2 usage error or invalid job (a job file refused by the parser, here
+ *   or by the daemon: the same code for ab, calibrate and submit),
+ *   3 the daemon cannot be reached. */
 #ifndef BB_CLI_H
 #define BB_CLI_H
 
@@ -14,7 +16,7 @@
 enum {
 	BB_EXIT_OK = 0,
 	BB_EXIT_FAIL = 1,
-	BB_EXIT_USAGE = 2,
+	BB_EXIT_USAGE = 2,   /* also: an invalid job */
 	BB_EXIT_UNREACHABLE = 3,
 };
 

@@ -169,11 +169,12 @@ static void cmd_usage(FILE *f, const struct ccmd *cmd)
 		"$BIOBENCH_TOKEN_FILE)\n"
 		"  -h, --help         this text\n\n"
 		"Exit status: 0 ok, 1 %s or the server answered an error, "
-		"2 usage error,\n3 biobenchd cannot be reached.\n",
+		"2 usage error%s,\n3 biobenchd cannot be reached.\n",
 		BB_DEFAULT_SERVER,
 		cmd->opts & O_WAIT || !strcmp(cmd->name, "watch") ?
 			"the job did not finish" :
-			"failed");
+			"failed",
+		cmd == &cmd_submit ? " or invalid job (as for ab)" : "");
 }
 
 static int usage_err(const struct ccmd *cmd, const char *fmt, ...)
@@ -447,10 +448,17 @@ static int api(struct bb_client *c, const struct ccmd *cmd,
 		return BB_EXIT_FAIL;
 	}
 	if (st < 200 || st > 299) {
+		/* an invalid job is the same exit code as `ab` and
+		 * `calibrate` give it (the usage code): the file is wrong,
+		 * not the daemon */
+		const char *code = bb_cli_jstr(*doc, "error.code", "");
+
+		ret = st == 400 && !strcmp(code, "invalid_job") ?
+			      BB_EXIT_USAGE : BB_EXIT_FAIL;
 		print_api_error(cmd, st, *doc);
 		json_object_put(*doc);
 		*doc = NULL;
-		return BB_EXIT_FAIL;
+		return ret;
 	}
 	if (!*doc) {
 		fprintf(stderr, "biobench %s: %s %s: empty answer (HTTP %ld)\n",

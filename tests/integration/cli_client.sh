@@ -224,9 +224,10 @@ expect_rc 1 show 999999 && grep -q "no job 999999" "$TMP/err" && pass "show of a
   || { fail "show 999999"; show_out; }
 expect_rc 1 compare 999999 && grep -q "no job 999999" "$TMP/err" && pass "compare of an unknown id: exit 1" || fail "compare 999999"
 expect_rc 1 watch 999999 && pass "watch of an unknown id: exit 1" || fail "watch 999999"
-expect_rc 1 submit "$TMP/bad.json" && grep -q 'variants.A.bio_cache: "fast" is not one of' "$TMP/err" \
+# an invalid job is exit 2 for submit as for ab (below) and calibrate
+expect_rc 2 submit "$TMP/bad.json" && grep -q 'variants.A.bio_cache: "fast" is not one of' "$TMP/err" \
   && grep -q "repeat: 0 is out of range" "$TMP/err" && grep -q "variants.B.bogus" "$TMP/err" \
-  && pass "submit of a bad job: exit 1, every error with its field path" || { fail "submit bad"; show_out; }
+  && pass "submit of a bad job: exit 2 (as ab), every error with its field path" || { fail "submit bad"; show_out; }
 echo '{"name":"x","target":"/etc/passwd","variants":{"A":{},"B":{}}}' >"$TMP/forbidden.json"
 expect_rc 1 submit "$TMP/forbidden.json" && grep -q "field: target\|^biobench submit: target" "$TMP/err" \
   && pass "submit of a target outside the allow-list: exit 1 naming the field" || { fail "submit forbidden"; show_out; }
