@@ -150,6 +150,11 @@ int bb_dev_check_unused(const char *path, dev_t dev, char *err, size_t len);
 int bb_file_check_unused(const char *path, const struct stat *st, char *err,
 			 size_t len);
 
+/* Both checks a write to a regular file passes (st of the file): not
+ * when it has hard links, nor when bb_file_check_unused refuses it. */
+int bb_file_check_writable(const char *path, const struct stat *st,
+			   char *err, size_t len);
+
 /* --- pinned paths (pin.c) ----------------------------------------------- */
 
 void bb_target_pin_init(struct bb_target_pin *p);
