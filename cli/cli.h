@@ -57,8 +57,10 @@ int bb_cmd_host(const struct bb_cli_globals *g, int argc, char **argv);
  * change, the CI under its real coverage, p-value, adjusted p when
  * several variants, TOST p, verdict, the measured values when few,
  * cache and split counters), then each comparison's one-line text, the
- * noise by level, the host's noise floor, the warnings, and
- * "verdict: <job verdict>". */
+ * noise by level, the host's noise floor, the disturbed runs with what
+ * disturbed each, the warnings, and "verdict: <job verdict>" ("none (the
+ * job failed)" when cmp carries a "job_state" of a job that ended
+ * without finishing: cmd_client.c puts the job's state and counts in). */
 void bb_cli_compare_print(FILE *f, struct json_object *cmp,
 			  struct json_object *spec,
 			  struct json_object *warnings,

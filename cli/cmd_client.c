@@ -105,7 +105,9 @@ static const struct ccmd cmd_compare = {
 	"Print a job's comparison: per variant the runs, the median of the\n"
 	"metric, the change against the baseline with its confidence interval,\n"
 	"the p-value and the verdict; then warnings (e.g. variants run on\n"
-	"different devices, runs that did not finish).",
+	"different devices, runs that did not finish, disturbed runs and what\n"
+	"disturbed them).  A job that failed, was cancelled or interrupted\n"
+	"says so first and exits 1: its comparison is of the runs before.",
 	"GET", "/api/v1/jobs/%" PRId64 "/compare", print_compare,
 };
 static const struct ccmd cmd_watch = {
@@ -601,6 +603,30 @@ out:
 
 /* ---- submit / watch ----------------------------------------------------- */
 
+/* A job that ended without finishing: failed, cancelled, interrupted. */
+static bool state_unfinished(const char *s)
+{
+	return state_final(s) && strcmp(s, "done");
+}
+
+/* The job's own counts and state in (the shown copy of) its comparison:
+ * the stored comparison is that of its last measured round, and `jobs`,
+ * `show` and `compare` must all say the job's "N of M runs done". */
+static void cmp_sync(struct json_object *cmp, struct json_object *job)
+{
+	static const char *const keys[] = { "runs_done", "runs_planned",
+					    "state" };
+	struct json_object *v;
+
+	if (!cmp || !json_object_is_type(cmp, json_type_object))
+		return;
+	for (size_t i = 0; i < bb_array_size(keys); i++)
+		if (json_object_object_get_ex(job, keys[i], &v) && v)
+			json_object_object_add(cmp, i < 2 ? keys[i] :
+							    "job_state",
+					       json_object_get(v));
+}
+
 /* The comparison of a job with the API's warnings, and its end state.
  * job is the final job document. */
 static int print_end(struct bb_client *c, const struct ccmd *cmd, int64_t id,
@@ -620,6 +646,9 @@ static int print_end(struct bb_client *c, const struct ccmd *cmd, int64_t id,
 		if (ret == BB_EXIT_UNREACHABLE)
 			goto out;
 		shown = bb_cli_json_escaped(cmp);
+		cmp_sync(shown ? bb_cli_jget(shown, "compare") :
+				 bb_cli_jget(job, "compare"),
+			 job);
 		bb_cli_compare_print(stdout,
 				     shown ? bb_cli_jget(shown, "compare") :
 					     bb_cli_jget(job, "compare"),
@@ -963,6 +992,7 @@ static int print_show(struct csess *s, struct json_object *doc)
 {
 	(void)s;
 	show_job(doc);
+	cmp_sync(bb_cli_jget(doc, "compare"), doc);
 	if (bb_cli_jget(doc, "compare"))
 		bb_cli_compare_print(stdout, bb_cli_jget(doc, "compare"),
 				     bb_cli_jget(doc, "spec"), NULL,
@@ -980,6 +1010,7 @@ int bb_cmd_show(const struct bb_cli_globals *g, int argc, char **argv)
 static int print_compare(struct csess *s, struct json_object *doc)
 {
 	struct json_object *raw = NULL, *job;
+	const char *state;
 	char path[64];
 	int ret;
 
@@ -989,16 +1020,30 @@ static int print_compare(struct csess *s, struct json_object *doc)
 	if (ret)
 		return ret;
 	job = bb_cli_json_escaped(raw);
+	state = bb_cli_jstr(job, "state", "?");
 	printf("job %" PRId64 ": %s (%s on %s)\n", s->id,
-	       bb_cli_jstr(job, "name", ""), bb_cli_jstr(doc, "state", "?"),
+	       bb_cli_jstr(job, "name", ""), state,
 	       bb_cli_jstr(job, "target", "?"));
+	/* a job that ended without finishing says so first, and the
+	 * command fails: its comparison is only of the runs before */
+	if (state_unfinished(state))
+		printf("the job %s after %.0f of %.0f runs%s%s\n",
+		       !strcmp(state, "failed") ? "failed" :
+		       !strcmp(state, "cancelled") ? "was cancelled" :
+						     "was interrupted",
+		       bb_cli_jnum(job, "runs_done", 0),
+		       bb_cli_jnum(job, "runs_planned", 0),
+		       bb_cli_jget(job, "error") ? ": " : "",
+		       bb_cli_jstr(job, "error", ""));
+	cmp_sync(bb_cli_jget(doc, "compare"), job);
 	bb_cli_compare_print(stdout, bb_cli_jget(doc, "compare"),
 			     bb_cli_jget(job, "spec"),
 			     bb_cli_jget(doc, "warnings"),
 			     bb_cli_jget(job, "noise_floor"));
+	ret = state_unfinished(state) ? BB_EXIT_FAIL : BB_EXIT_OK;
 	json_object_put(job);
 	json_object_put(raw);
-	return BB_EXIT_OK;
+	return ret;
 }
 
 int bb_cmd_compare(const struct bb_cli_globals *g, int argc, char **argv)

@@ -457,7 +457,11 @@ void bb_cli_compare_print(FILE *f, struct json_object *cmp,
 		for (unsigned i = 0; i < nv; i++)
 			snprintf(row[1 + i], T_CELL, "%llu",
 				 counter(vobj[i], "split.pieces", NULL));
-	t_print(f, t);
+	/* a job that ended before any measured run has nothing to show */
+	if (maxn)
+		t_print(f, t);
+	else
+		fprintf(f, "  no measured run finished: nothing to compare\n");
 	free(t);
 
 	fputc('\n', f);
@@ -496,6 +500,20 @@ void bb_cli_compare_print(FILE *f, struct json_object *cmp,
 				json_object_get_string(
 					json_object_array_get_idx(warnings, i)));
 	}
-	fprintf(f, "verdict: %s\n",
-		verdict_text(bb_cli_jstr(cmp, "verdict", NULL)));
+	{
+		/* the job's state, when the caller put it in (cmd_client's
+		 * cmp_sync): a job that ended early has no verdict to wait
+		 * for */
+		const char *js = bb_cli_jstr(cmp, "job_state", "");
+		const char *v = bb_cli_jstr(cmp, "verdict", NULL);
+
+		if (!v && (!strcmp(js, "failed") || !strcmp(js, "cancelled") ||
+			   !strcmp(js, "interrupted")))
+			fprintf(f, "verdict: none (the job %s)\n",
+				!strcmp(js, "failed") ? "failed" :
+				!strcmp(js, "cancelled") ? "was cancelled" :
+							   "was interrupted");
+		else
+			fprintf(f, "verdict: %s\n", verdict_text(v));
+	}
 }

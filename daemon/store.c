@@ -121,8 +121,11 @@ static const char *const bb_q_sql[Q__COUNT] = {
 	[Q_HIST_INSERT] =
 		"INSERT INTO lat_hist (run_id, bucket, count)"
 		" VALUES (?1, ?2, ?3)",
+	/* runs_done counts the runs that finished, not a failed or
+	 * cancelled one */
 	[Q_JOB_RUNS_DONE] =
-		"UPDATE jobs SET runs_done = runs_done + 1 WHERE id = ?1",
+		"UPDATE jobs SET runs_done = runs_done + 1"
+		" WHERE id = ?1 AND ?2 = 'done'",
 	[Q_JOB_GET] =
 		"SELECT " JOB_COLS ", host_id, device_id, spec, compare"
 		" FROM jobs WHERE id = ?1",
@@ -1713,7 +1716,8 @@ int bb_store_run_insert(struct bb_store *s, const struct bb_store_run *run,
 	ret = bb_store_q(s, Q_JOB_RUNS_DONE, &st, err, errlen);
 	if (ret)
 		goto out;
-	ret = bb_store_step_done(s, st, bb_store_bind(st, "i", run->job_id),
+	ret = bb_store_step_done(s, st,
+				 bb_store_bind(st, "it", run->job_id, run->state),
 				 err, errlen, what);
 	if (ret)
 		goto out;
