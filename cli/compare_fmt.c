@@ -14,6 +14,7 @@
 #define T_MAXROWS 64
 #define T_CELL 160
 #define T_MAX_VALUE_ROWS 12 /* measured values shown per run up to this */
+#define T_MAX_DISTURBED 8   /* disturbed runs named, one line each */
 
 struct table {
 	unsigned ncols, nrows;
@@ -248,6 +249,34 @@ static void print_noise_floor(FILE *f, struct json_object *nf)
 		bb_cli_jnum(nf, "job_id", 0), sd, bb_cli_jnum(nf, "pairs", 0));
 }
 
+/* "warning: 3 measured run(s) disturbed ..." and, one line each, which
+ * runs and what disturbed them (the comparison's "disturbed"). */
+static void print_disturbed(FILE *f, struct json_object *cmp)
+{
+	struct json_object *list = bb_cli_jget(cmp, "disturbed");
+	double total = bb_cli_jnum(cmp, "disturbed_runs", 0);
+	double excl = bb_cli_jnum(cmp, "rounds_excluded", 0);
+	size_t n = list && json_object_is_type(list, json_type_array) ?
+			   json_object_array_length(list) : 0;
+	size_t shown = n < T_MAX_DISTURBED ? n : T_MAX_DISTURBED;
+
+	fprintf(f, "warning: %.0f measured run(s) disturbed (other load on "
+		   "the benchmark CPUs, or the process stalled)", total);
+	if (excl > 0)
+		fprintf(f, "; %.0f round(s) left out of the statistics", excl);
+	fprintf(f, "%s\n", n ? ":" : "");
+	for (size_t i = 0; i < shown; i++) {
+		struct json_object *d = json_object_array_get_idx(list, i);
+
+		fprintf(f, "  run %.0f (%s, round %.0f): %s\n",
+			bb_cli_jnum(d, "run", 0), bb_cli_jstr(d, "variant", "?"),
+			bb_cli_jnum(d, "round", 0),
+			bb_cli_jstr(d, "reason", "?"));
+	}
+	if (total > (double)shown && n)
+		fprintf(f, "  (%.0f more)\n", total - (double)shown);
+}
+
 void bb_cli_compare_print(FILE *f, struct json_object *cmp,
 			  struct json_object *spec,
 			  struct json_object *warnings,
@@ -480,18 +509,8 @@ void bb_cli_compare_print(FILE *f, struct json_object *cmp,
 	}
 	print_noise(f, bb_cli_jget(cmp, "noise"));
 	print_noise_floor(f, noise_floor);
-	if (bb_cli_jnum(cmp, "disturbed_runs", 0) > 0) {
-		double excl = bb_cli_jnum(cmp, "rounds_excluded", 0);
-
-		fprintf(f, "warning: %.0f measured run(s) disturbed (other "
-			   "load on the benchmark CPUs, or the process "
-			   "stalled)",
-			bb_cli_jnum(cmp, "disturbed_runs", 0));
-		if (excl > 0)
-			fprintf(f, "; %.0f round(s) left out of the statistics",
-				excl);
-		fputc('\n', f);
-	}
+	if (bb_cli_jnum(cmp, "disturbed_runs", 0) > 0)
+		print_disturbed(f, cmp);
 	if (warnings && json_object_is_type(warnings, json_type_array)) {
 		size_t n = json_object_array_length(warnings);
 
