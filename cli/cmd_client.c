@@ -489,7 +489,16 @@ static double age_s(const char *iso)
 	if (*rest == '.')
 		frac = strtod(rest, NULL);
 	t = timegm(&tm);
-	return difftime(time(NULL), t) - frac;
+	/* the clock to the millisecond, like the API's times; a time just
+	 * ahead of ours (another host's clock) is "0" ago, not unreadable */
+	{
+		struct timespec now;
+		double a;
+
+		clock_gettime(CLOCK_REALTIME, &now);
+		a = difftime(now.tv_sec, t) + (double)now.tv_nsec / 1e9 - frac;
+		return a < 0 ? 0 : a;
+	}
 }
 
 static void fmt_bytes(char *buf, size_t len, double v)
@@ -895,6 +904,120 @@ static void fmt_members(char *buf, size_t len, struct json_object *o)
 	}
 }
 
+/* A device field of the job document: flat (this version), else from
+ * the nested disk object of older daemons. */
+static struct json_object *dev_get(struct json_object *dev, const char *key)
+{
+	struct json_object *v = bb_cli_jget(dev, key), *sub;
+
+	if (v || bb_cli_jget(dev, "disk"))
+		return v;
+	sub = bb_cli_jget(dev, "device");
+	if (!sub || !json_object_is_type(sub, json_type_object))
+		return NULL;
+	return bb_cli_jget(sub, !strcmp(key, "disk") ? "name" :
+				!strcmp(key, "disk_path") ? "path" : key);
+}
+
+static const char *dev_str(struct json_object *dev, const char *key,
+			   const char *dflt)
+{
+	struct json_object *v = dev_get(dev, key);
+
+	return v && json_object_is_type(v, json_type_string) ?
+		       json_object_get_string(v) : dflt;
+}
+
+/* The device lines of `show`: what the target is, the disk under it,
+ * its identity and its queue limits, in words. */
+static void show_device(struct json_object *dev)
+{
+	static const struct {
+		const char *key, *label;
+		bool bytes;
+	} lim[] = {
+		{ "logical_block_size", "logical block", true },
+		{ "physical_block_size", "physical block", true },
+		{ "max_sectors_kb", "max_sectors_kb", false },
+		{ "max_hw_sectors_kb", "max_hw_sectors_kb", false },
+		{ "max_segments", "max_segments", false },
+		{ "max_segment_size", "max_segment_size", false },
+		{ "virt_boundary_mask", "virt_boundary_mask", false },
+		{ "chunk_sectors", "chunk_sectors", false },
+		{ "nr_requests", "nr_requests", false },
+	};
+	const char *kind = bb_cli_jstr(dev, "kind", "?");
+	const char *disk = dev_str(dev, "disk", NULL);
+	struct json_object *limits = dev_get(dev, "limits");
+	struct json_object *nvme = dev_get(dev, "nvme");
+	struct json_object *v;
+	char buf[1024], size[32];
+	size_t off = 0;
+
+	if (!strcmp(kind, "nop")) {
+		printf("  %-10s none (nop: io_uring NOPs through the bio model)\n",
+		       "device");
+		return;
+	}
+	if (!disk) {
+		printf("  %-10s %s %s, on no block device (e.g. tmpfs)\n",
+		       "device", kind, bb_cli_jstr(dev, "path", "?"));
+		return;
+	}
+	fmt_bytes(size, sizeof(size), bb_cli_jnum(dev_get(dev, "size_bytes"), "", 0));
+	v = dev_get(dev, "rotational");
+	off = (size_t)snprintf(buf, sizeof(buf), "%s, %s",
+			       size, !v ? "rotational unknown" :
+			       json_object_get_boolean(v) ? "rotational" :
+							    "non-rotational");
+	if (off < sizeof(buf))
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off,
+					", scheduler %s, %s",
+					dev_str(dev, "scheduler", "unknown"),
+					json_object_get_boolean(dev_get(dev, "io_poll")) ?
+						"can poll" : "no poll queues");
+	if (!strcmp(kind, "file"))
+		printf("  %-10s file %s, on disk %s (%s: %s)\n", "device",
+		       bb_cli_jstr(dev, "path", "?"), disk,
+		       dev_str(dev, "disk_path", "?"), buf);
+	else
+		printf("  %-10s %s %s (disk %s: %s)\n", "device", kind,
+		       bb_cli_jstr(dev, "path", "?"), disk, buf);
+	printf("  %-10s model %s, serial %s, firmware %s\n", "",
+	       dev_str(dev, "model", "-"), dev_str(dev, "serial", "-"),
+	       dev_str(dev, "firmware", "-"));
+	if (dev_str(dev, "backing_file", NULL))
+		printf("  %-10s loop device backed by %s\n", "",
+		       dev_str(dev, "backing_file", ""));
+	if (nvme && json_object_is_type(nvme, json_type_object))
+		printf("  %-10s NVMe %s nsid %.0f, LBA %.0f B, MDTS %s, %.0f poll "
+		       "queue(s), passthrough %s\n", "",
+		       bb_cli_jstr(nvme, "controller", "?"),
+		       bb_cli_jnum(nvme, "nsid", 0),
+		       bb_cli_jnum(nvme, "lba_size", 0),
+		       bb_cli_jget(nvme, "mdts") ?
+			       json_object_to_json_string(bb_cli_jget(nvme, "mdts")) :
+			       "-",
+		       bb_cli_jnum(nvme, "poll_queues", 0),
+		       bb_cli_jstr(nvme, "char_path", "-"));
+	if (!limits || !json_object_is_type(limits, json_type_object))
+		return;
+	off = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < bb_array_size(lim) && off < sizeof(buf); i++) {
+		struct json_object *l = bb_cli_jget(limits, lim[i].key);
+
+		if (!l)
+			continue;
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off,
+					"%s%s %.0f%s", off ? ", " : "",
+					lim[i].label, json_object_get_double(l),
+					lim[i].bytes ? " B" : "");
+	}
+	if (buf[0])
+		printf("  %-10s %s\n", "limits", buf);
+}
+
 static void show_job(struct json_object *job)
 {
 	struct json_object *spec = bb_cli_jget(job, "spec");
@@ -968,15 +1091,8 @@ static void show_job(struct json_object *job)
 		       bb_cli_jstr(host, "cpu_model", "?"), mem,
 		       bb_cli_jstr(host, "governor", "unknown"));
 	}
-	if (dev) {
-		struct json_object *d = json_object_get(dev);
-
-		/* everything but the store's id */
-		json_object_object_del(d, "id");
-		fmt_members(buf, sizeof(buf), d);
-		json_object_put(d);
-		printf("  %-10s %s\n", "device", buf);
-	}
+	if (dev)
+		show_device(dev);
 	if (knobs && json_object_is_type(knobs, json_type_array)) {
 		size_t n = json_object_array_length(knobs);
 

@@ -520,6 +520,43 @@
     return dl;
   }
 
+  /* The device card: what the target is, the disk under it and its queue
+   * limits, in words (the job document's flat "device"; an older
+   * daemon's nested one is read too). */
+  function deviceView(dev) {
+    if (!dev) return [el('p', { class: 'muted' }, 'Not recorded.')];
+    if (dev.kind === 'nop')
+      return [el('p', { 'data-testid': 'device-text' }, 'No device: the nop target sends io_uring NOPs through the bio model.')];
+    const d = !('disk' in dev) && dev.device && typeof dev.device === 'object'
+      ? Object.assign({}, dev.device, { kind: dev.kind, path: dev.path, disk: dev.device.name, disk_path: dev.device.path })
+      : dev;
+    const yesNo = (v, yes, no) => (v === true ? yes : v === false ? no : '—');
+    const rows = [
+      ['Target', (d.kind || '?') + ' ' + (d.path || '')],
+      ['Disk', d.disk ? d.disk + (d.disk_path ? ' (' + d.disk_path + ')' : '') : 'none (e.g. tmpfs)'],
+    ];
+    if (d.disk) {
+      rows.push(['Size', fmtBytes(d.size_bytes)],
+        ['Rotational', yesNo(d.rotational, 'yes', 'no')],
+        ['Scheduler', d.scheduler || '—'],
+        ['Polling', yesNo(d.io_poll, 'poll queues', 'no poll queues')],
+        ['Model', d.model || '—'], ['Serial', d.serial || '—'], ['Firmware', d.firmware || '—']);
+      if (d.backing_file) rows.push(['Backing file', d.backing_file]);
+      if (d.nvme) rows.push(['NVMe', [d.nvme.controller, d.nvme.nsid !== undefined ? 'nsid ' + d.nvme.nsid : null,
+        d.nvme.lba_size ? 'LBA ' + d.nvme.lba_size + ' B' : null, d.nvme.char_path].filter(Boolean).join(' · ')]);
+    }
+    const dl = el('dl', { class: 'kv', 'data-testid': 'device-kv' });
+    for (const [k, v] of rows) dl.append(el('dt', null, k), el('dd', null, String(v)));
+    const out = [dl];
+    if (d.limits && Object.keys(d.limits).length) {
+      const bytes = new Set(['logical_block_size', 'physical_block_size', 'max_segment_size']);
+      out.push(el('details', { class: 'limits' }, el('summary', null, 'Queue limits'),
+        table(['Limit', 'Value'], Object.entries(d.limits).map(([k, v]) =>
+          [k, v === null ? '—' : bytes.has(k) ? fmtInt(v) + ' B' : fmtInt(v)]), { numeric: true })));
+    }
+    return out;
+  }
+
   function noChart(holder) {
     holder.replaceChildren(el('p', { class: 'muted' },
       'Charts need Chart.js: install Debian\'s libjs-chart.js on the daemon\'s host.'));
@@ -686,7 +723,7 @@
     if (j.host && j.host.cmdline)
       p.host.append(el('details', { class: 'cmdline' }, el('summary', null, 'kernel command line'),
         el('code', null, j.host.cmdline)));
-    p.device.replaceChildren(kvList(j.device));
+    p.device.replaceChildren(...deviceView(j.device));
     if (j.knobs && j.knobs.length) {
       p.knobsCard.hidden = false;
       p.knobs.replaceChildren(table(['Target', 'Knob', 'Original', 'Applied', 'State'],
@@ -1241,7 +1278,7 @@
           (j.host && j.host.hostname) || '—',
           (j.host && j.host.kernel) || '—',
           j.target,
-          (j.device && (j.device.model || j.device.name || j.device.kind)) || '—',
+          (j.device && (j.device.model || j.device.disk || j.device.kind)) || '—',
           verdictBadge(c.verdict || j.verdict),
           num(c.change) ? fmtPct(c.change) : '—',
           num(c.ci_lo) ? ciLabel(c) + ' ' + fmtPct(c.ci_lo) + ' .. ' + fmtPct(c.ci_hi) : '—',
