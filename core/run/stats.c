@@ -258,6 +258,41 @@ static void fprint_cache(FILE *f, const char *what,
 		c->reserve_refill, c->bvec_alloc, c->bvec_free, c->prune);
 }
 
+/* The model's requests, and beside them what the disk under the target
+ * counted in /proc/diskstats.  For a block device the two are the same
+ * requests (the block layer may merge them); for a file and nop they are
+ * the model's: the page cache and the filesystem decide what reaches the
+ * disk, and nop has none. */
+static void fprint_device(FILE *f, const struct bb_config *cfg,
+			  const struct bb_result *r)
+{
+	const struct bb_diskstats *d = &r->disk;
+	bool block = !strcmp(r->target_kind, "block") ||
+		     !strcmp(r->target_kind, "nvme_char");
+
+	fprintf(f,
+		"  device: %s read=%" PRIu64 " write=%" PRIu64
+		", sectors read=%" PRIu64 " written=%" PRIu64 "%s\n",
+		block ? "requests" : "model requests", r->io.dev_reads,
+		r->io.dev_writes, r->io.sectors_read, r->io.sectors_written,
+		target_is_nop(cfg) ? " (the bio model's; nop has no device)" :
+		block ? "" :
+			" (the bio model's, not the disk's: the file's I/O "
+			"goes through the page cache and the filesystem)");
+	if (d->checked)
+		fprintf(f,
+			"  disk: %s in /proc/diskstats: reads=%" PRIu64
+			" writes=%" PRIu64 ", sectors read=%" PRIu64
+			" written=%" PRIu64 " (the measured interval%s)\n",
+			d->name, d->reads, d->writes, d->sectors_read,
+			d->sectors_written,
+			block ? "" : "; other I/O to that disk counts too");
+	else if (!target_is_nop(cfg) && !block)
+		fprintf(f, "  disk: none under %s in /proc/diskstats (a "
+			   "filesystem without a block device, e.g. tmpfs)\n",
+			cfg->target);
+}
+
 void bb_result_fprint(FILE *f, const struct bb_config *cfg,
 		      const struct bb_result *r)
 {
@@ -368,9 +403,5 @@ void bb_result_fprint(FILE *f, const struct bb_config *cfg,
 		r->split.checks, r->split.check_hits, r->split.full_walks,
 		r->split.splits, r->split.pieces, r->split.einval,
 		r->split.eagain, r->split.segs);
-	fprintf(f,
-		"  device: requests read=%" PRIu64 " write=%" PRIu64
-		", sectors read=%" PRIu64 " written=%" PRIu64 "\n",
-		r->io.dev_reads, r->io.dev_writes, r->io.sectors_read,
-		r->io.sectors_written);
+	fprint_device(f, cfg, r);
 }

@@ -687,10 +687,54 @@ static void test_result_fprint(void **state)
 	assert_non_null(strstr(text, "bio cache: alloc hit=1 miss=2"));
 	assert_non_null(strstr(text, "split bioset: alloc hit=101"));
 	assert_non_null(strstr(text, "split: checks=201 hits=202"));
-	assert_non_null(strstr(text, "device: requests read=2000 write=0, sectors read=16000 written=0"));
+	/* nop: the model's requests, said to be the model's; no disk line */
+	assert_non_null(strstr(text, "device: model requests read=2000 write=0, sectors read=16000 written=0 (the bio model's; nop has no device)"));
+	assert_null(strstr(text, "  disk: "));
 	free(text);
 	bb_result_free(r);
 	free(r);
+
+	/* a page-cached file: the model's 2000 requests, and beside them the
+	 * 5 reads its disk counted */
+	r = result_new(false, false);
+	snprintf(cfg.target, sizeof(cfg.target), "/var/tmp/f.dat");
+	snprintf(r->target_kind, sizeof(r->target_kind), "file");
+	r->disk = (struct bb_diskstats){ .checked = true, .name = "vda1",
+					 .reads = 5, .sectors_read = 40 };
+	text = NULL;
+	f = open_memstream(&text, &len);
+	bb_result_fprint(f, &cfg, r);
+	fclose(f);
+	assert_non_null(strstr(text, "device: model requests read=2000 write=0, sectors read=16000 written=0 (the bio model's, not the disk's"));
+	assert_non_null(strstr(text, "  disk: vda1 in /proc/diskstats: reads=5 writes=0, sectors read=40 written=0 (the measured interval; other I/O to that disk counts too)"));
+	free(text);
+	/* ... on tmpfs: no disk, and it says so */
+	r->disk.checked = false;
+	text = NULL;
+	f = open_memstream(&text, &len);
+	bb_result_fprint(f, &cfg, r);
+	fclose(f);
+	assert_non_null(strstr(text, "  disk: none under /var/tmp/f.dat"));
+	free(text);
+	bb_result_free(r);
+	free(r);
+
+	/* a block device: its requests, and the same in /proc/diskstats */
+	r = result_new(false, false);
+	snprintf(cfg.target, sizeof(cfg.target), "/dev/loop0");
+	snprintf(r->target_kind, sizeof(r->target_kind), "block");
+	r->disk = (struct bb_diskstats){ .checked = true, .name = "loop0",
+					 .reads = 2000, .sectors_read = 16000 };
+	text = NULL;
+	f = open_memstream(&text, &len);
+	bb_result_fprint(f, &cfg, r);
+	fclose(f);
+	assert_non_null(strstr(text, "  device: requests read=2000 write=0, sectors read=16000 written=0\n"));
+	assert_non_null(strstr(text, "  disk: loop0 in /proc/diskstats: reads=2000 writes=0, sectors read=16000 written=0 (the measured interval)\n"));
+	free(text);
+	bb_result_free(r);
+	free(r);
+	snprintf(cfg.target, sizeof(cfg.target), "nop");
 
 	/* perf available, a real target with BW, latency off */
 	r = result_new(true, false);
