@@ -91,7 +91,9 @@ static const struct ccmd cmd_submit = {
 };
 static const struct ccmd cmd_jobs = {
 	"jobs", "", 0, O_JSON | O_STATE | O_LIMIT,
-	"List jobs, newest first: id, name, state, progress, verdict, age.",
+	"List jobs, newest first: id, name, state, progress, the change of B\n"
+	"against A (the estimate compare shows; a + when the job has more\n"
+	"variants), verdict, age.",
 	"GET", NULL /* jobs_path() */, print_jobs,
 };
 static const struct ccmd cmd_show = {
@@ -844,16 +846,31 @@ static int print_jobs(struct csess *s, struct json_object *doc)
 		return BB_EXIT_OK;
 	}
 	bb_cli_fit(name, sizeof(name), "NAME", JOBS_NAME_COLS);
-	printf("%6s  %s  %-11s  %-12s  %-12s  %s\n", "ID", name, "STATE",
-	       "PROGRESS", "VERDICT", "AGE");
+	printf("%6s  %s  %-11s  %-12s  %8s  %-12s  %s\n", "ID", name, "STATE",
+	       "PROGRESS", "CHANGE", "VERDICT", "AGE");
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *j = json_object_array_get_idx(jobs, i);
 		const char *state = bb_cli_jstr(j, "state", "?");
 		const char *verdict = bb_cli_jstr(j, "verdict", NULL);
 		double planned = bb_cli_jnum(j, "runs_planned", 0);
 		double done = bb_cli_jnum(j, "runs_done", 0);
-		char prog[32], age[32];
+		char prog[32], age[32], chg[32];
 		double a = age_s(bb_cli_jstr(j, "created", NULL));
+		struct json_object *cmps = bb_cli_jget(j, "compare.comparisons");
+		struct json_object *c0 = cmps && json_object_is_type(
+				cmps, json_type_array) &&
+				json_object_array_length(cmps) ?
+				json_object_array_get_idx(cmps, 0) : NULL;
+		double change = bb_cli_jnum(c0, "change", NAN);
+		size_t nc = c0 ? json_object_array_length(cmps) : 0;
+
+		/* the change of the first variant against the baseline (the
+		 * same estimate compare shows), "+" when there are more */
+		if (isfinite(change))
+			snprintf(chg, sizeof(chg), "%+.2f%%%s", change * 100,
+				 nc > 1 ? "+" : "");
+		else
+			snprintf(chg, sizeof(chg), "-");
 
 		if (planned > 0)
 			snprintf(prog, sizeof(prog), "%.0f/%.0f %3.0f%%", done,
@@ -863,8 +880,8 @@ static int print_jobs(struct csess *s, struct json_object *doc)
 		bb_cli_fmt_duration(age, sizeof(age), a < 0 ? 0 : a);
 		bb_cli_fit(name, sizeof(name), bb_cli_jstr(j, "name", ""),
 			   JOBS_NAME_COLS);
-		printf("%6.0f  %s  %-11s  %-12s  %-12s  %s\n",
-		       bb_cli_jnum(j, "id", 0), name, state, prog,
+		printf("%6.0f  %s  %-11s  %-12s  %8s  %-12s  %s\n",
+		       bb_cli_jnum(j, "id", 0), name, state, prog, chg,
 		       verdict ? (!strcmp(verdict, "no_change") ? "no change" :
 								 verdict) :
 				 "-",

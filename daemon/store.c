@@ -132,11 +132,11 @@ static const char *const bb_q_sql[Q__COUNT] = {
 	[Q_HOST_GET] = "SELECT info FROM hosts WHERE id = ?1",
 	[Q_DEVICE_GET] = "SELECT info FROM devices WHERE id = ?1",
 	[Q_JOBS_LIST] =
-		"SELECT " JOB_COLS " FROM jobs WHERE id < ?1"
+		"SELECT " JOB_COLS ", compare FROM jobs WHERE id < ?1"
 		" ORDER BY id DESC LIMIT ?2",
 	[Q_JOBS_LIST_STATE] =
-		"SELECT " JOB_COLS " FROM jobs WHERE state = ?3 AND id < ?1"
-		" ORDER BY id DESC LIMIT ?2",
+		"SELECT " JOB_COLS ", compare FROM jobs"
+		" WHERE state = ?3 AND id < ?1 ORDER BY id DESC LIMIT ?2",
 	[Q_RUNS_OF_JOB] =
 		"SELECT id, seq, round, variant, warmup, state, error, metric,"
 		" iops, bw_bytes_s, lat_p50_ns, lat_p99_ns, cpu_per_io_ns,"
@@ -1975,11 +1975,13 @@ out:
 	return ret;
 }
 
+static struct json_object *bb_store_history_compare(struct json_object *cmp);
+
 int bb_store_jobs_list(struct bb_store *s, const char *state,
 		       unsigned limit, int64_t cursor,
 		       struct json_object **out, char *err, size_t errlen)
 {
-	struct json_object *doc = NULL, *jobs;
+	struct json_object *doc = NULL, *jobs, *job, *cmp;
 	int64_t last = 0;
 	unsigned n = 0;
 	bool more = false;
@@ -2014,7 +2016,14 @@ int bb_store_jobs_list(struct bb_store *s, const char *state,
 			rc = SQLITE_DONE;
 			break;
 		}
-		json_object_array_add(jobs, bb_store_job_json(st));
+		job = bb_store_job_json(st);
+		/* each job's change with its interval and verdict, slim as
+		 * in the history (the list shows them) */
+		cmp = bb_store_col_json(st, 11);
+		json_object_object_add(job, "compare",
+				       bb_store_history_compare(cmp));
+		json_object_put(cmp);
+		json_object_array_add(jobs, job);
 		last = sqlite3_column_int64(st, 0);
 		n++;
 	}

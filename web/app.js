@@ -387,7 +387,7 @@
     });
     const count = el('span', { class: 'muted', 'aria-live': 'polite' });
     const tbody = el('tbody', { 'data-testid': 'jobs-body' },
-      el('tr', null, el('td', { colspan: 7, class: 'muted' }, 'Loading…')));
+      el('tr', null, el('td', { colspan: 8, class: 'muted' }, 'Loading…')));
     const more = el('button', { type: 'button', class: 'secondary', hidden: true }, 'Show more');
     more.addEventListener('click', () => { limit = Math.min(500, limit + 100); refresh(); });
     view.root.append(
@@ -404,6 +404,7 @@
             el('th', { scope: 'col' }, 'Target'),
             el('th', { scope: 'col' }, 'State'),
             el('th', { scope: 'col', class: 'progress-col' }, 'Progress'),
+            el('th', { scope: 'col', class: 'num' }, 'Change'),
             el('th', { scope: 'col' }, 'Verdict'),
             el('th', { scope: 'col' }, 'Created'))),
           tbody)),
@@ -422,6 +423,7 @@
         target: el('td', { class: 'mono' }),
         state: el('td', { 'data-testid': 'job-state' }),
         progress: el('td', { class: 'progress-col', 'data-testid': 'job-progress' }),
+        change: el('td', { class: 'num nowrap', 'data-testid': 'job-change' }),
         verdict: el('td', { 'data-testid': 'job-verdict' }),
         age: el('td', { class: 'nowrap' }),
         key: {},
@@ -429,7 +431,7 @@
       r.bar = progressBar(0, 0, 'runs done of job ' + j.id);
       r.ptext = el('span', { class: 'ptext' });
       r.progress.append(r.bar, r.ptext);
-      r.tr.append(r.id, r.name, r.target, r.state, r.progress, r.verdict, r.age);
+      r.tr.append(r.id, r.name, r.target, r.state, r.progress, r.change, r.verdict, r.age);
       return r;
     }
 
@@ -446,6 +448,13 @@
           : verdictBadge(j.verdict));
         r.key.verdict = verdictKey;
       }
+      /* the change of the first variant against the baseline: the
+       * estimate the verdict is about (as `biobench jobs`) */
+      const cs = (j.compare && j.compare.comparisons) || [];
+      const c0 = cs.find((c) => num(c.change));
+      setText(r.change, c0 ? fmtPct(c0.change, 2) + (cs.length > 1 ? ' +' + (cs.length - 1) : '') : '—');
+      r.change.title = c0 ? c0.variant + ' vs ' + c0.baseline + ': ' + ciLabel(c0) + ' ' +
+        fmtPct(c0.ci_lo) + ' .. ' + fmtPct(c0.ci_hi) : '';
       updateBar(r.bar, j.runs_done, j.runs_planned);
       r.bar.classList.toggle('live', j.state === 'running');
       let t = j.runs_done + ' / ' + j.runs_planned;
@@ -471,7 +480,7 @@
       }
       for (const [id, r] of rows) if (!seen.has(id)) { r.tr.remove(); rows.delete(id); }
       if (!d.jobs.length) {
-        tbody.replaceChildren(el('tr', null, el('td', { colspan: 7, class: 'empty' },
+        tbody.replaceChildren(el('tr', null, el('td', { colspan: 8, class: 'empty' },
           state ? 'No ' + state + ' jobs.' :
             'No jobs yet. Submit one with: biobench submit examples/nop-bio-cache.json')));
       } else {
