@@ -99,11 +99,12 @@
     return fmtSig(v) + ' ' + units[i];
   }
 
-  /* Axis ticks: 9000000 -> "9M", 2500 -> "2.5k" (no padding zeros). */
+  /* Axis ticks: 9000000 -> "9M", 2500 -> "2.5K" (no padding zeros; the
+   * suffixes of si()). */
   function siTick(v) {
     if (!num(v)) return '';
     const a = Math.abs(v);
-    for (const [d, s] of [[1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'k']])
+    for (const [d, s] of [[1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'K']])
       if (a >= d) return parseFloat((v / d).toPrecision(3)) + s;
     return String(parseFloat(v.toPrecision(3)));
   }
@@ -715,12 +716,12 @@
     }
 
     /* verdict */
-    renderVerdict(p, j, cmpDoc, cmp);
+    renderVerdict(p, j, cmpDoc, cmp, runs);
 
     /* charts and tables */
     renderRunsChart(view, p, runs, names, metric, unit);
     renderCiChart(view, p, cmp);
-    renderSummary(p, cmp, names, unit, (j.spec && j.spec.variants) || {});
+    renderSummary(p, cmp, runs, names, unit, (j.spec && j.spec.variants) || {});
     renderLatency(view, p, runs, names);
     renderCounters(p, cmp, names);
     renderRunsTable(p, runs, unit);
@@ -782,12 +783,16 @@
     return { iops: 'IO/s', bw: 'B/s', cpu_per_io: 'ns/IO' }[metric] || (metric ? 'ns' : 'IO/s');
   }
 
-  function renderVerdict(p, j, cmpDoc, cmp) {
+  function renderVerdict(p, j, cmpDoc, cmp, runs) {
     const body = [];
     const comps = (cmp && cmp.comparisons) || [];
+    const measured = runs.filter((r) => !r.warmup && r.state === 'done').length;
     if (!comps.length) {
       body.push(el('p', { class: 'muted' }, ACTIVE.has(j.state)
-        ? 'No comparison yet: it appears once a round of runs is measured.'
+        ? 'No comparison yet: it comes ' + (j.spec && j.spec.order === 'blocked'
+          ? 'when the job ends (blocked order: each variant\'s runs in one block)'
+          : 'once two rounds of runs are measured') + ' (' + measured +
+          ' measured run' + (measured === 1 ? '' : 's') + ' finished so far).'
         : 'This job has no comparison.'));
     }
     for (const c of comps) {
@@ -815,6 +820,17 @@
     if (nt) body.push(el('p', { class: 'note', 'data-testid': 'noise' }, nt));
     const nf = noiseFloorText(j.noise_floor);
     if (nf) body.push(el('p', { class: 'note', 'data-testid': 'noise-floor' }, nf));
+    const dist = disturbedRuns(runs);
+    if (dist.length)
+      body.push(el('div', { class: 'warn-box', role: 'note', 'data-testid': 'disturbed-warning' },
+        el('p', null, dist.length + ' measured run' + (dist.length === 1 ? ' was' : 's were') +
+          ' disturbed (other load on the benchmark CPUs, or the process stalled)' +
+          (cmp && cmp.rounds_excluded ? '; ' + cmp.rounds_excluded + ' round(s) left out of the statistics' : '') +
+          ': marked × on the per-run chart.'),
+        el('ul', null, dist.slice(0, 8).map((r) => el('li', null, 'run ' + (r.seq + 1) + ' (' + r.variant +
+          ', round ' + (r.round + 1 - (j.spec && j.spec.warmup ? j.spec.warmup : 0)) + '): ' +
+          (r.result.quiescence.reason || 'disturbed')))),
+        dist.length > 8 ? el('p', { class: 'muted' }, (dist.length - 8) + ' more') : null));
     const warnings = (cmpDoc && cmpDoc.warnings) || [];
     if (warnings.length)
       body.push(el('ul', { class: 'warnings', 'aria-label': 'Warnings' },
@@ -822,15 +838,24 @@
     p.verdictBody.replaceChildren(...body);
   }
 
+  /* The measured runs the quiescence gate or the stall check marked. */
+  function disturbedRuns(runs) {
+    return runs.filter((r) => !r.warmup && r.result && r.result.quiescence && r.result.quiescence.disturbed);
+  }
+
   function renderRunsChart(view, p, runs, names, metric, unit) {
     const done = runs.filter((r) => r.state === 'done' && num(r.metric));
-    const failed = runs.filter((r) => r.state !== 'done');
+    const failed = runs.filter((r) => r.state === 'failed').length;
+    const cancelled = runs.filter((r) => r.state === 'cancelled').length;
     const warm = runs.filter((r) => r.warmup).length;
+    const dist = new Set(disturbedRuns(runs).map((r) => r.seq));
     setText(p.runsNote, runs.length
       ? runs.length + ' runs in execution order (x), each a point coloured by variant; ' +
         (warm ? 'hollow triangles are warm-up runs (not in the comparison); ' : '') +
+        (dist.size ? 'a × marks a disturbed run (' + dist.size + ': other load on its CPUs, or the process stalled; why in its tooltip); ' : '') +
         'the grey line joins the runs in the order they ran' +
-        (failed.length ? '; ' + failed.length + ' failed run(s) not drawn' : '') + '.'
+        (failed ? '; ' + failed + ' failed run(s) not drawn' : '') +
+        (cancelled ? '; ' + cancelled + ' cancelled run(s) not drawn' : '') + '.'
       : 'No run has finished yet.');
     if (!window.Chart) return noChart(p.runsChartHolder);
     const datasets = [{
@@ -841,13 +866,15 @@
     names.forEach((name, i) => {
       const color = variantColor(i);
       const rs = done.filter((r) => r.variant === name);
+      const why = (r) => (dist.has(r.seq) ? r.result.quiescence.reason || 'disturbed' : null);
       datasets.push({
         type: 'scatter', label: 'variant ' + name,
-        data: rs.map((r) => ({ x: r.seq + 1, y: r.metric, warmup: r.warmup, round: r.round })),
+        data: rs.map((r) => ({ x: r.seq + 1, y: r.metric, warmup: r.warmup, round: r.round, disturbed: why(r) })),
         backgroundColor: rs.map((r) => (r.warmup ? '#ffffff' : color)),
         borderColor: color, borderWidth: 2,
-        pointStyle: rs.map((r) => (r.warmup ? 'triangle' : 'circle')),
-        pointRadius: rs.map((r) => (r.warmup ? 7 : 5)), pointHoverRadius: 8, order: 1,
+        pointBorderWidth: rs.map((r) => (dist.has(r.seq) ? 3 : 2)),
+        pointStyle: rs.map((r) => (r.warmup ? 'triangle' : dist.has(r.seq) ? 'crossRot' : 'circle')),
+        pointRadius: rs.map((r) => (r.warmup ? 7 : dist.has(r.seq) ? 8 : 5)), pointHoverRadius: 9, order: 1,
       });
     });
     const label = metric + (unit ? ' (' + unit + ')' : '');
@@ -865,14 +892,14 @@
               ticks: { callback: (v) => tickMetric(v, unit) } },
           },
           plugins: {
-            legend: { labels: { usePointStyle: true } },
+            legend: { labels: { usePointStyle: true, pointStyle: 'circle' } },
             tooltip: {
               callbacks: {
                 label: (c) => {
                   if (c.dataset.type === 'line') return null;
                   const d = c.raw;
                   return c.dataset.label + ', run ' + d.x + (d.warmup ? ' (warm-up)' : ', round ' + (d.round + 1)) +
-                    ': ' + fmtMetric(d.y, unit);
+                    ': ' + fmtMetric(d.y, unit) + (d.disturbed ? ' — disturbed: ' + d.disturbed : '');
                 },
               },
             },
@@ -990,29 +1017,47 @@
     return { n: v.length, median: median(v), mean, sd, min: Math.min(...v), max: Math.max(...v) };
   }
 
-  function renderSummary(p, cmp, names, unit, variants) {
+  /* Per variant: the measured runs' n, median, CV, min and max (the
+   * comparison's values once there is one, the finished runs before
+   * that), and the change against the baseline: the comparison's
+   * Hodges-Lehmann estimate, the one figure its CI and verdict are about
+   * (the same as `biobench compare` prints), never the ratio of the
+   * medians beside it. */
+  function renderSummary(p, cmp, runs, names, unit, variants) {
     const vars = (cmp && cmp.variants) || {};
+    const comps = (cmp && cmp.comparisons) || [];
     const rows = [];
-    const base = vars[names[0]] && num(vars[names[0]].median) ? vars[names[0]].median : null;
+    let fromRuns = false;
     names.forEach((name) => {
       const v = vars[name];
-      const s = v ? stats(v.values || []) : null;
+      let values = v && v.values && v.values.length ? v.values : null;
+      if (!values) {
+        values = runs.filter((r) => r.variant === name && !r.warmup && r.state === 'done' && num(r.metric))
+          .map((r) => r.metric);
+        fromRuns = fromRuns || values.length > 0;
+      }
+      const s = stats(values);
       if (!s) return;
-      const row = [
+      const c = comps.find((x) => x.variant === name);
+      rows.push([
         el('span', { class: 'swatch-label' }, el('span', { class: 'swatch', style: 'background:' + variantColor(names.indexOf(name)) }), name),
-        String(s.n), fmtMetric(num(v.median) ? v.median : s.median, unit),
+        String(s.n), fmtMetric(v && num(v.median) ? v.median : s.median, unit),
         s.mean ? (100 * s.sd / s.mean).toFixed(1) + '%' : '—',
         fmtMetric(s.min, unit), fmtMetric(s.max, unit),
-        base && name !== names[0] ? fmtPct((v.median - base) / base) : '—',
-      ];
-      rows.push(row);
+        name === names[0] ? 'baseline' : c && num(c.change) ? fmtPct(c.change, 2) : '—',
+      ]);
     });
     if (!rows.length) {
-      p.summaryTable.replaceChildren(el('p', { class: 'muted' }, 'No measured run yet.'));
+      p.summaryTable.replaceChildren(el('p', { class: 'muted' }, 'No measured run has finished yet.'));
       return;
     }
-    p.summaryTable.replaceChildren(table(['Variant', 'n', 'Median', 'CV', 'Min', 'Max', 'vs ' + names[0]],
-      rows, { numeric: true }), overridesList(variants, names));
+    p.summaryTable.replaceChildren(table(['Variant', 'n', 'Median', 'CV', 'Min', 'Max', 'Change vs ' + names[0]],
+      rows, { numeric: true }), overridesList(variants, names),
+      el('p', { class: 'note', 'data-testid': 'summary-note' },
+        (fromRuns ? 'From the measured runs finished so far (the comparison comes once enough rounds are measured). ' : '') +
+        'Change: the Hodges–Lehmann estimate of the change against ' + names[0] +
+        ', the figure the confidence interval and the verdict are about (as biobench compare prints it); ' +
+        'it is not the ratio of the two medians, which can differ.'));
   }
 
   /* What each variant changes, e.g. "B: inject_ns=1500". */
@@ -1129,7 +1174,10 @@
     p.runsTable.replaceChildren(table(
       ['Run', 'Round', 'Variant', 'Kind', 'State', 'Metric', 'IOPS', 'p50', 'p99', 'CPU/IO', 'Started'],
       runs.map((r) => [String(r.seq + 1), String(r.round + 1), r.variant, r.warmup ? 'warm-up' : 'measured',
-        r.state + (r.error ? ': ' + r.error : ''), fmtMetric(r.metric, unit),
+        r.state + (r.error && r.error !== r.state ? ': ' + r.error : '') +
+          (!r.warmup && r.result && r.result.quiescence && r.result.quiescence.disturbed
+            ? ' (disturbed: ' + (r.result.quiescence.reason || '?') + ')' : ''),
+        fmtMetric(r.metric, unit),
         num(r.iops) ? si(r.iops) : '—', fmtNs(r.lat_p50_ns), fmtNs(r.lat_p99_ns),
         fmtNs(r.cpu_per_io_ns), fmtDate(r.started, true)]),
       { numeric: false, class: 'runs' }));
