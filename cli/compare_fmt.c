@@ -249,6 +249,55 @@ static void print_noise_floor(FILE *f, struct json_object *nf)
 		bb_cli_jnum(nf, "job_id", 0), sd, bb_cli_jnum(nf, "pairs", 0));
 }
 
+/* One line on how noisy the host was during the job, in the terms of
+ * the result: the spread of the baseline's measured runs (their CV, min
+ * and max) next to the change, so that a first result says whether it
+ * stands out of the noise or sits inside it. */
+static void print_spread(FILE *f, const char *base, struct json_object *bv,
+			 struct json_object *c, const char *unit)
+{
+	struct json_object *vals = bb_cli_jget(bv, "values");
+	size_t n = vals && json_object_is_type(vals, json_type_array) ?
+			   json_object_array_length(vals) : 0;
+	double sum = 0, ss = 0, lo = INFINITY, hi = -INFINITY, mean, cv;
+	double change = bb_cli_jnum(c, "change", NAN);
+	char slo[32], shi[32];
+
+	if (n < 2 || !isfinite(change))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		double v = json_object_get_double(json_object_array_get_idx(vals, i));
+
+		sum += v;
+		lo = fmin(lo, v);
+		hi = fmax(hi, v);
+	}
+	mean = sum / (double)n;
+	for (size_t i = 0; i < n; i++) {
+		double d = json_object_get_double(json_object_array_get_idx(vals, i)) -
+			   mean;
+
+		ss += d * d;
+	}
+	if (!(mean > 0))
+		return;
+	cv = sqrt(ss / (double)(n - 1)) / mean;
+	bb_cli_fmt_metric(slo, sizeof(slo), lo, unit);
+	bb_cli_fmt_metric(shi, sizeof(shi), hi, unit);
+	fprintf(f, "host noise: %s's %zu runs spread ±%.1f%% (CV; %s .. %s) "
+		   "against a change of %+.1f%%: %s\n",
+		base, n, cv * 100, slo, shi, change * 100,
+		fabs(change) >= 3 * cv ? "the change stands well clear of "
+					 "the run-to-run noise" :
+		fabs(change) >= cv ? "the change is larger than the "
+				     "run-to-run noise, not by much: trust "
+				     "the CI, not the figure" :
+				     "the change is inside the run-to-run "
+				     "noise: only the CI and the verdict tell "
+				     "it apart (more pairs or a quieter host "
+				     "make it clearer)");
+}
+
 /* "warning: 3 measured run(s) disturbed ..." and, one line each, which
  * runs and what disturbed them (the comparison's "disturbed"). */
 static void print_disturbed(FILE *f, struct json_object *cmp)
@@ -507,6 +556,8 @@ void bb_cli_compare_print(FILE *f, struct json_object *cmp,
 				err ? err : bb_cli_jstr(c, "text", "?"));
 		}
 	}
+	if (nv > 1)
+		print_spread(f, names[0], vobj[0], find_cmp(cmps, names[1]), unit);
 	print_noise(f, bb_cli_jget(cmp, "noise"));
 	print_noise_floor(f, noise_floor);
 	if (bb_cli_jnum(cmp, "disturbed_runs", 0) > 0)

@@ -279,6 +279,9 @@ if expect_rc 0 ab --json --quiet "$TMP/slow.json"; then
   [ -s "$TMP/err" ] && fail "ab --json --quiet wrote to stderr" || true
 else fail "ab --json"; fi
 expect_rc 0 ab - <"$TMP/slow.json" && grep -q "^verdict: slower" "$TMP/out" && pass "ab - (stdin)" || fail "ab -"
+# the host's noise in one line, next to the change (the demo's last word)
+grep -qE "^host noise: A's [0-9]+ runs spread ±[0-9.]+% \(CV; .* \.\. .*\) against a change of [-+][0-9.]+%: the change " "$TMP/out" \
+  && pass "ab: one line on the host's noise next to the change" || { fail "ab: no host noise line"; show_out; }
 if expect_rc 2 ab "$TMP/bad.json"; then
   ok=1
   for want in 'repeat: 0 is out of range' 'workload.iodepth' 'variants.A.bio_cache: "fast" is not one of' 'variants.B.bogus'; do
