@@ -913,7 +913,8 @@ static void fmt_members(char *buf, size_t len, struct json_object *o)
 				json_object_is_type(v, json_type_string) ?
 				     json_object_get_string(v) :
 				     json_object_to_json_string_ext(
-					     v, JSON_C_TO_STRING_PLAIN);
+					     v, JSON_C_TO_STRING_PLAIN |
+						     JSON_C_TO_STRING_NOSLASHESCAPE);
 
 		if (off < len)
 			off += (size_t)snprintf(buf + off, len - off, "%s%s=%s",

@@ -132,7 +132,8 @@ static size_t label_add(char *buf, size_t len, size_t off, const char *key,
 	s = !v ? "null" :
 	    json_object_is_type(v, json_type_string) ?
 		 json_object_get_string(v) :
-		 json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN);
+		 json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN |
+						   JSON_C_TO_STRING_NOSLASHESCAPE);
 	if (off < len)
 		off += (size_t)snprintf(buf + off, len - off, "%s%s=%s",
 					off ? " " : "", key, s);
