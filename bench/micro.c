@@ -56,7 +56,11 @@
 #define CALLGRIND_DUMP_STATS_AT(s) do { (void)(s); } while (0)
 #endif
 
+#if defined(__clang__) /* no noipa; noinline is what matters here */
+#define NOIPA __attribute__((noinline))
+#else
 #define NOIPA __attribute__((noinline, noipa))
+#endif
 #define BATCH 32u
 #define COLD_BIOS 65536u
 

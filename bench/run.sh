@@ -1,13 +1,27 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# bench/run.sh - run every biobench benchmark in one go and print ratios
-# against references measured in the same run (see bench/README.md).
+# bench/run.sh - biobench against its references, every one measured in
+# the same run, on the same CPU, interleaved (the order rotates each round),
+# and ratios of medians (see bench/README.md):
 #
-#   a) `biobench run nop` (cache all) vs bench/raw_nop, interleaved
-#   b) 4 KiB buffered random reads of a page-cached file on ext4:
-#      `biobench run FILE` vs fio (io_uring engine), interleaved
-#   c) micro-benchmarks (alloc+put per cache variant, may_need_split per
-#      form) in both struct bio layouts, and callgrind instructions per op
+#   a) NOPs: biobench --model none, --model bio (cache all) and --model bio
+#      --lat off against the raw liburing loop (bench/raw_nop) and fio's
+#      t/io_uring -N1 with the same NOP kind (plain NOPs for fio 3.33, the
+#      file kind for a t/io_uring that has it)
+#   b) page-cached 4 KiB random reads of a file on ext4, buffered, qd128,
+#      s32/c32, fixed buffers, registered files: biobench (both models)
+#      against t/io_uring and against fio (io_uring engine)
+#   c) the kernel threads' line t/io_uring -p0 -d128 -b4096 -s1 -c1 -F1 -B1
+#      -R1 -X1 -n1 -P1 (with -O0: buffered) on the same file
+#   d) 4 KiB O_DIRECT random reads of a loop device (direct-io=on), qd32:
+#      device-bound, biobench and t/io_uring must agree within +-3 %
+#   e) callgrind: user-space instructions per op, marginal (N2 - N1 ops, so
+#      that setup cancels), per function: biobench in both models, raw_nop
+#   f) micro-benchmarks (alloc+put per cache variant, may_need_split per
+#      form) in both struct bio layouts, with their callgrind counts
+#
+# t/io_uring is fio's own, built from Debian's fio source package by
+# bench/tiou/get-fio.sh (into BUILD_DIR/fio; TIOU_BIN to use another).
 #
 # Ends with one summary block: each figure, its target, PASS/MISS.  Exit 0
 # even on MISS (a benchmark, not a test); exit 1 when something fails to
@@ -17,15 +31,23 @@
 #   BUILD_DIR       build tree (default: <repo>/build-bench); built first
 #   BENCH_NO_BUILD  1: do not run cmake --build
 #   BENCH_CPU       CPU to pin the measured thread to (default 1)
-#   BENCH_RUNTIME   seconds per run in a) and b) (default 3)
-#   BENCH_REPS      interleaved repetitions in a) and b) (default 3)
-#   BENCH_FILE_MB   size of the file read in b) (default 512)
+#   BENCH_RUNTIME   measured seconds per run (default 3; each run has one
+#                   more second of warm-up before it)
+#   BENCH_REPS      interleaved rounds per workload (default 5)
+#   BENCH_FILE_MB   size of the page-cached file (default 512)
 #   BENCH_DATA_DIR  where that file goes (default: BUILD_DIR/bench-data);
 #                   if it is not on ext4 a loop-mounted ext4 image is used
 #   BENCH_FORCE_LOOP 1: use the loop-mounted ext4 image anyway
-#   BENCH_ONLY      any of "nop file micro" (default: all three)
+#   BENCH_LOOP_DIR  where the loop device's backing file goes (default
+#                   /var/tmp)
+#   BENCH_ONLY      any of "nop cache s1c1 device callgrind micro"
+#                   (default: all)
+#   BENCH_CG_N1, BENCH_CG_N2  ops of the two callgrind runs (200000, 400000)
 #   BENCH_MICRO_ARGS extra arguments for bench_micro_* (timed runs)
-#   BENCH_CG_OPS    operations per callgrind measurement (default 100000)
+#   BENCH_CG_OPS    operations per micro callgrind measurement (100000)
+#   TIOU_BIN        a t/io_uring to use instead of building Debian's
+#   BENCH_TIOU_NOP  plain|file: t/io_uring -N1's NOP kind when its source
+#                   is not next to the binary (default: read from io_uring.c)
 set -uo pipefail
 
 usage() {
@@ -42,10 +64,13 @@ SRC=$(dirname "$HERE")
 BUILD=${BUILD_DIR:-$SRC/build-bench}
 CPU=${BENCH_CPU:-1}
 RUNTIME=${BENCH_RUNTIME:-3}
-REPS=${BENCH_REPS:-3}
+REPS=${BENCH_REPS:-5}
 FILE_MB=${BENCH_FILE_MB:-512}
 DATA_DIR=${BENCH_DATA_DIR:-$BUILD/bench-data}
-ONLY=${BENCH_ONLY:-nop file micro}
+LOOP_DIR=${BENCH_LOOP_DIR:-/var/tmp}
+ONLY=${BENCH_ONLY:-nop cache s1c1 device callgrind micro}
+CG_N1=${BENCH_CG_N1:-200000}
+CG_N2=${BENCH_CG_N2:-400000}
 CG_OPS=${BENCH_CG_OPS:-100000}
 MICRO_ARGS=${BENCH_MICRO_ARGS:---iters 5000000 --split-iters 20000000 --cold-iters 5000000 --reps 7}
 
@@ -57,9 +82,13 @@ TMP=$(mktemp -d /tmp/biobench-bench.XXXXXX) || exit 1
 MNT=""
 IMG=""
 DATA_FILE=""
+LOOPDEV=""
+LOOPIMG=""
 SUMMARY=()
 
 cleanup() {
+	if [ -n "$LOOPDEV" ]; then losetup -d "$LOOPDEV" 2>/dev/null; fi
+	if [ -n "$LOOPIMG" ]; then rm -f "$LOOPIMG"; fi
 	if [ -n "$DATA_FILE" ]; then rm -f "$DATA_FILE"; fi
 	if [ -n "$MNT" ]; then
 		umount "$MNT" 2>/dev/null || umount -l "$MNT" 2>/dev/null
@@ -94,16 +123,18 @@ median() {
 fmt_rate() { awk -v x="$1" 'BEGIN { if (x >= 1e6) printf "%.3fM", x / 1e6;
 	else printf "%.1fk", x / 1e3 }'; }
 
-# verdict MEASURED OP TARGET -> PASS|MISS
+# verdict MEASURED OP TARGET -> PASS|MISS (op >=, <=, or "within" a +-t band)
 verdict() {
 	awk -v m="$1" -v op="$2" -v t="$3" 'BEGIN {
-		ok = (op == ">=") ? (m >= t) : (m <= t)
+		if (op == ">=") ok = m >= t
+		else if (op == "<=") ok = m <= t
+		else ok = m >= 1 - t && m <= 1 + t
 		print ok ? "PASS" : "MISS" }'
 }
 
 # add_summary FIGURE MEASURED TARGET RESULT DETAIL
 add_summary() {
-	SUMMARY+=("$(printf '%-44s %-10s %-9s %-5s %s' "$1" "$2" "$3" "$4" "$5")")
+	SUMMARY+=("$(printf '%-46s %-10s %-10s %-5s %s' "$1" "$2" "$3" "$4" "$5")")
 }
 
 # A number from a JSON document, or die.
@@ -114,11 +145,105 @@ json_num() {
 	echo "$v"
 }
 
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
+
+# --- the tools: each prints the ops/s of one run ---------------------------
+
+# raw_nop
+tool_raw() {
+	"$RAW" --cpu "$CPU" --runtime "$RUNTIME" --depth 128 --submit-batch 32 \
+		--complete-batch 32 --json >"$TMP/raw.json" 2>"$TMP/raw.err" ||
+		die "raw_nop failed: $(cat "$TMP/raw.err")"
+	json_num "$TMP/raw.json" .ops_per_s
+}
+
+# biobench ARGS...: one second of ramp, RUNTIME measured
+tool_bb() {
+	"$BB" run --cpus "$CPU" --ramp-time 1 --runtime "$RUNTIME" --quiet \
+		--json "$@" >"$TMP/bb.json" 2>"$TMP/bb.err" ||
+		die "biobench run $* failed: $(cat "$TMP/bb.err")"
+	json_num "$TMP/bb.json" .iops
+}
+
+# t/io_uring ARGS...: its per-second IOPS lines after the first (t/io_uring
+# prints N-1 lines for -rN: the first covers its startup), averaged; its
+# "IOPS=1.23M" has three significant digits.
+tool_tiou() {
+	taskset -c "$CPU" "$TIOU" -r $((RUNTIME + 2)) "$@" >"$TMP/tiou.out" \
+		2>"$TMP/tiou.err" ||
+		die "t/io_uring $* failed: $(tail -3 "$TMP/tiou.out") $(cat "$TMP/tiou.err")"
+	awk '/^IOPS=/ { v = $1; sub(/^IOPS=/, "", v); sub(/,$/, "", v)
+		m = 1; if (v ~ /M$/) m = 1e6; else if (v ~ /K$/) m = 1e3
+		sub(/[MK]$/, "", v); n++; if (n > 1) { s += v * m; k++ } }
+		END { if (!k) exit 1; printf "%.0f\n", s / k }' "$TMP/tiou.out" ||
+		die "t/io_uring $*: no IOPS lines: $(cat "$TMP/tiou.out")"
+}
+
+# fio (io_uring engine) FILE: the page-cached read of b)
+tool_fio() {
+	fio --name=randread --ioengine=io_uring --rw=randread --bs=4k \
+		--iodepth=128 --iodepth_batch_submit=32 \
+		--iodepth_batch_complete_min=32 \
+		--iodepth_batch_complete_max=128 --fixedbufs=1 \
+		--registerfiles=1 --direct=0 --invalidate=0 --norandommap \
+		--filename="$1" --size="${FILE_MB}m" --time_based \
+		--ramp_time=1 --runtime="$RUNTIME" --cpus_allowed="$CPU" \
+		--output-format=json >"$TMP/fio.json" 2>"$TMP/fio.err" ||
+		die "fio failed: $(cat "$TMP/fio.err")"
+	json_num "$TMP/fio.json" '.jobs[0].read.iops'
+}
+
+# compare PART NAME=CMD... : REPS rounds, the tools in an order that
+# rotates each round; the values go to $TMP/PART.NAME; prints each round.
+compare() {
+	local part=$1 n i k r
+	shift
+	local names=() cmds=()
+	for a in "$@"; do
+		names+=("${a%%=*}")
+		cmds+=("${a#*=}")
+		: >"$TMP/$part.${a%%=*}"
+	done
+	n=${#names[@]}
+	for r in $(seq 1 "$REPS"); do
+		local line="   round $r:"
+		for i in $(seq 0 $((n - 1))); do
+			k=$(((i + r - 1) % n))
+			local v
+			v=$(eval "${cmds[$k]}") || exit 1
+			echo "$v" >>"$TMP/$part.${names[$k]}"
+		done
+		for i in $(seq 0 $((n - 1))); do
+			line+=" ${names[$i]} $(fmt_rate "$(tail -1 "$TMP/$part.${names[$i]}")")"
+		done
+		echo "$line"
+	done
+}
+
+med() { median <"$TMP/$1.$2"; }
+
+# summary_ratio PART A B LABEL OP TARGET: the ratio of A's median to B's
+summary_ratio() {
+	local a b r
+	a=$(med "$1" "$2") || exit 1
+	b=$(med "$1" "$3") || exit 1
+	r=$(ratio "$a" "$b")
+	local t="$5 $6"
+	[ "$5" = within ] && t="1+-$6"
+	[ "$5" = info ] && t="(info)"
+	add_summary "$4" "$r" "$t" \
+		"$([ "$5" = info ] && echo - || verdict "$r" "$5" "$6")" \
+		"$2 $(fmt_rate "$a") $3 $(fmt_rate "$b")"
+	printf '   %s: %s (%s %s / %s %s)\n' "$4" "$r" "$2" "$(fmt_rate "$a")" \
+		"$3" "$(fmt_rate "$b")"
+}
+
 # ---------------------------------------------------------------- setup
 need jq "apt-get install jq"
-want file && need fio "apt-get install fio"
-want micro && need valgrind "apt-get install valgrind"
-want micro && need callgrind_annotate "apt-get install valgrind"
+need taskset "apt-get install util-linux"
+want cache && need fio "apt-get install fio"
+{ want callgrind || want micro; } && need valgrind "apt-get install valgrind"
+{ want callgrind || want micro; } && need callgrind_annotate "apt-get install valgrind"
 [ -r "/sys/devices/system/cpu/cpu$CPU/online" ] || [ "$CPU" = 0 ] ||
 	die "BENCH_CPU=$CPU: no such CPU"
 
@@ -136,88 +261,40 @@ for b in "$BB" "$RAW" "${MICRO}late" "${MICRO}early"; do
 	[ -x "$b" ] || die "$b missing (build first)"
 done
 
+TIOU=""
+TIOU_KIND=plain
+TIOU_NUMA="?"
+if want nop || want cache || want s1c1 || want device; then
+	echo "== t/io_uring (bench/tiou/get-fio.sh $BUILD/fio)"
+	TIOU=$("$HERE/tiou/get-fio.sh" "$BUILD/fio") ||
+		die "no t/io_uring: bench/tiou/get-fio.sh failed (TIOU_BIN=PATH to use one)"
+	tsrc=$(dirname "$TIOU")/io_uring.c
+	if [ -n "${BENCH_TIOU_NOP:-}" ]; then
+		TIOU_KIND=$BENCH_TIOU_NOP
+	elif [ -r "$tsrc" ] && grep -q IORING_NOP_INJECT_RESULT "$tsrc"; then
+		TIOU_KIND=file
+	fi
+	if [ -r "$BUILD/fio/configure.log" ]; then
+		TIOU_NUMA=$(awk '/^libnuma/ { print $2 }' "$BUILD/fio/configure.log")
+	fi
+	echo "   $TIOU ($(cat "$BUILD/fio/fio-version" 2>/dev/null || echo "version ?")):" \
+		"-N1 issues $TIOU_KIND NOPs; built with libnuma: ${TIOU_NUMA:-?}"
+fi
+
 START=$(date +%s)
 REV=$(git -C "$SRC" rev-parse --short HEAD 2>/dev/null || echo "?")
 DIRTY=$(git -C "$SRC" status --porcelain --untracked-files=no 2>/dev/null |
 	wc -l)
-echo "== biobench benchmarks: CPU $CPU, ${RUNTIME}s runs x $REPS," \
-	"git $REV (+$DIRTY modified files), kernel $(uname -r)"
+LOAD=$(cut -d' ' -f1-3 /proc/loadavg)
+echo "== biobench benchmarks: CPU $CPU, ${RUNTIME}s measured (+1 s warm-up)" \
+	"x $REPS rounds, git $REV (+$DIRTY modified files), kernel $(uname -r)," \
+	"load average $LOAD"
 
-# ------------------------------------------------------ a) nop vs raw_nop
-if want nop; then
-	echo
-	echo "== a) biobench run nop (cache all) vs raw_nop, ${RUNTIME}s each," \
-		"interleaved x $REPS"
-	: >"$TMP/nop.raw"
-	: >"$TMP/nop.bb"
-	for i in $(seq 1 "$REPS"); do
-		"$RAW" --cpu "$CPU" --runtime "$RUNTIME" --depth 128 \
-			--submit-batch 32 --complete-batch 32 --json \
-			>"$TMP/raw.$i.json" 2>"$TMP/raw.$i.err" ||
-			die "raw_nop failed: $(cat "$TMP/raw.$i.err")"
-		r=$(json_num "$TMP/raw.$i.json" .ops_per_s) || exit 1
-		echo "$r" >>"$TMP/nop.raw"
-		"$BB" run --cpus "$CPU" --runtime "$RUNTIME" --bio-cache all \
-			--iodepth 128 --submit-batch 32 --complete-batch 32 \
-			--quiet --json nop >"$TMP/bbnop.$i.json" \
-			2>"$TMP/bbnop.$i.err" ||
-			die "biobench run nop failed: $(cat "$TMP/bbnop.$i.err")"
-		b=$(json_num "$TMP/bbnop.$i.json" .iops) || exit 1
-		echo "$b" >>"$TMP/nop.bb"
-		printf '   rep %d: raw_nop %s ops/s   biobench %s IOPS   (%.3f)\n' \
-			"$i" "$(fmt_rate "$r")" "$(fmt_rate "$b")" \
-			"$(awk -v a="$b" -v b="$r" 'BEGIN { print a / b }')"
-	done
-	mr=$(median <"$TMP/nop.raw") || exit 1
-	mb=$(median <"$TMP/nop.bb") || exit 1
-	ratio=$(awk -v a="$mb" -v b="$mr" 'BEGIN { printf "%.3f", a / b }')
-	extra=$(awk -v a="$mb" -v b="$mr" 'BEGIN { printf "%+.1f", 1e9 / a - 1e9 / b }')
-	echo "   median: raw_nop $(fmt_rate "$mr") ops/s, biobench $(fmt_rate "$mb")" \
-		"IOPS, ratio $ratio ($extra ns per op)"
-	add_summary "a) nop: biobench / raw_nop (median IOPS)" "$ratio" ">= 0.95" \
-		"$(verdict "$ratio" ">=" 0.95)" \
-		"bb $(fmt_rate "$mb") raw $(fmt_rate "$mr"); $extra ns/op"
-
-	# Where the user-space instructions go (the kernel is not counted).
-	if command -v valgrind >/dev/null 2>&1; then
-		n=200000
-		echo "   callgrind, $n NOPs each (user space only; setup included):"
-		(cd "$TMP" && valgrind --tool=callgrind \
-			--callgrind-out-file="$TMP/cgnop.bb" "$BB" run \
-			--number-ios "$n" --bio-cache all --quiet nop \
-			>/dev/null 2>"$TMP/cgnop.bb.err") ||
-			die "valgrind biobench run nop failed: $(tail -5 "$TMP/cgnop.bb.err")"
-		(cd "$TMP" && valgrind --tool=callgrind \
-			--callgrind-out-file="$TMP/cgnop.raw" "$RAW" \
-			--number-ops "$n" >/dev/null 2>"$TMP/cgnop.raw.err") ||
-			die "valgrind raw_nop failed: $(tail -5 "$TMP/cgnop.raw.err")"
-		for w in raw bb; do
-			callgrind_annotate --inclusive=no "$TMP/cgnop.$w" \
-				>"$TMP/cgnop.$w.txt" 2>/dev/null ||
-				die "callgrind_annotate $TMP/cgnop.$w failed"
-		done
-		irb=$(awk -v n=$n '/PROGRAM TOTALS/ { gsub(",", "", $1); printf "%.0f", $1 / n }' "$TMP/cgnop.bb.txt")
-		irr=$(awk -v n=$n '/PROGRAM TOTALS/ { gsub(",", "", $1); printf "%.0f", $1 / n }' "$TMP/cgnop.raw.txt")
-		echo "     biobench $irb Ir/op, raw_nop $irr Ir/op; biobench's top functions (self Ir/op):"
-		awk -v n=$n '/file:function/ { on = 1; next }
-			on && got && /^-+$/ { exit }
-			on && /^ *[0-9,]+ / { got = 1
-			v = $1; gsub(",", "", v); if (v / n < 1) next
-			f = $0; sub(/^ *[0-9,]+ +(\([^)]*\) +)?/, "", f)
-			sub(/ \[.*\]$/, "", f); sub(/^.*\/main\//, "", f)
-			printf "       %6.1f  %s\n", v / n, f }' "$TMP/cgnop.bb.txt" |
-			head -16
-		add_summary "a) user-space Ir/op: biobench vs raw_nop" \
-			"$irb/$irr" "(info)" "-" "callgrind, $n NOPs, cache all"
-	fi
-fi
-
-# ------------------------------------------ b) page-cached randread vs fio
-if want file; then
-	echo
-	echo "== b) 4 KiB buffered randread of a page-cached ${FILE_MB} MiB" \
-		"file on ext4: biobench vs fio, ${RUNTIME}s each, interleaved x $REPS"
+# The page-cached file of b) and c), on ext4.
+setup_file() {
+	[ -n "$DATA_FILE" ] && return 0
 	mkdir -p "$DATA_DIR" || die "cannot create $DATA_DIR"
+	local fstype dir
 	fstype=$(findmnt -n -o FSTYPE --target "$DATA_DIR" 2>/dev/null)
 	dir=$DATA_DIR
 	if [ "$fstype" != ext4 ] || [ "${BENCH_FORCE_LOOP:-0}" = 1 ]; then
@@ -244,53 +321,149 @@ if want file; then
 		echo "   page cache: $(fincore -n -o RES,SIZE "$DATA_FILE" 2>/dev/null |
 			awk '{ print $1 " of " $2 " cached" }')"
 	fi
-	: >"$TMP/file.bb"
-	: >"$TMP/file.fio"
-	for i in $(seq 1 "$REPS"); do
-		"$BB" run --cpus "$CPU" --runtime "$RUNTIME" --rw randread \
-			--bs 4k --iodepth 128 --submit-batch 32 \
-			--complete-batch 32 --direct=0 --fixedbufs \
-			--registerfiles --size "${FILE_MB}m" --quiet --json \
-			"$DATA_FILE" >"$TMP/bbfile.$i.json" \
-			2>"$TMP/bbfile.$i.err" ||
-			die "biobench run $DATA_FILE failed: $(cat "$TMP/bbfile.$i.err")"
-		b=$(json_num "$TMP/bbfile.$i.json" .iops) || exit 1
-		echo "$b" >>"$TMP/file.bb"
-		# fio: the main process stays unpinned, the job runs on $CPU;
-		# invalidate=0 keeps the page cache (fio drops it by default).
-		fio --name=randread --ioengine=io_uring --rw=randread --bs=4k \
-			--iodepth=128 --iodepth_batch_submit=32 \
-			--iodepth_batch_complete_min=32 \
-			--iodepth_batch_complete_max=128 --fixedbufs=1 \
-			--registerfiles=1 --direct=0 --invalidate=0 \
-			--norandommap --filename="$DATA_FILE" \
-			--size="${FILE_MB}m" --time_based --runtime="$RUNTIME" \
-			--cpus_allowed="$CPU" --output-format=json \
-			>"$TMP/fio.$i.json" 2>"$TMP/fio.$i.err" ||
-			die "fio failed: $(cat "$TMP/fio.$i.err")"
-		f=$(json_num "$TMP/fio.$i.json" '.jobs[0].read.iops') || exit 1
-		echo "$f" >>"$TMP/file.fio"
-		printf '   rep %d: biobench %s IOPS   fio %s IOPS   (%.3f)\n' \
-			"$i" "$(fmt_rate "$b")" "$(fmt_rate "$f")" \
-			"$(awk -v a="$b" -v b="$f" 'BEGIN { print a / b }')"
-	done
-	mb=$(median <"$TMP/file.bb") || exit 1
-	mf=$(median <"$TMP/file.fio") || exit 1
-	ratio=$(awk -v a="$mb" -v b="$mf" 'BEGIN { printf "%.3f", a / b }')
-	echo "   median: biobench $(fmt_rate "$mb") IOPS, fio $(fmt_rate "$mf")" \
-		"IOPS, ratio $ratio"
-	add_summary "b) 4k buffered randread: biobench / fio" "$ratio" ">= 1.30" \
-		"$(verdict "$ratio" ">=" 1.30)" \
-		"bb $(fmt_rate "$mb") fio $(fmt_rate "$mf") IOPS"
-	rm -f "$DATA_FILE"
-	DATA_FILE=""
+}
+
+# ------------------------------------------------------------------ a) NOPs
+if want nop; then
+	echo
+	echo "== a) NOPs, qd128, s32/c32: biobench against raw_nop and" \
+		"t/io_uring -N1 ($TIOU_KIND NOPs; biobench --nop-kind $TIOU_KIND)"
+	tnop=(-N1)
+	[ "$TIOU_KIND" = file ] && { setup_file; tnop=(-N1 -O0 "$DATA_FILE"); }
+	bbnop=(--iodepth 128 --submit-batch 32 --complete-batch 32
+		--nop-kind "$TIOU_KIND" nop)
+	compare nop "raw=tool_raw" "tiou=tool_tiou ${tnop[*]}" \
+		"none=tool_bb --model none ${bbnop[*]}" \
+		"bio=tool_bb --model bio --bio-cache all ${bbnop[*]}" \
+		"bio_latoff=tool_bb --model bio --bio-cache all --lat off ${bbnop[*]}"
+	summary_ratio nop none raw "a) nop: model none / raw loop" ">=" 0.97
+	summary_ratio nop bio raw "a) nop: model bio / raw loop" ">=" 0.85
+	summary_ratio nop none tiou "a) nop: model none / t/io_uring -N1" info 0
+	summary_ratio nop bio tiou "a) nop: model bio / t/io_uring -N1" info 0
+	summary_ratio nop bio bio_latoff "a) nop: --lat batch / --lat off (bio)" ">=" 0.98
 fi
 
-# ---------------------------------------------------------- c) micro
+# ------------------------------------------------ b) page-cached, s32/c32
+if want cache; then
+	setup_file
+	echo
+	echo "== b) 4 KiB buffered randread of a page-cached ${FILE_MB} MiB file on" \
+		"ext4, qd128 s32/c32, fixed buffers, registered files"
+	bbf=(--rw randread --bs 4k --iodepth 128 --submit-batch 32
+		--complete-batch 32 --direct=0 --fixedbufs --registerfiles "$DATA_FILE")
+	compare cache \
+		"tiou=tool_tiou -p0 -O0 -d128 -s32 -c32 -b4096 -B1 -F1 -R1 -X1 -n1 $DATA_FILE" \
+		"none=tool_bb --model none ${bbf[*]}" \
+		"bio=tool_bb --model bio ${bbf[*]}" \
+		"fio=tool_fio $DATA_FILE"
+	summary_ratio cache none tiou "b) page cache s32: model none / t/io_uring" ">=" 1.03
+	summary_ratio cache bio tiou "b) page cache s32: model bio / t/io_uring" ">=" 0.98
+	summary_ratio cache bio fio "b) page cache s32: model bio / fio" ">=" 1.5
+	summary_ratio cache none fio "b) page cache s32: model none / fio" info 0
+fi
+
+# ----------------------------------------- c) the kernel threads' -s1 -c1
+if want s1c1; then
+	setup_file
+	echo
+	echo "== c) t/io_uring -p0 -d128 -b4096 -s1 -c1 -F1 -B1 -R1 -X1 -n1 -P1" \
+		"-O0 on the same file (-P1: libnuma ${TIOU_NUMA:-?} in this build)"
+	bbs=(--rw randread --bs 4k --iodepth 128 --submit-batch 1
+		--complete-batch 1 --direct=0 --fixedbufs --registerfiles "$DATA_FILE")
+	compare s1c1 \
+		"tiou=tool_tiou -p0 -d128 -b4096 -s1 -c1 -F1 -B1 -R1 -X1 -n1 -P1 -O0 $DATA_FILE" \
+		"none=tool_bb --model none ${bbs[*]}" \
+		"bio=tool_bb --model bio ${bbs[*]}"
+	node=$(sed -n 's/.*node=\(-\{0,1\}[0-9]*\).*/\1/p' "$TMP/tiou.out" | head -1)
+	echo "   t/io_uring -P1 placed the thread on node ${node:-?}" \
+		"($([ "${node:-}" = -1 ] && echo "that is: no placement; it keeps the taskset CPU" || echo "it may have left the taskset CPU"))"
+	summary_ratio s1c1 none tiou "c) -s1 -c1: model none / t/io_uring" ">=" 1.03
+	summary_ratio s1c1 bio tiou "c) -s1 -c1: model bio / t/io_uring" ">=" 0.98
+fi
+
+# ----------------------------------------------- d) loop device, O_DIRECT
+if want device; then
+	[ "$(id -u)" = 0 ] || die "d) needs root (losetup)"
+	echo
+	echo "== d) 4 KiB O_DIRECT randread of a loop device (direct-io=on, backed" \
+		"by a 1 GiB file in $LOOP_DIR), qd32"
+	LOOPIMG=$(mktemp "$LOOP_DIR/biobench-bench-loop.XXXXXX") || die "mktemp in $LOOP_DIR"
+	dd if=/dev/zero of="$LOOPIMG" bs=1M count=1024 status=none ||
+		die "cannot write $LOOPIMG"
+	LOOPDEV=$(losetup -f --show --direct-io=on "$LOOPIMG") || die "losetup failed"
+	bbd=(--rw randread --bs 4k --iodepth 32 --direct "$LOOPDEV")
+	compare device \
+		"tiou=tool_tiou -p0 -O1 -d32 -s32 -c32 -b4096 -B1 -F1 -R1 -X1 -n1 $LOOPDEV" \
+		"none=tool_bb --model none ${bbd[*]}" \
+		"bio=tool_bb --model bio ${bbd[*]}"
+	summary_ratio device none tiou "d) loop O_DIRECT qd32: none / t/io_uring" within 0.03
+	summary_ratio device bio tiou "d) loop O_DIRECT qd32: bio / t/io_uring" within 0.03
+	losetup -d "$LOOPDEV"
+	LOOPDEV=""
+	rm -f "$LOOPIMG"
+	LOOPIMG=""
+fi
+
+# ------------------------------------------- e) callgrind, marginal Ir/op
+# cg_profile OUT CMD... (NOPS in CMD replaced by the op count): per
+# function (inlined code counted in its caller), Ir of N2 ops minus Ir of
+# N1 ops, divided by N2 - N1; "TOTAL" first.
+cg_profile() {
+	local out=$1 n
+	shift
+	for n in "$CG_N1" "$CG_N2"; do
+		local args=() a
+		for a in "$@"; do args+=("${a//NOPS/$n}"); done
+		(cd "$TMP" && valgrind --tool=callgrind \
+			--callgrind-out-file="$TMP/cg.$n" "${args[@]}" \
+			>/dev/null 2>"$TMP/cg.$n.err") ||
+			die "valgrind ${args[*]} failed: $(tail -5 "$TMP/cg.$n.err")"
+		callgrind_annotate --auto=no --inclusive=no --threshold=100 \
+			"$TMP/cg.$n" 2>/dev/null | awk '
+			/PROGRAM TOTALS/ { gsub(",", "", $1); print $1, "TOTAL"; next }
+			/file:function/ { on = 1; next }
+			on && /^ *[0-9,]+ / { v = $1; gsub(",", "", v); f = $0
+				sub(/^ *[0-9,]+ +(\([^)]*\) +)?/, "", f)
+				sub(/ \[.*\]$/, "", f); sub(/^.*:/, "", f); s[f] += v }
+			END { for (f in s) print s[f], f }' >"$TMP/cg.$n.txt"
+	done
+	awk -v d=$((CG_N2 - CG_N1)) 'NR == FNR { a[$2] = $1; next }
+		{ m = ($1 - a[$2]) / d; if ($2 == "TOTAL") printf "%.1f TOTAL\n", m
+		  else if (m >= 0.5) printf "%.1f %s\n", m, $2 }' \
+		"$TMP/cg.$CG_N1.txt" "$TMP/cg.$CG_N2.txt" |
+		sort -k2,2 | awk '$2 == "TOTAL"' >"$out"
+	awk -v d=$((CG_N2 - CG_N1)) 'NR == FNR { a[$2] = $1; next }
+		{ m = ($1 - a[$2]) / d; if ($2 != "TOTAL" && m >= 0.5)
+		  printf "%.1f %s\n", m, $2 }' \
+		"$TMP/cg.$CG_N1.txt" "$TMP/cg.$CG_N2.txt" | sort -rn >>"$out"
+}
+
+if want callgrind; then
+	echo
+	echo "== e) callgrind: user-space instructions per NOP, marginal" \
+		"($CG_N2 - $CG_N1 ops), per function (self, inlined code in its caller)"
+	cg_profile "$TMP/cgp.raw" "$RAW" --number-ops NOPS
+	cg_profile "$TMP/cgp.none" "$BB" run --number-ios NOPS --model none --quiet nop
+	cg_profile "$TMP/cgp.bio" "$BB" run --number-ios NOPS --model bio --bio-cache all --quiet nop
+	for w in raw none bio; do
+		printf '   %-8s %6s Ir/op:' "$w" "$(awk '$2 == "TOTAL" { print $1 }' "$TMP/cgp.$w")"
+		awk '$2 != "TOTAL" { printf " %s %s;", $2, $1 }' "$TMP/cgp.$w" | head -c 400
+		echo
+	done
+	irr=$(awk '$2 == "TOTAL" { print $1 }' "$TMP/cgp.raw")
+	irn=$(awk '$2 == "TOTAL" { print $1 }' "$TMP/cgp.none")
+	irb=$(awk '$2 == "TOTAL" { print $1 }' "$TMP/cgp.bio")
+	add_summary "e) Ir/NOP, model none (callgrind, marginal)" "$irn" "<= 60" \
+		"$(verdict "$irn" "<=" 60)" "raw loop $irr"
+	add_summary "e) Ir/NOP, model bio, cache all" "$irb" "<= 110" \
+		"$(verdict "$irb" "<=" 110)" "raw loop $irr"
+fi
+
+# ---------------------------------------------------------- f) micro
 if want micro; then
 	for layout in late early; do
 		echo
-		echo "== c) micro, layout vec_$layout (pinned to CPU $CPU)"
+		echo "== f) micro, layout vec_$layout (pinned to CPU $CPU)"
 		# shellcheck disable=SC2086
 		"${MICRO}$layout" --cpu "$CPU" --kv $MICRO_ARGS \
 			>"$TMP/micro.$layout" 2>"$TMP/micro.$layout.err" ||
@@ -324,7 +497,7 @@ if want micro; then
 	done
 	cgget() { awk -v n="$2" '$1 == n { print $2 }' "$TMP/cgir.$1"; }
 	echo
-	echo "== c) callgrind: instructions per op (user space, loop overhead" \
+	echo "== f) callgrind: instructions per op (user space, loop overhead" \
 		"included; $CG_OPS ops each)"
 	printf '   %-22s' "alloc+put Ir/op"
 	for layout in late early; do
@@ -374,7 +547,7 @@ if want micro; then
 		off=$(kvget "$layout" "bench=alloc_put" "variant=off" "ctx=task" "batch=1")
 		[ -n "$ns" ] && [ -n "$b32" ] && [ -n "$off" ] ||
 			die "micro output incomplete for $layout"
-		add_summary "c) cached alloc+put, all, task (vec_$layout)" \
+		add_summary "f) cached alloc+put, all, task (vec_$layout)" \
 			"$(printf '%.2f ns' "$ns")" "<= 5 ns" \
 			"$(verdict "$ns" "<=" 5)" \
 			"$(printf 'b32 %.2f, hardirq b32 %.2f, off %.2f ns; %s/%s Ir' \
@@ -390,11 +563,11 @@ if want micro; then
 			line+="$(printf '%s %.2f/%.2f ns %s Ir; ' "$form" "$h" "$c" \
 				"$(cgget "$layout" "split_${form}_1vec_hot")")"
 		done
-		add_summary "c) may_need_split hot/cold (vec_$layout)" "-" "(info)" \
+		add_summary "f) may_need_split hot/cold (vec_$layout)" "-" "(info)" \
 			"-" "${line%; }"
 	done
 	for v in task irq irq_fast all; do
-		add_summary "c) Ir/op alloc+put $v (late/early)" \
+		add_summary "f) Ir/op alloc+put $v (late/early)" \
 			"$(cgget late "ap_${v}_task_1")/$(cgget early "ap_${v}_task_1")" \
 			"(info)" "-" \
 			"hardirq b32: $(cgget late "ap_${v}_hardirq_b32")/$(cgget early "ap_${v}_hardirq_b32") Ir/op"
@@ -403,7 +576,7 @@ fi
 
 # ---------------------------------------------------------- summary
 echo
-echo "==== summary (CPU $CPU, git $REV +$DIRTY modified, $(date -u '+%Y-%m-%d %H:%M UTC'), $(($(date +%s) - START)) s) ===="
-printf '%-44s %-10s %-9s %-5s %s\n' "figure" "measured" "target" "result" "detail"
+echo "==== summary (CPU $CPU, git $REV +$DIRTY modified, $(date -u '+%Y-%m-%d %H:%M UTC'), $(($(date +%s) - START)) s, load average at start $LOAD) ===="
+printf '%-46s %-10s %-10s %-5s %s\n' "figure" "measured" "target" "result" "detail"
 for l in "${SUMMARY[@]}"; do echo "$l"; done
 exit 0

@@ -775,7 +775,7 @@ int bb_cmd_submit(const struct bb_cli_globals *g, int argc, char **argv)
 	struct csess s;
 	char *body = NULL, err[512];
 	size_t len = 0;
-	int64_t id;
+	int64_t id = 0;
 	bool done;
 	int ret;
 

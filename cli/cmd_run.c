@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* cmd_run.c - `biobench run [OPTIONS] TARGET`. */
+/* cmd_run.c - `biobench run [OPTIONS] TARGET...`. */
 #include "cli.h"
 #include <biobench/engine.h>
 #include <biobench/options.h>
@@ -33,9 +33,13 @@ int bb_cmd_run(int argc, char **argv)
 	bb_config_default(&cfg);
 	ret = bb_options_parse(argc, argv, &cfg, err, sizeof(err));
 	if (ret == 1) {
-		printf("usage: biobench run [OPTIONS] TARGET\n\n"
+		printf("usage: biobench run [OPTIONS] TARGET...\n\n"
 		       "Run one benchmark on TARGET: `nop` (io_uring NOPs, no "
-		       "device), a regular file,\nor a block device.  ");
+		       "device), a regular file,\nor a block device; several "
+		       "files or block devices are spread over the threads\n"
+		       "as t/io_uring spreads its FILE arguments (up to 16 per "
+		       "thread).  --model none skips\nthe bio model (one SQE "
+		       "per I/O, as t/io_uring).  ");
 		bb_options_help(stdout);
 		return 0;
 	}

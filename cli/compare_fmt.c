@@ -157,6 +157,21 @@ void bb_cli_variant_label(char *buf, size_t len, struct json_object *spec,
 		snprintf(buf, len, "(workload)");
 }
 
+/* The engine model variant ran with: its own "model", else the
+ * workload's, else the default (the bio model). */
+static const char *variant_model(struct json_object *spec, const char *variant)
+{
+	struct json_object *vars = bb_cli_jget(spec, "variants"), *v = NULL;
+	const char *m = NULL;
+
+	if (vars && json_object_is_type(vars, json_type_object))
+		json_object_object_get_ex(vars, variant, &v);
+	m = bb_cli_jstr(v, "model", NULL);
+	if (!m)
+		m = bb_cli_jstr(bb_cli_jget(spec, "workload"), "model", NULL);
+	return m ? m : "bio";
+}
+
 static const char *verdict_text(const char *v)
 {
 	if (!v)
@@ -183,6 +198,16 @@ static struct json_object *find_cmp(struct json_object *cmps,
 			return c;
 	}
 	return NULL;
+}
+
+/* A bio-model counter of a variant: n/a when it ran without the model. */
+static void model_counter(char *cell, struct json_object *spec,
+			  const char *variant, unsigned long long v)
+{
+	if (spec && !strcmp(variant_model(spec, variant), "none"))
+		snprintf(cell, T_CELL, "n/a");
+	else
+		snprintf(cell, T_CELL, "%llu", v);
 }
 
 static unsigned long long counter(struct json_object *var, const char *path,
@@ -418,6 +443,10 @@ void bb_cli_compare_print(FILE *f, struct json_object *cmp,
 		for (unsigned i = 0; i < nv; i++)
 			bb_cli_variant_label(row[1 + i], T_CELL, spec,
 					     names[i]);
+	if (spec && (row = t_row(t, "model")))
+		for (unsigned i = 0; i < nv; i++)
+			snprintf(row[1 + i], T_CELL, "%s",
+				 variant_model(spec, names[i]));
 	if ((row = t_row(t, "measured runs")))
 		for (unsigned i = 0; i < nv; i++)
 			snprintf(row[1 + i], T_CELL, "%.0f",
@@ -529,13 +558,13 @@ void bb_cli_compare_print(FILE *f, struct json_object *cmp,
 		snprintf(p2, sizeof(p2), "bio_cache.split_bioset.%s",
 			 counters[k].key);
 		for (unsigned i = 0; i < nv; i++)
-			snprintf(row[1 + i], T_CELL, "%llu",
-				 counter(vobj[i], p1, p2));
+			model_counter(row[1 + i], spec, names[i],
+				      counter(vobj[i], p1, p2));
 	}
 	if ((row = t_row(t, "split pieces")))
 		for (unsigned i = 0; i < nv; i++)
-			snprintf(row[1 + i], T_CELL, "%llu",
-				 counter(vobj[i], "split.pieces", NULL));
+			model_counter(row[1 + i], spec, names[i],
+				      counter(vobj[i], "split.pieces", NULL));
 	/* a job that ended before any measured run has nothing to show */
 	if (maxn)
 		t_print(f, t);

@@ -762,7 +762,7 @@ static int bb_store_newer(struct bb_store *s, int v, char *err,
 
 static int bb_store_migrate(struct bb_store *s, char *err, size_t errlen)
 {
-	int newest = (int)bb_array_size(bb_migrations), v, ret = 0;
+	int newest = (int)bb_array_size(bb_migrations), v = 0, ret = 0;
 	char sql[64];
 
 	for (int i = 0; i < newest; i++) {
@@ -870,7 +870,7 @@ int bb_store_open(struct bb_store **out, const char *path, char *err,
 		  size_t errlen)
 {
 	struct bb_store *s = NULL;
-	int rc, ret, v;
+	int rc, ret, v = 0;
 
 	*out = NULL;
 	if (!path || !*path) {
@@ -962,7 +962,7 @@ static int bb_store_event_locked(struct bb_store *s, int64_t job_id,
 				 const char *level, const char *msg,
 				 char *err, size_t errlen)
 {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	int ret;
 
 	ret = bb_store_q(s, Q_EVENT_INSERT, &st, err, errlen);
@@ -1012,7 +1012,7 @@ static int bb_store_find_id(struct bb_store *s, enum bb_q q,
 			    const char *text, int64_t *id, char *err,
 			    size_t errlen)
 {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	int ret, rc;
 
 	ret = bb_store_q(s, q, &st, err, errlen);
@@ -1033,7 +1033,7 @@ int bb_store_host_upsert(struct bb_store *s, struct json_object *host,
 {
 	struct json_object *canon = NULL;
 	const char *text;
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	int ret, rc;
 
 	ret = bb_store_canon_text(host, &canon, &text, err, errlen);
@@ -1084,7 +1084,7 @@ int bb_store_device_upsert(struct bb_store *s, struct json_object *dev,
 {
 	struct json_object *canon = NULL, *sub = NULL, *lim = NULL;
 	const char *text, *path, *limits = NULL;
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	int ret, rc;
 
 	ret = bb_store_canon_text(dev, &canon, &text, err, errlen);
@@ -1140,7 +1140,7 @@ out_put:
 static int bb_store_state_locked(struct bb_store *s, int64_t id,
 				 char *state, char *err, size_t errlen)
 {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	const char *t;
 	int ret, rc;
 
@@ -1188,7 +1188,7 @@ int bb_store_job_submit(struct bb_store *s, const char *name,
 			int64_t *id, char *err, size_t errlen)
 {
 	struct json_object *o = NULL;
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	int ret, rc;
 
 	if (!target || !spec) {
@@ -1254,7 +1254,7 @@ out:
 int bb_store_job_next_queued(struct bb_store *s, int64_t *id, char **spec,
 			     char *err, size_t errlen)
 {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	const char *t;
 	int ret, rc;
 
@@ -1304,7 +1304,7 @@ static int bb_store_not_in_state(struct bb_store *s, int64_t id,
 int bb_store_job_start(struct bb_store *s, int64_t id, int64_t host_id,
 		       int64_t device_id, char *err, size_t errlen)
 {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	char what[64];
 	int ret;
 
@@ -1341,7 +1341,7 @@ int bb_store_job_progress(struct bb_store *s, int64_t id,
 			  unsigned runs_planned, const char *compare,
 			  char *err, size_t errlen)
 {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	char what[64];
 	int ret;
 
@@ -1377,7 +1377,7 @@ int bb_store_job_finish(struct bb_store *s, int64_t id, const char *state,
 {
 	char cur[16], msg[512], what[64];
 	const char *level = "info";
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	int ret;
 
 	if (!state || !bb_store_state_ok(state) ||
@@ -1462,7 +1462,7 @@ int bb_store_jobs_interrupt_running(struct bb_store *s, unsigned *n,
 {
 	int64_t *ids = NULL, now = bb_store_now_ms();
 	size_t nids = 0, cap = 0;
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	int ret, rc;
 
 	*n = 0;
@@ -1615,7 +1615,7 @@ int bb_store_run_insert(struct bb_store *s, const struct bb_store_run *run,
 	const struct bb_result *r = run ? run->r : NULL;
 	struct bb_store_sum m = { 0 };
 	struct json_object *res = NULL;
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	char what[96];
 	int64_t rid;
 	int ret, rc;
@@ -1757,7 +1757,7 @@ static int bb_store_meta_json(struct bb_store *s, enum bb_q q, int64_t id,
 			      struct json_object **out, char *err,
 			      size_t errlen)
 {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	int ret, rc;
 
 	*out = NULL;
@@ -1784,7 +1784,7 @@ static int bb_store_knobs_locked(struct bb_store *s, int64_t job_id,
 				 size_t errlen)
 {
 	struct json_object *arr = json_object_new_array();
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	int ret, rc;
 
 	ret = bb_store_q(s, Q_KNOBS_OF_JOB, &st, err, errlen);
@@ -1829,7 +1829,7 @@ static int bb_store_noise_locked(struct bb_store *s, int64_t host_id,
 				 struct json_object **out, char *err,
 				 size_t errlen)
 {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	int ret, rc;
 
 	*out = NULL;
@@ -1882,7 +1882,7 @@ int bb_store_host_noise_add(struct bb_store *s, int64_t host_id,
 			    const char *metric, unsigned pairs, double log_sd,
 			    double ci_half, char *err, size_t errlen)
 {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	int ret;
 
 	if (!host_id || !target || !metric || pairs < 2 || !(log_sd >= 0) ||
@@ -1918,7 +1918,7 @@ int bb_store_job_get(struct bb_store *s, int64_t id,
 {
 	struct json_object *doc = NULL, *meta, *knobs;
 	int64_t host_id, device_id;
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	int ret, rc;
 
 	*out = NULL;
@@ -1985,7 +1985,7 @@ int bb_store_jobs_list(struct bb_store *s, const char *state,
 	int64_t last = 0;
 	unsigned n = 0;
 	bool more = false;
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	int ret, rc;
 
 	*out = NULL;
@@ -2094,7 +2094,7 @@ int bb_store_job_history(struct bb_store *s, const char *name,
 			 struct json_object **out, char *err, size_t errlen)
 {
 	struct json_object *doc = NULL, *jobs, *job, *meta, *cmp;
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	int ret, rc;
 
 	*out = NULL;
@@ -2167,7 +2167,7 @@ static int bb_store_samples_json(struct bb_store *s, int64_t run_id,
 				 size_t errlen)
 {
 	struct json_object *arr = json_object_new_array();
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	int ret, rc;
 
 	ret = bb_store_q(s, Q_SAMPLES_OF_RUN, &st, err, errlen);
@@ -2200,7 +2200,7 @@ int bb_store_job_runs(struct bb_store *s, int64_t id, bool with_samples,
 {
 	struct json_object *doc = NULL, *runs;
 	char state[16];
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	int ret, rc;
 
 	*out = NULL;
@@ -2274,7 +2274,7 @@ int bb_store_metrics(struct bb_store *s, struct json_object **out,
 {
 	struct json_object *doc = json_object_new_object();
 	struct json_object *by = json_object_new_object();
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	int ret, rc;
 
 	*out = NULL;
@@ -2340,7 +2340,7 @@ int bb_store_knob_journal(struct bb_store *s, int64_t job_id,
 			  const struct bb_sysknob_dev *dev, int64_t *id,
 			  char *err, size_t errlen)
 {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	int ret;
 
 	if (!knob || !path || !original) {
@@ -2382,7 +2382,7 @@ int bb_store_knob_mark(struct bb_store *s, int64_t id, const char *state,
 		       char *err, size_t errlen)
 {
 	int want = bb_store_knob_rank(state), cur;
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	int ret, rc;
 
 	if (want < 0) {
@@ -2443,7 +2443,7 @@ out:
 int bb_store_knob_unrestorable(struct bb_store *s, int64_t id,
 			       const char *why, char *err, size_t errlen)
 {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	int ret;
 
 	bb_store_lock(s);
@@ -2500,7 +2500,7 @@ int bb_store_knobs_unrestored(struct bb_store *s,
 {
 	struct bb_knob_row *rows = NULL;
 	size_t n = 0, cap = 0;
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	bool ok = true;
 	int ret, rc;
 

@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Build and run every test: the normal build (unit + integration +
-# reliability tests, -Werror), then all of them again under ASan+UBSan,
+# reliability tests, -Werror), a Release (-O3) and a clang build (built,
+# not run), then all of them again under ASan+UBSan,
 # then the thread tests under TSan, then each fuzz target for 60 s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=build scripts/build.sh -DBB_BUILD_TESTS=ON
 (cd build && ctest --output-on-failure -j2)
+# Build only, warning-free: the Release build a user types (-O3, whose
+# -Wmaybe-uninitialized sees more than -O2) and clang.
+BUILD_DIR=build-release scripts/build.sh -DCMAKE_BUILD_TYPE=Release
+CC=clang BUILD_DIR=build-clang scripts/build.sh
 BUILD_DIR=build-asan scripts/build.sh -DBB_BUILD_TESTS=ON -DBB_SANITIZE=ON
 # Under the sanitizers: everything but the browser test (its code under test
 # is JavaScript; the daemon behind it is covered by it_daemon_*) and the
@@ -14,12 +19,13 @@ BUILD_DIR=build-asan scripts/build.sh -DBB_BUILD_TESTS=ON -DBB_SANITIZE=ON
 # the normal build above).
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --output-on-failure -j2 -E '^(it_browser|it_nvme_vm)$')
-# The threaded code under ThreadSanitizer: the bio caches, the job runner,
+# The threaded code under ThreadSanitizer: the bio caches, the engine (the
+# completion thread, cancel), the job runner,
 # the scheduler with concurrent cancel and progress reads.
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBB_BUILD_TESTS=ON -DBB_TSAN=ON >/dev/null
-cmake --build build-tsan -j"$(nproc)" --target test_bioset_late test_bioset_early \
+cmake --build build-tsan -j"$(nproc)" --target test_bioset_late test_bioset_early test_engine \
   test_jobrun test_scheduler
 (cd build-tsan && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
-  ctest --output-on-failure -R '^(test_bioset_late|test_bioset_early|test_jobrun|test_scheduler)$')
+  ctest --output-on-failure -R '^(test_bioset_late|test_bioset_early|test_engine|test_jobrun|test_scheduler)$')
 # libFuzzer targets (clang): job spec, run options, daemon config, HTTP.
 FUZZ_SECONDS=${FUZZ_SECONDS:-60} tests/fuzz/run.sh

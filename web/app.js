@@ -721,9 +721,9 @@
     /* charts and tables */
     renderRunsChart(view, p, runs, names, metric, unit);
     renderCiChart(view, p, cmp);
-    renderSummary(p, cmp, runs, names, unit, (j.spec && j.spec.variants) || {});
+    renderSummary(p, cmp, runs, names, unit, j.spec || {});
     renderLatency(view, p, runs, names);
-    renderCounters(p, cmp, names);
+    renderCounters(p, cmp, names, j.spec || {});
     renderRunsTable(p, runs, unit);
 
     const spec = JSON.stringify(j.spec, null, 2);
@@ -1017,13 +1017,21 @@
     return { n: v.length, median: median(v), mean, sd, min: Math.min(...v), max: Math.max(...v) };
   }
 
-  /* Per variant: the measured runs' n, median, CV, min and max (the
-   * comparison's values once there is one, the finished runs before
+  /* The engine model a variant ran with: its own "model", else the
+   * workload's, else the default (the bio model). */
+  function variantModel(spec, name) {
+    const v = (spec.variants || {})[name] || {};
+    return v.model || (spec.workload || {}).model || 'bio';
+  }
+
+  /* Per variant: its model, the measured runs' n, median, CV, min and max
+   * (the comparison's values once there is one, the finished runs before
    * that), and the change against the baseline: the comparison's
    * Hodges-Lehmann estimate, the one figure its CI and verdict are about
    * (the same as `biobench compare` prints), never the ratio of the
    * medians beside it. */
-  function renderSummary(p, cmp, runs, names, unit, variants) {
+  function renderSummary(p, cmp, runs, names, unit, spec) {
+    const variants = spec.variants || {};
     const vars = (cmp && cmp.variants) || {};
     const comps = (cmp && cmp.comparisons) || [];
     const rows = [];
@@ -1041,6 +1049,7 @@
       const c = comps.find((x) => x.variant === name);
       rows.push([
         el('span', { class: 'swatch-label' }, el('span', { class: 'swatch', style: 'background:' + variantColor(names.indexOf(name)) }), name),
+        el('span', { 'data-testid': 'variant-model' }, variantModel(spec, name)),
         String(s.n), fmtMetric(v && num(v.median) ? v.median : s.median, unit),
         s.mean ? (100 * s.sd / s.mean).toFixed(1) + '%' : '—',
         fmtMetric(s.min, unit), fmtMetric(s.max, unit),
@@ -1051,7 +1060,7 @@
       p.summaryTable.replaceChildren(el('p', { class: 'muted' }, 'No measured run has finished yet.'));
       return;
     }
-    p.summaryTable.replaceChildren(table(['Variant', 'n', 'Median', 'CV', 'Min', 'Max', 'Change vs ' + names[0]],
+    p.summaryTable.replaceChildren(table(['Variant', 'Model', 'n', 'Median', 'CV', 'Min', 'Max', 'Change vs ' + names[0]],
       rows, { numeric: true }), overridesList(variants, names),
       el('p', { class: 'note', 'data-testid': 'summary-note' },
         (fromRuns ? 'From the measured runs finished so far (the comparison comes once enough rounds are measured). ' : '') +
@@ -1133,9 +1142,11 @@
     return out;
   }
 
-  function renderCounters(p, cmp, names) {
+  function renderCounters(p, cmp, names, spec) {
     const vars = (cmp && cmp.variants) || {};
     const present = names.filter((n) => vars[n]);
+    /* the bio model's counters mean nothing for a variant without it */
+    const noModel = new Set(present.filter((n) => variantModel(spec, n) === 'none'));
     if (!present.length) {
       p.counters.replaceChildren(el('p', { class: 'muted' }, 'No counters yet.'));
       return;
@@ -1154,7 +1165,7 @@
       const rows = [];
       for (const [k, vals] of rowsByName) {
         if (present.every((n) => !vals[n])) { hidden++; continue; }
-        rows.push([k].concat(present.map((n) => fmtInt(vals[n]))));
+        rows.push([k].concat(present.map((n) => (noModel.has(n) ? 'n/a' : fmtInt(vals[n])))));
       }
       if (rows.length)
         out.push(table([title].concat(present.map((n) => 'variant ' + n)), rows,
@@ -1162,7 +1173,8 @@
     }
     if (!out.length) out.push(el('p', { class: 'muted' }, 'Every counter is zero.'));
     out.push(el('p', { class: 'note' }, 'Sums over the measured runs of each variant' +
-      (hidden ? '; ' + hidden + ' counters that are zero for every variant are not shown.' : '.')));
+      (hidden ? '; ' + hidden + ' counters that are zero for every variant are not shown' : '') +
+      (noModel.size ? '; n/a: the variant ran with model none (no bio model, so no bio counters)' : '') + '.'));
     p.counters.replaceChildren(...out);
   }
 

@@ -63,16 +63,21 @@ static int read_dev(dev_t dev, char *name, size_t namelen, uint64_t v[4])
 	return ret;
 }
 
-void bb_diskstats_mark(const struct bb_target *t, struct bb_diskstats *d,
-		       bool end)
+void bb_diskstats_mark(const struct bb_target *t, unsigned n,
+		       struct bb_diskstats *d, bool end)
 {
 	uint64_t v[4];
 	char name[sizeof(d->name)];
 
 	if (!end) {
 		memset(d, 0, sizeof(*d));
-		if (t->kind == BB_TARGET_NOP || !major(t->dev) ||
-		    read_dev(t->dev, d->name, sizeof(d->name), v))
+		if (!n || t->kind == BB_TARGET_NOP || !major(t->dev))
+			return;
+		/* one device: the counts of several would not say which */
+		for (unsigned i = 1; i < n; i++)
+			if (t[i].dev != t->dev)
+				return;
+		if (read_dev(t->dev, d->name, sizeof(d->name), v))
 			return;
 		d->reads = v[0];
 		d->sectors_read = v[1];

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* limits.c - queue limits: blk_validate_limits() rules, defaults, reading
- * /sys/dev/block/MAJ:MIN/queue/ (KERNEL-FACTS.md 3.5, 3.6). */
+ * /sys/dev/block/MAJ:MIN/queue/ (block/blk-settings.c, block/blk-sysfs.c). */
 #include <biobench/queue_limits.h>
 
 #include <errno.h>

@@ -3,10 +3,15 @@
  * stack (the ring and the bio model) without a device; its queue limits
  * are synthetic (the config's, defaults filled) and its region is 1 GiB
  * unless --size says otherwise, so that offsets and splits are computed as
- * for a device. */
+ * for a device.  With --nop-kind file the NOPs name a file (t/io_uring
+ * -N1's kind): an anonymous memfd stands for it, since the kernel's work
+ * for such a NOP (the file's and the buffer's lookup) does not depend on
+ * the file. */
 #include "io/target.h"
 
 #include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
 
 static int nop_open(struct bb_target *t, const struct bb_config *cfg,
 		    struct bb_target_pin *pin, char *err, size_t errlen)
@@ -20,6 +25,13 @@ static int nop_open(struct bb_target *t, const struct bb_config *cfg,
 		return bb_errf(err, errlen, -EINVAL,
 			       "--verify needs a file or block device "
 			       "target (nop moves no data)");
+	if (cfg->nop_kind == BB_NOP_FILE) {
+		t->fd = memfd_create("biobench-nop", MFD_CLOEXEC);
+		if (t->fd < 0)
+			return bb_errf(err, errlen, -errno,
+				       "--nop-kind file: memfd_create: %s",
+				       strerror(errno));
+	}
 	t->region_off = 0;
 	t->region_len = cfg->size ? cfg->size : (1ull << 30);
 	t->region_len -= t->region_len % cfg->bs;

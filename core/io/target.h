@@ -159,13 +159,14 @@ int bb_file_check_writable(const char *path, const struct stat *st,
 /* --- /proc/diskstats (diskstats.c) -------------------------------------- */
 
 /* At a phase change of the run: with end false, read the counters of the
- * block device under t (t->dev: the device itself, or the one a file's
- * filesystem is on) into d, not yet checked; with end true, read them
- * again and leave the difference, d->checked when both reads found the
- * device.  Nothing for nop or a filesystem without a block device (tmpfs,
- * btrfs's anonymous devices). */
-void bb_diskstats_mark(const struct bb_target *t, struct bb_diskstats *d,
-		       bool end);
+ * block device under the run's targets t[0..n) (t->dev: the device
+ * itself, or the one a file's filesystem is on) into d, not yet checked;
+ * with end true, read them again and leave the difference, d->checked
+ * when both reads found the device.  Nothing for nop, a filesystem
+ * without a block device (tmpfs, btrfs's anonymous devices), or targets
+ * on different devices. */
+void bb_diskstats_mark(const struct bb_target *t, unsigned n,
+		       struct bb_diskstats *d, bool end);
 
 /* The counters of device dev from a /proc/diskstats text: 0 with name and
  * the four counts (reads, sectors read, writes, sectors written) filled,

@@ -126,7 +126,10 @@ static inline void bb_bio_set_flag(struct bb_bio *bio, unsigned bit)
 }
 
 /* bio_init: set every field as the kernel's bio_init does; bi_pool is left
- * NULL (the allocator sets it). */
+ * NULL (the allocator sets it).  The two counters are initialised, not
+ * stored atomically: nobody else sees the bio yet (the kernel's
+ * atomic_set is a plain store too), and a plain store lets the compiler
+ * keep the caller's values in registers around it. */
 static inline void bb_bio_init(struct bb_bio *bio, void *bdev,
 			       struct bb_bvec *table, unsigned short max_vecs,
 			       uint32_t opf)
@@ -140,7 +143,7 @@ static inline void bb_bio_init(struct bb_bio *bio, void *bdev,
 	bio->bi_write_stream = 0;
 	bio->bi_status = 0;
 	bio->bi_bvec_gap_bit = 0;
-	atomic_store_explicit(&bio->__bi_remaining, 1, memory_order_relaxed);
+	atomic_init(&bio->__bi_remaining, 1);
 	bio->bi_iter.bi_sector = 0;
 	bio->bi_iter.bi_size = 0;
 	bio->bi_iter.bi_idx = 0;
@@ -155,7 +158,7 @@ static inline void bb_bio_init(struct bb_bio *bio, void *bdev,
 	bio->bi_integrity = NULL;
 	bio->bi_vcnt = 0;
 	bio->bi_max_vecs = max_vecs;
-	atomic_store_explicit(&bio->__bi_cnt, 1, memory_order_relaxed);
+	atomic_init(&bio->__bi_cnt, 1);
 	bio->bi_io_vec = table;
 	bio->bi_pool = NULL;
 }

@@ -25,21 +25,12 @@ static const unsigned bvec_class_nr[BB_BVEC_CLASSES] = { 16, 64, 128, 256 };
 #define BB_BVEC_SLAB_LIMIT_DEFAULT 4096u
 #define BB_FRONT_PAD_MAX (1u << 20)
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield" ::: "memory");
-#endif
-}
-
 /* A small test-and-test-and-set spin guard. */
 static inline void guard_lock(atomic_int *g)
 {
 	while (atomic_exchange_explicit(g, 1, memory_order_acquire))
 		while (atomic_load_explicit(g, memory_order_relaxed))
-			cpu_relax();
+			bb_cpu_relax();
 }
 
 static inline void guard_unlock(atomic_int *g)
@@ -171,16 +162,6 @@ static inline bool reserve_refill(struct bb_reserve *r, void *obj)
  * is harmless and the cap check is, as in the kernel, approximate under
  * concurrency.
  * ------------------------------------------------------------------------ */
-struct bb_bio_cache {
-	/* task side: written only by the owner */
-	struct bb_bio *free_list;
-	atomic_uint nr; /* relaxed: read by the other thread for the cap */
-	unsigned (*splice)(struct bb_bioset *bs, struct bb_bio_cache *c);
-	/* irq side */
-	_Atomic(struct bb_bio *) free_list_irq bb_aligned_cl;
-	atomic_int guard; /* `irq` variant only: models local_irq_save */
-};
-
 struct bb_bioset_impl {
 	struct bb_bio_cache cache;
 	struct bb_slab bio_slab;
@@ -374,6 +355,28 @@ static void put_cache_irq_fast(struct bb_bioset *bs, struct bb_bio *bio,
 	}
 }
 
+/* What each cache variant does, in one place: the put of a cache-eligible
+ * bio (by context), the splice of the irq list, and whether the split
+ * bioset (bio_split()'s clones) gets a cache of the same variant. */
+static const struct cache_variant {
+	bb_cache_put_fn put;
+	unsigned (*splice)(struct bb_bioset *bs, struct bb_bio_cache *c);
+	bool split_cached;
+} cache_variants[BB_CACHE__COUNT] = {
+	[BB_CACHE_OFF] = { NULL, NULL, false },
+	/* the irq list stays empty: nothing but task puts is cached */
+	[BB_CACHE_TASK] = { put_cache_task, splice_lockfree, false },
+	[BB_CACHE_IRQ] = { put_cache_irq, splice_guarded, false },
+	[BB_CACHE_IRQ_FAST] = { put_cache_irq_fast, splice_lockfree, false },
+	[BB_CACHE_ALL] = { put_cache_irq_fast, splice_lockfree, true },
+};
+
+enum bb_cache_variant bb_bioset_split_variant(enum bb_cache_variant v)
+{
+	return (unsigned)v < BB_CACHE__COUNT && cache_variants[v].split_cached ?
+		       v : BB_CACHE_OFF;
+}
+
 /* ------------------------------------------------------------------------
  * Allocation
  * ------------------------------------------------------------------------ */
@@ -472,8 +475,8 @@ static struct bb_bio *cache_refill(struct bb_bioset *bs,
 	return c->free_list;
 }
 
-struct bb_bio *bb_bio_alloc_bioset(struct bb_bioset *bs, void *bdev,
-				   unsigned nr_vecs, uint32_t opf)
+struct bb_bio *bb_bio_alloc_bioset_slow(struct bb_bioset *bs, void *bdev,
+					unsigned nr_vecs, uint32_t opf)
 {
 	struct bb_bio_cache *c = bs->cache;
 	struct bb_bio *bio;
@@ -484,7 +487,7 @@ struct bb_bio *bb_bio_alloc_bioset(struct bb_bioset *bs, void *bdev,
 		return alloc_slab_reserve(bs, bdev, nr_vecs, opf & ~BB_REQ_ALLOC_CACHE);
 
 	bio = c->free_list;
-	if (bb_unlikely(!bio) && !(bio = cache_refill(bs, c))) {
+	if (!bio && !(bio = cache_refill(bs, c))) {
 		bs->ctr_owner.alloc_miss++;
 		bio = alloc_slab_reserve(bs, bdev, nr_vecs,
 					 opf | BB_REQ_ALLOC_CACHE);
@@ -502,13 +505,7 @@ struct bb_bio *bb_bio_alloc_bioset(struct bb_bioset *bs, void *bdev,
 		bs->ctr_owner.alloc_miss--;
 		bs->ctr_owner.alloc_fail--;
 	}
-	c->free_list = bio->bi_next;
-	atomic_store_explicit(&c->nr, cache_nr(c) - 1, memory_order_relaxed);
-	bs->ctr_owner.alloc_hit++;
-	bb_bio_init(bio, bdev, nr_vecs ? (struct bb_bvec *)(bio + 1) : NULL,
-		    (unsigned short)nr_vecs, opf | BB_REQ_ALLOC_CACHE);
-	bio->bi_pool = bs;
-	return bio;
+	return bb_bio_cache_take(bs, c, bio, bdev, nr_vecs, opf);
 }
 
 struct bb_bio *bb_bio_alloc_clone(void *bdev, struct bb_bio *src,
@@ -531,10 +528,9 @@ struct bb_bio *bb_bio_alloc_clone(void *bdev, struct bb_bio *src,
 /* ------------------------------------------------------------------------
  * Put and free
  * ------------------------------------------------------------------------ */
-void bb_bio_put(struct bb_bio *bio, enum bb_ctx ctx)
+void bb_bio_put_reffed(struct bb_bio *bio, enum bb_ctx ctx)
 {
-	if (bb_unlikely(bb_bio_flagged(bio, BB_BIO_REFFED)) &&
-	    atomic_fetch_sub_explicit(&bio->__bi_cnt, 1,
+	if (atomic_fetch_sub_explicit(&bio->__bi_cnt, 1,
 				      memory_order_acq_rel) != 1)
 		return;
 	if (bio->bi_opf & BB_REQ_ALLOC_CACHE)
@@ -703,24 +699,8 @@ int bb_bioset_init(struct bb_bioset *bs, const struct bb_bioset_params *p)
 	atomic_init(&im->cache.nr, 0);
 	atomic_init(&im->cache.free_list_irq, NULL);
 	atomic_init(&im->cache.guard, 0);
-	switch (p->cache) {
-	case BB_CACHE_OFF:
-		break;
-	case BB_CACHE_TASK:
-		bs->put_cache = put_cache_task;
-		im->cache.splice = splice_lockfree; /* irq list stays empty */
-		break;
-	case BB_CACHE_IRQ:
-		bs->put_cache = put_cache_irq;
-		im->cache.splice = splice_guarded;
-		break;
-	case BB_CACHE_IRQ_FAST:
-	case BB_CACHE_ALL:
-	default:
-		bs->put_cache = put_cache_irq_fast;
-		im->cache.splice = splice_lockfree;
-		break;
-	}
+	bs->put_cache = cache_variants[p->cache].put;
+	im->cache.splice = cache_variants[p->cache].splice;
 	if (p->cache != BB_CACHE_OFF)
 		bs->cache = &im->cache;
 	return 0;

@@ -44,7 +44,9 @@
  *             an atomic exchange of the whole list); other contexts free.
  *   all puts first check nr + nr_irq > 256 -> free (so 257 can be resident).
  * off: the bioset has no cache at all.  all: the split bioset has a cache
- * too (the engine asks for it); in the other variants it has none.
+ * too (bb_bioset_split_variant); in the other variants it has none.  The
+ * variant table in bioset.c is the one place that says what each variant
+ * does.
  *
  * Threading: the owner thread allocates and does task-context puts; one
  * other thread (the completion thread) may do HARDIRQ/SOFTIRQ puts and
@@ -60,8 +62,20 @@
 #define BB_ALLOC_CACHE_MAX 256u
 
 
-struct bb_bio_cache;
+struct bb_bioset;
 struct bb_bioset_impl; /* slab / reserve internals, private to bioset.c */
+
+/* The per-thread cache (one per bioset; the kernel's per-CPU struct
+ * bio_alloc_cache).  Defined here for the inline allocation fast path. */
+struct bb_bio_cache {
+	/* task side: written only by the owner */
+	struct bb_bio *free_list;
+	atomic_uint nr; /* relaxed: read by the other thread for the cap */
+	unsigned (*splice)(struct bb_bioset *bs, struct bb_bio_cache *c);
+	/* irq side */
+	_Atomic(struct bb_bio *) free_list_irq bb_aligned_cl;
+	atomic_int guard; /* `irq` variant only: models local_irq_save */
+};
 
 struct bb_bioset_params {
 	unsigned pool_size;     /* reserve objects (kernel: 2 for fs_bio_set) */
@@ -100,25 +114,74 @@ int bb_bioset_init(struct bb_bioset *bs, const struct bb_bioset_params *p);
  * with the memory (callers drain first). */
 void bb_bioset_exit(struct bb_bioset *bs);
 
+/* The split bioset's cache variant for a run whose main bioset has
+ * variant v: what each variant does to bio_split()'s clones is decided
+ * in bioset.c's variant table, next to its put and splice. */
+enum bb_cache_variant bb_bioset_split_variant(enum bb_cache_variant v);
+
+/* Everything of bio_alloc_bioset but the cache hit (out of line). */
+struct bb_bio *bb_bio_alloc_bioset_slow(struct bb_bioset *bs, void *bdev,
+					unsigned nr_vecs, uint32_t opf);
+
+/* A cache hit: take bio (the head of c's task list) and initialise it. */
+static inline struct bb_bio *bb_bio_cache_take(struct bb_bioset *bs,
+					       struct bb_bio_cache *c,
+					       struct bb_bio *bio, void *bdev,
+					       unsigned nr_vecs, uint32_t opf)
+{
+	c->free_list = bio->bi_next;
+	atomic_store_explicit(&c->nr,
+			      atomic_load_explicit(&c->nr,
+						   memory_order_relaxed) - 1,
+			      memory_order_relaxed);
+	bs->ctr_owner.alloc_hit++;
+	bb_bio_init(bio, bdev, nr_vecs ? (struct bb_bvec *)(bio + 1) : NULL,
+		    (unsigned short)nr_vecs, opf | BB_REQ_ALLOC_CACHE);
+	bio->bi_pool = bs;
+	return bio;
+}
+
 /* bio_alloc_bioset: a bio with room for nr_vecs vecs (0..256), initialised
  * with bdev and opf (REQ_ALLOC_CACHE set or cleared by the allocator as
  * described above), bi_pool = bs.  Owner thread only.  NULL when the slab
- * and reserve are both empty, or nr_vecs > 256. */
-struct bb_bio *bb_bio_alloc_bioset(struct bb_bioset *bs, void *bdev,
-				   unsigned nr_vecs, uint32_t opf);
+ * and reserve are both empty, or nr_vecs > 256.  The cache hit is inline
+ * (the hot loop's common case), the rest is bb_bio_alloc_bioset_slow. */
+static inline struct bb_bio *bb_bio_alloc_bioset(struct bb_bioset *bs,
+						 void *bdev, unsigned nr_vecs,
+						 uint32_t opf)
+{
+	struct bb_bio_cache *c = bs->cache;
+
+	if (bb_likely(c && nr_vecs <= BB_BIO_INLINE_VECS && c->free_list))
+		return bb_bio_cache_take(bs, c, c->free_list, bdev, nr_vecs,
+					 opf);
+	return bb_bio_alloc_bioset_slow(bs, bdev, nr_vecs, opf);
+}
 
 /* bio_alloc_clone: a bio from bs with 0 vecs sharing src's bi_io_vec,
  * BIO_CLONED set, ioprio/write hints/iter/gap bit copied.  NULL as above. */
 struct bb_bio *bb_bio_alloc_clone(void *bdev, struct bb_bio *src,
 				  struct bb_bioset *bs);
 
-/* bio_put: drop a reference (BIO_REFFED), then cache or free per variant.
- * ctx is the context of the caller. */
-void bb_bio_put(struct bb_bio *bio, enum bb_ctx ctx);
-
 /* bio_free: release the bvec array and the object to reserve or slab.
  * ctx selects which side's counters are charged. */
 void bb_bio_free(struct bb_bio *bio, enum bb_ctx ctx);
+
+/* bio_put of a BIO_REFFED bio (out of line). */
+void bb_bio_put_reffed(struct bb_bio *bio, enum bb_ctx ctx);
+
+/* bio_put: drop a reference (BIO_REFFED), then cache or free per variant
+ * (the variant's put, chosen at init).  ctx is the context of the
+ * caller. */
+static inline void bb_bio_put(struct bb_bio *bio, enum bb_ctx ctx)
+{
+	if (bb_unlikely(bb_bio_flagged(bio, BB_BIO_REFFED)))
+		bb_bio_put_reffed(bio, ctx);
+	else if (bio->bi_opf & BB_REQ_ALLOC_CACHE)
+		bio->bi_pool->put_cache(bio->bi_pool, bio, ctx);
+	else
+		bb_bio_free(bio, ctx);
+}
 
 /* bio_alloc_cache_prune: free up to n bios from the cache (task list
  * first, then the spliced irq list); returns how many were freed.  Owner

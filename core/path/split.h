@@ -22,6 +22,36 @@ bool bb_bio_may_need_split_vcnt(const struct bb_bio *bio,
 bool bb_bio_may_need_split_iter(const struct bb_bio *bio,
 				const struct bb_queue_limits *lim);
 
+/* The same two tests inline, as blk.h has them (the hot loop is built for
+ * one of them; the functions above are these, out of line). */
+static inline bool bb_may_need_split_vcnt_inline(
+	const struct bb_bio *bio, const struct bb_queue_limits *lim)
+{
+	if (lim->chunk_sectors)
+		return true;
+	if (bio->bi_vcnt != 1)
+		return true;
+	return bio->bi_io_vec->bv_len + bio->bi_io_vec->bv_offset >
+	       lim->max_fast_segment_size;
+}
+
+static inline bool bb_may_need_split_iter_inline(
+	const struct bb_bio *bio, const struct bb_queue_limits *lim)
+{
+	const struct bb_bvec *bv;
+
+	if (lim->chunk_sectors)
+		return true;
+	if (!bio->bi_io_vec)
+		return true;
+	bv = &bio->bi_io_vec[bio->bi_iter.bi_idx];
+	/* Jan 2026 fix: only what is left of the current bvec counts */
+	if (bio->bi_iter.bi_size > bv->bv_len - bio->bi_iter.bi_bvec_done)
+		return true;
+	/* the offset test still uses the whole bvec */
+	return bv->bv_len + bv->bv_offset > lim->max_fast_segment_size;
+}
+
 typedef bool (*bb_may_split_fn)(const struct bb_bio *bio,
 				const struct bb_queue_limits *lim);
 

@@ -1,39 +1,58 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* worker.c - one submitter thread: its ring, its biosets ("per-CPU" bio
- * cache), its I/O slots, and the hot loop (layout-dependent).
+/* worker.c - one submitter thread's hot loop (layout-dependent): fill a
+ * batch of SQEs, submit and wait in one call, reap, account; with or
+ * without the bio model.  Its setup, everything that does not touch a
+ * struct bio (ring, buffers, files, templates), is run/wsetup.c; the SQE
+ * preps are run/sqe.h.
  *
- * Per I/O, as the kernel's block path for an io_uring read/write:
+ * Per I/O, with the bio model (--model bio), as the kernel's block path
+ * for an io_uring read/write:
  *   bio alloc (cache or slab) -> may_need_split fast check -> split against
  *   the queue limits (clones from the split bioset, chained to the parent)
  *   -> one SQE per resulting bio -> completion -> bio_endio (chained clones
  *   put, parent's end_io) -> bio put (task list, irq list or freed, per
- *   variant and context) -> stats.
+ *   variant and context).
+ * Without it (--model none): one SQE per I/O straight from its slot, as
+ * t/io_uring.
  *
- * The loop reads like fio's t/io_uring: prepare a batch, submit and wait in
- * one call, reap, account.  Nothing is allocated, locked or logged inside;
- * the cache variant, split check and completion context are function
- * pointers chosen at setup.
+ * What the kernel's path does not do is not done per I/O here either:
+ *  - the per-batch work is per batch: counters (ios, bytes, requests,
+ *    CQEs) are added once per reap; the latency clock is read once per
+ *    submit batch and once per reap, and a run of I/Os sharing a stamp is
+ *    one histogram update; the RNG state lives in registers for a batch;
+ *  - nothing is chosen per I/O: the fill and reap steps are built (always
+ *    inlined with constant K_* flags) once per combination of model, SQE
+ *    prep, split-check form and completion context, and the combination
+ *    is chosen at setup (tables fill_fns / reap_fns below); a second, general
+ *    build of each handles several files, mixed directions, verify,
+ *    per-I/O latency and inject_ns, so that the common case carries none
+ *    of their branches;
+ *  - a CQE's user_data is its slot (no model) or its bio (model): one load
+ *    from the CQE to what it completes;
+ *  - SQEs are taken from the ring a batch at a time (one space check), and
+ *    CQEs are walked in the ring between one load of the tail and one
+ *    store of the head.
+ * The bio model's own steps stay what the kernel does: the cache hit of
+ * bio_alloc_bioset is inline, bio_may_need_split is inline (blk.h), the
+ * parent's completion is the bio's bi_end_io, called through bio_endio
+ * (both indirect in the kernel too), and the variant's put is the bioset's
+ * put_cache.
  */
 #include "path/bioset.h"
 #include "path/path.h"
 #include "path/split.h"
 #include "run/verify.h"
-#include "run/worker.h"
-#include "util/rng.h"
+#include "run/wbase.h"
 
 #include <errno.h>
-#include <linux/nvme_ioctl.h>
-#include <liburing.h>
 #include <pthread.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
-#define REAP_BATCH 64u
+#define BB_HOT static inline __attribute__((always_inline))
 
 /* ThreadSanitizer does not see the ordering io_uring gives between the
  * submitter's writes to a bio and the completion thread's reads of it
@@ -50,719 +69,82 @@
 #ifdef BB_WORKER_TSAN
 void __tsan_acquire(void *addr);
 void __tsan_release(void *addr);
-#define ring_release(w) __tsan_release(&(w)->ring)
-#define ring_acquire(w) __tsan_acquire(&(w)->ring)
+#define ring_release(w) __tsan_release(&(w)->b.ring)
+#define ring_acquire(w) __tsan_acquire(&(w)->b.ring)
 #else
 #define ring_release(w) ((void)0)
 #define ring_acquire(w) ((void)0)
 #endif
 #define SENTINEL_UD 1ull /* user_data of the NOP that stops the completion
-			    thread (bio pointers are 64-byte aligned) */
+			    thread (slots and bios are 64-byte aligned) */
 
-struct worker;
-
-/* One parent I/O in flight (a workload unit of bs bytes). */
-struct wslot {
-	char *buf;
-	struct bb_bvec *vecs;  /* the buffer as page bvecs */
-	struct worker *w;
-	uint64_t t_sub;        /* latency stamp */
-	uint64_t off;          /* device offset, bytes */
-	uint64_t block;        /* block index in the region */
-	uint32_t gen;          /* verify generation written / expected */
-	uint32_t idx;
-	uint16_t nvecs;
-	uint8_t write;
-	uint8_t check;         /* verify this read on completion */
-	uint8_t measured;      /* issued inside the measured interval */
+/* The build of a fill or reap step. */
+enum {
+	K_BIO = 1u << 0,     /* the bio model */
+	K_NVME = 1u << 1,    /* NVMe passthrough preps (SQE128, CQE32) */
+	K_ITER = 1u << 2,    /* may_need_split: the iter form (else vcnt) */
+	K_FAST = 1u << 3,    /* one file, one direction, no verify, no
+				inject_ns, no per-I/O latency */
+	K_NOOFF = 1u << 4,   /* the SQEs use no offset (plain NOPs, no
+				model): none is drawn */
+	K_LAT = 1u << 5,     /* reap: latency recorded */
+	K_HARDIRQ = 1u << 6, /* reap: the completion thread (hard-irq
+				context, the comp side) */
+	K_FIXED = 1u << 7,   /* fast bio build: registered buffers (a
+				BIO_CLONED bio over the slot's bvecs) */
 };
 
-/* Single-producer single-consumer ring of slot indexes, from the
- * completion thread back to the submitter. */
+/* Single-producer single-consumer ring of slots, from the completion
+ * thread back to the submitter. */
 struct spsc {
-	uint32_t *q;
+	struct bb_wslot **q;
 	uint32_t mask;
 	_Atomic uint32_t head bb_aligned_cl;
 	_Atomic uint32_t tail bb_aligned_cl;
 };
 
-/* Per-context accounting: the submitter's, and the completion thread's. */
-struct side {
-	struct bb_io_totals io;
-	struct bb_hist *lat;
-	uint64_t now;
-	bool measuring;
-	struct bb_live *live;
-} bb_aligned_cl;
-
-typedef void (*prep_fn)(struct worker *w, struct io_uring_sqe *sqe,
-			const struct bb_bio *bio);
+struct worker;
+typedef unsigned (*fill_fn)(struct worker *w, bool *exhausted);
+typedef unsigned (*reap_fn)(struct worker *w, struct bb_wside *sd);
 
 struct worker {
-	const struct bb_config *cfg;
-	const struct bb_target *t;
-	struct bb_worker_args *a;
-	struct io_uring ring;
+	struct bb_wbase b;
+	/* the steps, chosen at setup */
+	fill_fn fill;           /* the run's */
+	fill_fn fill_general;   /* the verify pass's */
+	reap_fn reap;           /* the submitter's, inline completions */
+	reap_fn reap_general;
+	unsigned submit_batch;
+	unsigned complete_batch;
+	bool lat_io;            /* --lat io: a stamp per I/O */
+	bool fast;              /* the steps are the fast builds (K_FAST) */
+	/* the bio model */
+	bool model;
 	struct bb_bioset bs;
 	struct bb_bioset split_bs;
-	struct bb_queue_limits lim;
-	bb_may_split_fn may_split;
-	bb_bio_end_io_t end_io;
-	prep_fn prep[2];       /* [0] read, [1] write */
-	struct wslot *slots;
-	uint32_t *free_stack;
-	unsigned nfree;
-	unsigned depth;
-	char *bufs;
-	size_t bufs_len;
-	size_t slot_stride;
 	struct bb_bvec *vecs;
-	int fd;                /* fd or fixed-file index 0 */
-	uint32_t nsid;         /* NVMe passthrough: namespace */
-	unsigned lba_shift;    /* NVMe passthrough: log2 LBA size */
-	uint32_t res_mask;     /* success: cqe->res == bytes & res_mask
-				  (read/write return bytes; NOP and NVMe
-				  passthrough return 0) */
-	uint8_t sqe_flags;
-	bool nop;
-	bool fixed;
-	bool verify_phase;
+	bb_may_split_fn may_split;  /* for the split loop's later checks */
+	bb_bio_end_io_t end_io;     /* the parent's, this phase */
+	bb_bio_end_io_t end_io_general;
 	uint32_t opf_base;
-	/* offsets */
-	struct bb_rng rng;
-	uint64_t blk_first, blk_count, seq_next;
-	uint64_t region_off;
-	unsigned rwmix;        /* percent reads */
-	bool random;
-	uint64_t issued;       /* parents issued in the measured phase */
-	uint64_t limit;        /* number_ios, 0 = none */
-	/* verify */
-	uint32_t *gens;
-	uint8_t *busy;
-	uint32_t gen_next;
-	uint64_t verify_cursor;
-	/* delay */
-	uint64_t inject_iters;
+	struct bb_split_counters split_ctr;
 	/* completion thread */
 	struct spsc done_q;
 	pthread_t cthread;
 	bool cthread_started;
-	_Atomic int cthread_exit;
-	/* accounting */
-	struct side sub;
-	struct side comp;
-	struct bb_split_counters split_ctr;
-	_Atomic int fatal;     /* first error wins; read by both threads */
-	char fatal_msg[256];
+	_Atomic unsigned epoch;     /* bumped when the measured interval
+				       starts (the completion thread then
+				       clears its side) and when the verify
+				       pass starts (it keeps its counts) */
+	_Atomic bool comp_fast;     /* the completion thread's reap build */
+	bool comp_kept;             /* written by the completion thread */
+	struct bb_io_totals comp_keep;
 };
 
-/* --- small helpers ------------------------------------------------------ */
-
-static void set_fatal(struct worker *w, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void set_fatal(struct worker *w, int err, const char *fmt, ...)
-{
-	va_list ap;
-	int expected = 0;
-
-	if (!atomic_compare_exchange_strong(&w->fatal, &expected,
-					    err ? err : -EIO))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(w->fatal_msg, sizeof(w->fatal_msg), fmt, ap);
-	va_end(ap);
-}
-
-static inline void spin_delay(uint64_t iters)
-{
-	for (uint64_t i = 0; i < iters; i++)
-		__asm__ volatile("" : : "r"(i) : "memory");
-}
-
-/* Loop iterations per microsecond of spin_delay, measured once. */
-static uint64_t calibrate_delay(uint64_t ns)
-{
-	uint64_t iters = 1u << 20, t0, t1;
-
-	if (!ns)
-		return 0;
-	spin_delay(iters / 16); /* warm up */
-	t0 = bb_now_ns();
-	spin_delay(iters);
-	t1 = bb_now_ns();
-	if (t1 <= t0)
-		return ns;
-	return (uint64_t)((double)ns * (double)iters / (double)(t1 - t0) + 0.5);
-}
-
-static inline void spsc_push(struct spsc *q, uint32_t v)
-{
-	uint32_t t = atomic_load_explicit(&q->tail, memory_order_relaxed);
-
-	q->q[t & q->mask] = v;
-	atomic_store_explicit(&q->tail, t + 1, memory_order_release);
-}
-
-/* --- SQE preparation, one function per (target, fixed) chosen at setup -- */
-
-static inline void piece_addr(const struct bb_bio *bio, void **addr,
-			      uint32_t *len, uint64_t *off)
-{
-	struct bb_bvec bv = bb_bvec_iter_bvec(bio->bi_io_vec, bio->bi_iter);
-
-	*addr = (char *)bv.bv_page + bv.bv_offset;
-	*len = bio->bi_iter.bi_size;
-	*off = bio->bi_iter.bi_sector << BB_SECTOR_SHIFT;
-}
-
-static void prep_nop(struct worker *w, struct io_uring_sqe *sqe,
-		     const struct bb_bio *bio)
-{
-	(void)w;
-	(void)bio;
-	io_uring_prep_nop(sqe);
-}
-
-static void prep_read(struct worker *w, struct io_uring_sqe *sqe,
-		      const struct bb_bio *bio)
-{
-	void *addr;
-	uint32_t len;
-	uint64_t off;
-
-	piece_addr(bio, &addr, &len, &off);
-	io_uring_prep_read(sqe, w->fd, addr, len, off);
-	sqe->flags |= w->sqe_flags;
-}
-
-static void prep_write(struct worker *w, struct io_uring_sqe *sqe,
-		       const struct bb_bio *bio)
-{
-	void *addr;
-	uint32_t len;
-	uint64_t off;
-
-	piece_addr(bio, &addr, &len, &off);
-	io_uring_prep_write(sqe, w->fd, addr, len, off);
-	sqe->flags |= w->sqe_flags;
-}
-
-static void prep_read_fixed(struct worker *w, struct io_uring_sqe *sqe,
-			    const struct bb_bio *bio)
-{
-	void *addr;
-	uint32_t len;
-	uint64_t off;
-
-	piece_addr(bio, &addr, &len, &off);
-	io_uring_prep_read_fixed(sqe, w->fd, addr, len, off, 0);
-	sqe->flags |= w->sqe_flags;
-}
-
-static void prep_write_fixed(struct worker *w, struct io_uring_sqe *sqe,
-			     const struct bb_bio *bio)
-{
-	void *addr;
-	uint32_t len;
-	uint64_t off;
-
-	piece_addr(bio, &addr, &len, &off);
-	io_uring_prep_write_fixed(sqe, w->fd, addr, len, off, 0);
-	sqe->flags |= w->sqe_flags;
-}
-
-/* NVMe passthrough (IORING_OP_URING_CMD on /dev/ngXnY, SQE128): one
- * Read (0x02) or Write (0x01) command per bio, as t/io_uring -u1.  The
- * whole command is stored each time (an SQE slot holds the previous
- * one). */
-static inline void prep_nvme(struct worker *w, struct io_uring_sqe *sqe,
-			     const struct bb_bio *bio, uint8_t opcode,
-			     bool fixed)
-{
-	struct nvme_uring_cmd *cmd = (struct nvme_uring_cmd *)sqe->cmd;
-	void *addr;
-	uint32_t len;
-	uint64_t off, slba;
-
-	piece_addr(bio, &addr, &len, &off);
-	slba = off >> w->lba_shift;
-	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, w->fd, NULL, 0, 0);
-	sqe->cmd_op = NVME_URING_CMD_IO;
-	sqe->flags |= w->sqe_flags;
-	if (fixed) {
-		/* one registered buffer per slot (setup_buffers) */
-		sqe->uring_cmd_flags = IORING_URING_CMD_FIXED;
-		sqe->buf_index = (uint16_t)(((char *)addr - w->bufs) /
-					    w->slot_stride);
-	}
-	*cmd = (struct nvme_uring_cmd){
-		.opcode = opcode,
-		.nsid = w->nsid,
-		.addr = (uint64_t)(uintptr_t)addr,
-		.data_len = len,
-		.cdw10 = (uint32_t)slba,
-		.cdw11 = (uint32_t)(slba >> 32),
-		.cdw12 = (len >> w->lba_shift) - 1, /* NLB, 0's based */
-	};
-}
-
-#define NVME_CMD_WRITE 0x01
-#define NVME_CMD_READ 0x02
-
-static void prep_nvme_read(struct worker *w, struct io_uring_sqe *sqe,
-			   const struct bb_bio *bio)
-{
-	prep_nvme(w, sqe, bio, NVME_CMD_READ, false);
-}
-
-static void prep_nvme_write(struct worker *w, struct io_uring_sqe *sqe,
-			    const struct bb_bio *bio)
-{
-	prep_nvme(w, sqe, bio, NVME_CMD_WRITE, false);
-}
-
-static void prep_nvme_read_fixed(struct worker *w, struct io_uring_sqe *sqe,
-				 const struct bb_bio *bio)
-{
-	prep_nvme(w, sqe, bio, NVME_CMD_READ, true);
-}
-
-static void prep_nvme_write_fixed(struct worker *w, struct io_uring_sqe *sqe,
-				  const struct bb_bio *bio)
-{
-	prep_nvme(w, sqe, bio, NVME_CMD_WRITE, true);
-}
-
-/* --- completion --------------------------------------------------------- */
-
-static inline void slot_release_task(struct worker *w, struct wslot *s)
-{
-	if (bb_unlikely(w->busy) && s->write)
-		w->busy[s->block] = 0;
-	w->free_stack[w->nfree++] = s->idx;
-}
-
-/* The parent bio's end_io: account, put the bio, free the slot.  Two
- * versions, chosen at setup by the completion mode. */
-static inline void parent_done(struct worker *w, struct side *sd,
-			       struct bb_bio *bio, struct wslot *s,
-			       enum bb_ctx ctx)
-{
-	if (bb_unlikely(bio->bi_status)) {
-		sd->io.errors++;
-		set_fatal(w, -(int)bio->bi_status,
-			  "I/O error at offset %llu: %s",
-			  (unsigned long long)s->off, strerror(bio->bi_status));
-	} else if (s->measured && (sd->measuring || w->limit)) {
-		sd->io.ios++;
-		if (s->write) {
-			sd->io.writes++;
-			sd->io.bytes_written += w->cfg->bs;
-		} else {
-			sd->io.reads++;
-			sd->io.bytes_read += w->cfg->bs;
-		}
-		if (sd->lat)
-			bb_hist_add(sd->lat, sd->now - s->t_sub);
-	}
-	if (bb_unlikely(s->check) && !bio->bi_status) {
-		char msg[256];
-
-		if (bb_verify_check(s->buf, w->cfg->bs, s->off, s->gen, msg,
-			      sizeof(msg))) {
-			sd->io.verify_errors++;
-			set_fatal(w, -EILSEQ, "%s", msg);
-		}
-	}
-	bb_bio_put(bio, ctx);
-}
-
-static void end_io_task(struct bb_bio *bio, enum bb_ctx ctx)
-{
-	struct wslot *s = bio->bi_private;
-	struct worker *w = s->w;
-
-	parent_done(w, &w->sub, bio, s, ctx);
-	slot_release_task(w, s);
-}
-
-static void end_io_thread(struct bb_bio *bio, enum bb_ctx ctx)
-{
-	struct wslot *s = bio->bi_private;
-	struct worker *w = s->w;
-
-	parent_done(w, &w->comp, bio, s, ctx);
-	spsc_push(&w->done_q, s->idx);
-}
-
-/* One CQE = one issued bio (a split piece or a whole parent). */
-static inline void complete_one(struct worker *w, struct side *sd,
-				const struct io_uring_cqe *cqe,
-				enum bb_ctx ctx)
-{
-	struct bb_bio *bio = (struct bb_bio *)(uintptr_t)cqe->user_data;
-	uint32_t size = bio->bi_iter.bi_size;
-	int want = (int)(size & w->res_mask);
-	/* a split clone's bi_private is its parent bio (bio_chain) */
-	const struct bb_bio *parent = bio->bi_end_io == bb_bio_chain_endio ?
-					      bio->bi_private : bio;
-	const struct wslot *s = parent->bi_private;
-
-	if (bb_unlikely(cqe->res != want)) {
-		if (cqe->res == -EOPNOTSUPP && w->cfg->mode == BB_MODE_POLL)
-			set_fatal(w, -EOPNOTSUPP,
-				  "--mode poll: %s returned EOPNOTSUPP for a "
-				  "polled I/O: the device cannot poll (for "
-				  "NVMe load the driver with "
-				  "nvme.poll_queues=N); stopping",
-				  w->t->path);
-		else if (cqe->res > 0 && w->t->ops->sqe == BB_SQE_NVME_CMD)
-			set_fatal(w, -EIO,
-				  "%s: NVMe command failed with status 0x%x "
-				  "(sector %llu, %u bytes)",
-				  w->t->path, (unsigned)cqe->res,
-				  (unsigned long long)bio->bi_iter.bi_sector,
-				  size);
-		bio->bi_status = cqe->res < 0 ? (uint8_t)-cqe->res : EIO;
-	} else if (s->measured) {
-		/* every request of a measured I/O counts, also those reaped
-		 * while draining after the stop: the kernel's diskstats see
-		 * them, and ours must equal them */
-		if (bb_bio_op(bio) == BB_REQ_OP_WRITE) {
-			sd->io.dev_writes++;
-			sd->io.sectors_written += size >> BB_SECTOR_SHIFT;
-		} else {
-			sd->io.dev_reads++;
-			sd->io.sectors_read += size >> BB_SECTOR_SHIFT;
-		}
-	}
-	bb_bio_endio(bio, ctx);
-}
-
-/* Reap what is in the CQ; returns the number of CQEs. */
-static unsigned reap(struct worker *w, struct side *sd, enum bb_ctx ctx)
-{
-	struct io_uring_cqe *cqes[REAP_BATCH];
-	unsigned n, total = 0;
-
-	for (;;) {
-		n = io_uring_peek_batch_cqe(&w->ring, cqes, REAP_BATCH);
-		if (!n)
-			break;
-		if (sd->lat)
-			sd->now = bb_now_ns();
-		for (unsigned i = 0; i < n; i++)
-			complete_one(w, sd, cqes[i], ctx);
-		io_uring_cq_advance(&w->ring, n);
-		total += n;
-		if (n < REAP_BATCH)
-			break;
-	}
-	sd->io.reaped += total;
-	return total;
-}
-
-/* --- issuing ------------------------------------------------------------ */
-
-static inline struct io_uring_sqe *get_sqe(struct worker *w)
-{
-	struct io_uring_sqe *sqe = io_uring_get_sqe(&w->ring);
-
-	for (int tries = 0; bb_unlikely(!sqe) && tries < 1000000; tries++) {
-		int ret;
-
-		ring_release(w);
-		ret = io_uring_submit(&w->ring);
-		if (ret > 0)
-			w->sub.io.submitted += (unsigned)ret;
-		w->sub.io.enters++;
-		if (w->cfg->mode == BB_MODE_SQPOLL)
-			io_uring_sqring_wait(&w->ring);
-		sqe = io_uring_get_sqe(&w->ring);
-	}
-	return sqe;
-}
-
-static inline void issue_bio(struct worker *w, struct bb_bio *bio)
-{
-	struct io_uring_sqe *sqe = get_sqe(w);
-
-	if (bb_unlikely(!sqe)) {
-		/* cannot happen with the ring sized for depth x pieces */
-		bio->bi_status = EBUSY;
-		set_fatal(w, -EBUSY, "submission queue full");
-		bb_bio_endio(bio, BB_CTX_TASK);
-		return;
-	}
-	w->prep[bb_bio_op(bio)](w, sqe, bio);
-	io_uring_sqe_set_data64(sqe, (uint64_t)(uintptr_t)bio);
-}
-
-/* Choose the next parent I/O: offset and direction.  False when the
- * workload is exhausted (number_ios reached, verify pass done). */
-static inline bool next_io(struct worker *w, struct wslot *s)
-{
-	uint64_t blk;
-
-	if (bb_unlikely(w->verify_phase)) {
-		while (w->verify_cursor < w->blk_count &&
-		       !w->gens[w->verify_cursor])
-			w->verify_cursor++;
-		if (w->verify_cursor >= w->blk_count)
-			return false;
-		blk = w->verify_cursor++;
-		s->write = 0;
-		s->check = 1;
-		s->measured = 0;
-		s->gen = w->gens[blk];
-	} else {
-		if (w->limit && w->issued >= w->limit)
-			return false;
-		if (w->random)
-			blk = bb_rng_below_fast(&w->rng, w->blk_count);
-		else {
-			blk = w->seq_next++;
-			if (w->seq_next >= w->blk_count)
-				w->seq_next = 0;
-		}
-		s->write = w->rwmix >= 100 ? 0 :
-			   w->rwmix == 0 ? 1 :
-			   bb_rng_below_fast(&w->rng, 100) >= w->rwmix;
-		s->check = 0;
-		if (bb_unlikely(w->gens) && s->write) {
-			/* never two writes of one block in flight */
-			for (uint64_t n = 0; w->busy[blk]; n++) {
-				if (n >= w->blk_count)
-					return false;
-				blk = blk + 1 < w->blk_count ? blk + 1 : 0;
-			}
-			w->busy[blk] = 1;
-			s->gen = ++w->gen_next;
-			w->gens[blk] = s->gen;
-		}
-		s->measured = w->sub.measuring;
-		if (w->sub.measuring)
-			w->issued++;
-	}
-	s->block = blk;
-	s->off = w->region_off + (w->blk_first + blk) * w->cfg->bs;
-	return true;
-}
-
-/* Build the parent bio for a slot and issue it, split as needed. */
-static int queue_io(struct worker *w, struct wslot *s)
-{
-	struct bb_bio *bio, *piece;
-	uint32_t opf = w->opf_base | (s->write ? BB_REQ_OP_WRITE
-					       : BB_REQ_OP_READ);
-	unsigned segs;
-	int err = 0;
-
-	if (w->fixed) {
-		/* io_uring registered buffer: an ITER_BVEC bio over the ring's
-		 * bvec table, BIO_CLONED, no vecs of its own (cacheable).
-		 * bi_vcnt is set as bio_iov_bvec_set() did before Dec 2025. */
-		bio = bb_bio_alloc_bioset(&w->bs, (void *)w->t, 0, opf);
-		if (bb_unlikely(!bio))
-			return -ENOMEM;
-		bio->bi_io_vec = s->vecs;
-		bb_bio_set_flag(bio, BB_BIO_CLONED);
-		bio->bi_vcnt = s->nvecs;
-	} else {
-		/* pinned user pages copied into the bio's own vecs */
-		bio = bb_bio_alloc_bioset(&w->bs, (void *)w->t, s->nvecs, opf);
-		if (bb_unlikely(!bio))
-			return -ENOMEM;
-		memcpy(bio->bi_io_vec, s->vecs, s->nvecs * sizeof(*s->vecs));
-		bio->bi_vcnt = s->nvecs;
-	}
-	bio->bi_iter.bi_sector = s->off >> BB_SECTOR_SHIFT;
-	bio->bi_iter.bi_size = w->cfg->bs;
-	bio->bi_end_io = w->end_io;
-	bio->bi_private = s;
-	if (bb_unlikely(w->gens) && s->write)
-		bb_verify_stamp(s->buf, w->cfg->bs, s->off, s->gen);
-	if (w->inject_iters)
-		spin_delay(w->inject_iters);
-
-	for (;;) {
-		piece = bb_bio_split_to_limits(bio, &w->lim, w->may_split,
-					       &w->split_bs, &segs,
-					       &w->split_ctr, &err);
-		if (bb_unlikely(!piece)) {
-			set_fatal(w, err,
-				  "cannot split the I/O at offset %llu: %s",
-				  (unsigned long long)s->off, strerror(-err));
-			bb_bio_endio(bio, BB_CTX_TASK);
-			return 0;
-		}
-		issue_bio(w, piece);
-		if (piece == bio)
-			break;
-	}
-	return 0;
-}
-
-/* --- setup -------------------------------------------------------------- */
-
-static int setup_ring(struct worker *w, unsigned pieces)
-{
-	const struct bb_config *cfg = w->cfg;
-	struct io_uring_params p;
-	unsigned entries, cq;
-	unsigned want[] = { IORING_SETUP_COOP_TASKRUN,
-			    IORING_SETUP_SINGLE_ISSUER,
-			    IORING_SETUP_DEFER_TASKRUN };
-	unsigned extra = 0;
-	int ret = -EINVAL;
-
-	bb_worker_ring_sizes(cfg->iodepth, pieces, &entries, &cq);
-
-	if (cfg->completion == BB_COMPLETION_INLINE) {
-		extra = IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER;
-		if (cfg->mode != BB_MODE_SQPOLL)
-			extra |= IORING_SETUP_DEFER_TASKRUN;
-	}
-	for (int drop = -1; drop < 3; drop++) {
-		if (drop >= 0) {
-			if (!(extra & want[2 - drop]))
-				continue;
-			extra &= ~want[2 - drop];
-			if (want[2 - drop] == IORING_SETUP_SINGLE_ISSUER)
-				extra &= ~IORING_SETUP_DEFER_TASKRUN;
-		}
-		memset(&p, 0, sizeof(p));
-		p.flags = IORING_SETUP_CQSIZE | extra;
-		if (cfg->engine == BB_ENGINE_URING_CMD)
-			p.flags |= IORING_SETUP_SQE128 | IORING_SETUP_CQE32;
-		p.cq_entries = cq;
-		if (cfg->mode == BB_MODE_POLL)
-			p.flags |= IORING_SETUP_IOPOLL;
-		if (cfg->mode == BB_MODE_SQPOLL) {
-			p.flags |= IORING_SETUP_SQPOLL;
-			p.sq_thread_idle = 1000;
-			if (cfg->sqpoll_cpu >= 0) {
-				p.flags |= IORING_SETUP_SQ_AFF;
-				p.sq_thread_cpu = (unsigned)cfg->sqpoll_cpu;
-			}
-		}
-		ret = io_uring_queue_init_params(entries, &w->ring, &p);
-		if (ret != -EINVAL)
-			break;
-	}
-	if (ret) {
-		set_fatal(w, ret, "io_uring_queue_init (%s mode%s): %s",
-			  bb_mode_name(cfg->mode),
-			  cfg->engine == BB_ENGINE_URING_CMD
-				  ? ", SQE128|CQE32 for uring_cmd" : "",
-			  strerror(-ret));
-		return ret;
-	}
-	w->a->res.ring_flags = p.flags;
-	if (cfg->completion == BB_COMPLETION_INLINE &&
-	    cfg->mode != BB_MODE_SQPOLL)
-		io_uring_register_ring_fd(&w->ring); /* optional, like -X1 */
-	return 0;
-}
-
-static int setup_buffers(struct worker *w)
-{
-	const struct bb_config *cfg = w->cfg;
-	unsigned vecs_per = (cfg->bs + BB_PAGE_SIZE - 1) / BB_PAGE_SIZE;
-
-	w->slot_stride = ((size_t)cfg->bs + BB_PAGE_SIZE - 1) &
-			 ~((size_t)BB_PAGE_SIZE - 1);
-	w->bufs_len = w->slot_stride * w->depth;
-	w->bufs = mmap(NULL, w->bufs_len, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-	if (w->bufs == MAP_FAILED) {
-		w->bufs = NULL;
-		set_fatal(w, -ENOMEM, "cannot map %zu bytes of I/O buffers",
-			  w->bufs_len);
-		return -ENOMEM;
-	}
-	memset(w->bufs, 0xa5, w->bufs_len);
-	w->slots = calloc(w->depth, sizeof(*w->slots));
-	w->free_stack = calloc(w->depth, sizeof(*w->free_stack));
-	w->vecs = calloc((size_t)w->depth * vecs_per, sizeof(*w->vecs));
-	if (!w->slots || !w->free_stack || !w->vecs) {
-		set_fatal(w, -ENOMEM, "out of memory for %u slots", w->depth);
-		return -ENOMEM;
-	}
-	for (unsigned i = 0; i < w->depth; i++) {
-		struct wslot *s = &w->slots[i];
-		uint32_t left = cfg->bs;
-
-		s->buf = w->bufs + (size_t)i * w->slot_stride;
-		s->vecs = &w->vecs[(size_t)i * vecs_per];
-		s->w = w;
-		s->idx = i;
-		s->nvecs = (uint16_t)vecs_per;
-		for (unsigned v = 0; v < vecs_per; v++) {
-			s->vecs[v].bv_page = s->buf + (size_t)v * BB_PAGE_SIZE;
-			s->vecs[v].bv_offset = 0;
-			s->vecs[v].bv_len = bb_min(left, BB_PAGE_SIZE);
-			left -= s->vecs[v].bv_len;
-		}
-		w->free_stack[i] = w->depth - 1 - i;
-	}
-	w->nfree = w->depth;
-	if (cfg->fixedbufs && w->t->ops->sqe == BB_SQE_NVME_CMD) {
-		/* passthrough: one registered buffer per slot (buf_index =
-		 * slot), as fio's io_uring_cmd engine.  A single large one
-		 * fails on kernels whose blk_rq_map_user_bvec() counts the
-		 * segments up to the end of the registered buffer against
-		 * max_segments (6.1: EINVAL for any I/O more than
-		 * max_segments pages before the end). */
-		struct iovec *iov;
-		int ret;
-
-		if (w->depth > 16384) {
-			set_fatal(w, -EINVAL,
-				  "--engine uring_cmd --fixedbufs registers one "
-				  "buffer per I/O slot: --iodepth %u is above "
-				  "the kernel's 16384 buffers (use --fixedbufs=0)",
-				  w->depth);
-			return -EINVAL;
-		}
-		iov = calloc(w->depth, sizeof(*iov));
-		if (!iov) {
-			set_fatal(w, -ENOMEM, "out of memory");
-			return -ENOMEM;
-		}
-		for (unsigned i = 0; i < w->depth; i++) {
-			iov[i].iov_base = w->slots[i].buf;
-			iov[i].iov_len = cfg->bs;
-		}
-		ret = io_uring_register_buffers(&w->ring, iov, w->depth);
-		free(iov);
-		if (ret) {
-			set_fatal(w, ret,
-				  "registering %u fixed buffers of %u bytes: %s "
-				  "(raise RLIMIT_MEMLOCK or use --fixedbufs=0)",
-				  w->depth, cfg->bs, strerror(-ret));
-			return ret;
-		}
-	} else if (cfg->fixedbufs && !w->nop) {
-		struct iovec iov = { .iov_base = w->bufs,
-				     .iov_len = w->bufs_len };
-		int ret = io_uring_register_buffers(&w->ring, &iov, 1);
-
-		if (ret) {
-			set_fatal(w, ret,
-				  "registering %zu bytes of fixed buffers: %s "
-				  "(raise RLIMIT_MEMLOCK or use --fixedbufs 0)",
-				  w->bufs_len, strerror(-ret));
-			return ret;
-		}
-	}
-	return 0;
-}
-
 /* What bb_config_memory_estimate() (run/config.c) counts for a worker
- * must stay an upper bound of what setup() allocates. */
-_Static_assert(sizeof(struct wslot) <= BB_WORKER_SLOT_BYTES,
-	       "BB_WORKER_SLOT_BYTES (run/worker.h) is below struct wslot");
+ * must stay an upper bound of what its setup allocates. */
+_Static_assert(sizeof(struct bb_wslot) <= BB_WORKER_SLOT_BYTES,
+	       "BB_WORKER_SLOT_BYTES (run/worker.h) is below struct bb_wslot");
 _Static_assert(sizeof(struct worker) <= BB_WORKER_STATE_BYTES,
 	       "BB_WORKER_STATE_BYTES (run/worker.h) is below struct worker");
 _Static_assert(((sizeof(struct bb_bio) + BB_BIO_INLINE_VECS *
@@ -773,432 +155,1065 @@ _Static_assert(((sizeof(struct bb_bio) + BB_CACHELINE - 1) &
 		~(size_t)(BB_CACHELINE - 1)) <= BB_WORKER_SPLIT_OBJ_BYTES,
 	       "BB_WORKER_SPLIT_OBJ_BYTES (run/worker.h) is below a clone");
 
-static int setup(struct worker *w)
+static inline struct worker *worker_of(struct bb_wbase *b)
 {
-	const struct bb_config *cfg = w->cfg;
-	const struct bb_target *t = w->t;
-	struct bb_bioset_params bp = { 0 };
-	unsigned pieces, nthreads = cfg->threads;
-	uint64_t nblocks;
-	int ret;
+	return (struct worker *)b; /* b is the first member */
+}
 
-	w->depth = cfg->iodepth;
-	w->lim = t->lim;
-	w->nop = t->ops->sqe == BB_SQE_NOP;
-	/* read/write return the bytes; NOPs and NVMe commands return 0 */
-	w->res_mask = t->ops->sqe == BB_SQE_RW ? ~0u : 0;
-	w->nsid = t->nvme.nsid;
-	w->lba_shift = t->lba_shift;
-	w->fixed = cfg->fixedbufs; /* the bio model; nop registers nothing */
-	w->may_split = cfg->split_check == BB_SPLIT_CHECK_VCNT ?
-			       bb_bio_may_need_split_vcnt :
-			       bb_bio_may_need_split_iter;
-	w->end_io = cfg->completion == BB_COMPLETION_THREAD ? end_io_thread
-							   : end_io_task;
-	w->opf_base = cfg->mode == BB_MODE_POLL ? BB_REQ_POLLED : 0;
-	w->rwmix = cfg->rw == BB_RW_RANDRW ? cfg->rwmixread :
-		   bb_rw_writes(cfg->rw) ? 0 : 100;
-	w->random = bb_rw_random(cfg->rw);
-	bb_rng_seed(&w->rng, cfg->seed * 0x9E3779B97F4A7C15ull + w->a->index + 1);
-	w->limit = cfg->number_ios;
-	w->region_off = t->region_off;
-	nblocks = t->region_len / cfg->bs;
-	if (cfg->verify || !w->random) {
-		/* each thread its own slice: no two threads write one block */
-		w->blk_first = nblocks * w->a->index / nthreads;
-		w->blk_count = nblocks * (w->a->index + 1) / nthreads -
-			       w->blk_first;
-	} else {
-		w->blk_first = 0;
-		w->blk_count = nblocks;
+static inline void spsc_push(struct spsc *q, struct bb_wslot *s)
+{
+	uint32_t t = atomic_load_explicit(&q->tail, memory_order_relaxed);
+
+	q->q[t & q->mask] = s;
+	atomic_store_explicit(&q->tail, t + 1, memory_order_release);
+}
+
+/* --- SQ and CQ ------------------------------------------------------------ */
+
+static inline unsigned sq_shift(unsigned K)
+{
+	return (K & K_NVME) ? 1 : 0;
+}
+
+static inline struct io_uring_sqe *sq_at(struct io_uring *ring,
+					 unsigned tail, unsigned K)
+{
+	return &ring->sq.sqes[(tail & ring->sq.ring_mask) << sq_shift(K)];
+}
+
+/* One more SQE when a split needs more than the batch reserved: submits
+ * what is pending when the SQ is full. */
+static struct io_uring_sqe *get_sqe_slow(struct worker *w)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&w->b.ring);
+
+	for (int tries = 0; bb_unlikely(!sqe) && tries < 1000000; tries++) {
+		int ret;
+
+		ring_release(w);
+		ret = io_uring_submit(&w->b.ring);
+		if (ret > 0)
+			w->b.sub.io.submitted += (unsigned)ret;
+		w->b.sub.io.enters++;
+		if (w->b.cfg->mode == BB_MODE_SQPOLL)
+			io_uring_sqring_wait(&w->b.ring);
+		sqe = io_uring_get_sqe(&w->b.ring);
 	}
-	if (!w->blk_count) {
-		set_fatal(w, -EINVAL,
-			  "the region holds %llu blocks of %u bytes, fewer than "
-			  "one per thread",
-			  (unsigned long long)nblocks, cfg->bs);
-		return -EINVAL;
+	return sqe;
+}
+
+/* --- choosing the next I/O (the general build) --------------------------- */
+
+/* t/io_uring's file rotation: stay on a file until it has its share of the
+ * depth in flight. */
+static inline unsigned next_file(struct bb_wbase *b)
+{
+	struct bb_wfile *f = &b->files[b->cur_file];
+
+	if (f->pending >= b->file_depth) {
+		if (++b->cur_file == b->nfiles)
+			b->cur_file = 0;
+		f = &b->files[b->cur_file];
 	}
-	if (cfg->verify) {
-		w->gens = calloc(w->blk_count, sizeof(*w->gens));
-		w->busy = calloc(w->blk_count, 1);
-		if (!w->gens || !w->busy) {
-			set_fatal(w, -ENOMEM, "out of memory for verify state");
-			return -ENOMEM;
+	f->pending++;
+	return b->cur_file;
+}
+
+/* The next parent I/O into s: file, block, direction, offset.  False when
+ * the workload is exhausted (the verify pass read every block back, or no
+ * block is free for a write).  *old_gen: what the block's verify
+ * generation was before a write took it (for undo_io). */
+static bool next_io(struct bb_wbase *b, struct bb_wslot *s, uint32_t *old_gen)
+{
+	struct bb_wfile *f;
+	uint64_t blk;
+
+	if (bb_unlikely(b->verify_phase)) {
+		for (;;) {
+			if (b->verify_file >= b->nfiles)
+				return false;
+			f = &b->files[b->verify_file];
+			while (b->verify_cursor < f->blk_count &&
+			       !f->gens[b->verify_cursor])
+				b->verify_cursor++;
+			if (b->verify_cursor < f->blk_count)
+				break;
+			b->verify_file++;
+			b->verify_cursor = 0;
 		}
-	}
-	w->inject_iters = calibrate_delay(cfg->inject_ns);
-
-	pieces = bb_limits_max_pieces(cfg->bs, &w->lim);
-	ret = setup_ring(w, pieces);
-	if (ret)
-		return ret;
-
-	if (w->nop) {
-		w->prep[0] = w->prep[1] = prep_nop;
+		blk = b->verify_cursor++;
+		s->file = (uint8_t)b->verify_file;
+		f->pending++;
+		s->write = 0;
+		s->check = 1;
+		s->gen = f->gens[blk];
 	} else {
-		w->fd = t->fd;
-		if (cfg->registerfiles || cfg->mode == BB_MODE_SQPOLL) {
-			ret = io_uring_register_files(&w->ring, &t->fd, 1);
-			if (ret) {
-				set_fatal(w, ret, "registering the file: %s",
-					  strerror(-ret));
-				return ret;
-			}
-			w->fd = 0;
-			w->sqe_flags = IOSQE_FIXED_FILE;
-		}
-		if (t->ops->sqe == BB_SQE_NVME_CMD) {
-			w->prep[0] = w->fixed ? prep_nvme_read_fixed
-					      : prep_nvme_read;
-			w->prep[1] = w->fixed ? prep_nvme_write_fixed
-					      : prep_nvme_write;
+		s->file = (uint8_t)(b->nfiles > 1 ? next_file(b) : 0);
+		f = &b->files[s->file];
+		if (b->nfiles == 1)
+			f->pending++;
+		if (b->random) {
+			blk = bb_rng_below_fast(&b->rng, f->blk_count);
 		} else {
-			w->prep[0] = w->fixed ? prep_read_fixed : prep_read;
-			w->prep[1] = w->fixed ? prep_write_fixed : prep_write;
+			blk = f->seq_next++;
+			if (f->seq_next >= f->blk_count)
+				f->seq_next = 0;
+		}
+		s->write = b->rwmix >= 100 ? 0 :
+			   b->rwmix == 0 ? 1 :
+			   bb_rng_below_fast(&b->rng, 100) >= b->rwmix;
+		s->check = 0;
+		if (bb_unlikely(f->gens) && s->write) {
+			/* never two writes of one block in flight */
+			for (uint64_t n = 0; f->busy[blk]; n++) {
+				if (n >= f->blk_count) {
+					f->pending--;
+					return false;
+				}
+				blk = blk + 1 < f->blk_count ? blk + 1 : 0;
+			}
+			f->busy[blk] = 1;
+			*old_gen = f->gens[blk];
+			s->gen = ++b->gen_next;
+			f->gens[blk] = s->gen;
 		}
 	}
-	ret = setup_buffers(w);
-	if (ret)
-		return ret;
+	s->block = blk;
+	s->off = f->base + blk * b->bs;
+	return true;
+}
 
-	/* the main bioset: fs_bio_set / blkdev_dio_pool (pool 4, bvecs) */
-	bp.pool_size = BB_WORKER_BIO_POOL;
-	bp.need_bvecs = true;
-	bp.cache = cfg->bio_cache;
-	bp.slab_limit = BB_WORKER_BIO_SLAB(w->depth);
-	bp.bvec_slab_limit = BB_WORKER_BVEC_SLAB(w->depth);
-	ret = bb_bioset_init(&w->bs, &bp);
-	if (ret) {
-		set_fatal(w, ret, "bioset init: %s", strerror(-ret));
-		return ret;
+/* Give back what next_io took for s (the I/O could not be issued): its
+ * file's share, its block (a write's), and the verify generation it
+ * wrote. */
+static void undo_io(struct bb_wbase *b, struct bb_wslot *s, uint32_t old_gen)
+{
+	struct bb_wfile *f = &b->files[s->file];
+
+	f->pending--;
+	if (b->verify_phase) {
+		b->verify_cursor--;
+		return;
 	}
-	/* the split bioset: disk->bio_split (pool 2, no bvecs, no cache),
-	 * cached only in the `all` variant */
-	memset(&bp, 0, sizeof(bp));
-	bp.pool_size = BB_WORKER_SPLIT_POOL;
-	bp.cache = cfg->bio_cache == BB_CACHE_ALL ? BB_CACHE_ALL : BB_CACHE_OFF;
-	bp.slab_limit = BB_WORKER_SPLIT_SLAB(w->depth, pieces);
-	ret = bb_bioset_init(&w->split_bs, &bp);
-	if (ret) {
-		set_fatal(w, ret, "split bioset init: %s", strerror(-ret));
-		return ret;
+	if (f->gens && s->write) {
+		f->busy[s->block] = 0;
+		f->gens[s->block] = old_gen;
+		b->gen_next--;
 	}
+}
 
-	if (cfg->completion == BB_COMPLETION_THREAD) {
-		uint32_t n = 1;
+/* A slot is free again: its file's share and its write's block. */
+static inline void slot_done(struct bb_wbase *b, struct bb_wslot *s)
+{
+	struct bb_wfile *f = &b->files[s->file];
 
-		while (n < w->depth)
-			n <<= 1;
-		w->done_q.q = calloc(n, sizeof(uint32_t));
-		if (!w->done_q.q) {
-			set_fatal(w, -ENOMEM, "out of memory");
-			return -ENOMEM;
+	f->pending--;
+	if (bb_unlikely(f->busy) && s->write)
+		f->busy[s->block] = 0;
+}
+
+/* --- the bio model: issue ------------------------------------------------- */
+
+/* A piece of a split bio: its SQE from the bio's iterator. */
+static void issue_piece(struct worker *w, struct bb_bio *bio,
+			const struct bb_wslot *s, unsigned K)
+{
+	struct bb_bvec bv = bb_bvec_iter_bvec(bio->bi_io_vec, bio->bi_iter);
+	const struct bb_wfile *f = &w->b.files[s->file];
+	struct io_uring_sqe *sqe = get_sqe_slow(w);
+	char *addr = (char *)bv.bv_page + bv.bv_offset;
+	uint64_t off = bio->bi_iter.bi_sector << BB_SECTOR_SHIFT;
+
+	if (bb_unlikely(!sqe)) {
+		/* cannot happen with the ring sized for depth x pieces */
+		bio->bi_status = EBUSY;
+		bb_wbase_fatal(&w->b, -EBUSY, "submission queue full");
+		bb_bio_endio(bio, BB_CTX_TASK);
+		return;
+	}
+	if (K & K_NVME)
+		bb_sqe_prep_nvme(sqe, &f->tmpl[s->write], addr,
+				 bio->bi_iter.bi_size, off,
+				 (uint64_t)(uintptr_t)bio, f->lba_shift,
+				 w->b.fixed ? (uint16_t)s->idx : 0);
+	else
+		bb_sqe_prep_rw(sqe, &f->tmpl[s->write], addr,
+			       bio->bi_iter.bi_size, off,
+			       (uint64_t)(uintptr_t)bio);
+}
+
+/* The split loop, out of line: the first check said "may need split". */
+static __attribute__((noinline)) void
+split_and_issue(struct worker *w, struct bb_bio *bio, const struct bb_wslot *s,
+		unsigned K)
+{
+	const struct bb_queue_limits *lim = &w->b.files[s->file].t->lim;
+	struct bb_bio *piece;
+	unsigned segs;
+	int err = 0;
+
+	w->split_ctr.checks++;
+	piece = bb_bio_split_after_check(bio, lim, &w->split_bs, &segs,
+					 &w->split_ctr, &err);
+	for (;;) {
+		if (bb_unlikely(!piece)) {
+			bb_wbase_fatal(&w->b, err,
+				       "cannot split the I/O at offset %llu: %s",
+				       (unsigned long long)s->off,
+				       strerror(-err));
+			bb_bio_endio(bio, BB_CTX_TASK);
+			return;
 		}
-		w->done_q.mask = n - 1;
+		issue_piece(w, piece, s, K);
+		if (piece == bio)
+			return;
+		piece = bb_bio_split_to_limits(bio, lim, w->may_split,
+					       &w->split_bs, &segs,
+					       &w->split_ctr, &err);
 	}
-	if (cfg->lat != BB_LAT_OFF) {
-		w->sub.lat = &w->a->res.lat;
-		bb_hist_init(w->sub.lat);
-		if (cfg->completion == BB_COMPLETION_THREAD) {
-			w->comp.lat = calloc(1, sizeof(*w->comp.lat));
-			if (!w->comp.lat)
-				return -ENOMEM;
-			bb_hist_init(w->comp.lat);
+}
+
+/* The parent bio of slot s, set up as the kernel's io_uring read/write
+ * path builds it; NULL when the bioset is empty.  The slot's fields are
+ * read before the allocation, so that nothing read in between keeps the
+ * compiler from merging bio_init's stores with the ones that follow. */
+BB_HOT struct bb_bio *model_bio(struct worker *w, struct bb_wslot *s,
+				const struct bb_target *t, bb_bio_end_io_t end_io,
+				uint32_t opf, bool fixed, uint32_t bs)
+{
+	struct bb_bvec *vecs = s->vecs;
+	const uint16_t nvecs = s->nvecs;
+	const uint64_t sector = s->off >> BB_SECTOR_SHIFT;
+	struct bb_bio *bio;
+
+	if (fixed) {
+		/* io_uring registered buffer: an ITER_BVEC bio over the ring's
+		 * bvec table, BIO_CLONED, no vecs of its own (cacheable).
+		 * bi_vcnt is set as bio_iov_bvec_set() did before Dec 2025. */
+		bio = bb_bio_alloc_bioset(&w->bs, (void *)t, 0, opf);
+		if (bb_unlikely(!bio))
+			return NULL;
+		bio->bi_io_vec = vecs;
+		bb_bio_set_flag(bio, BB_BIO_CLONED);
+	} else {
+		/* pinned user pages copied into the bio's own vecs */
+		bio = bb_bio_alloc_bioset(&w->bs, (void *)t, nvecs, opf);
+		if (bb_unlikely(!bio))
+			return NULL;
+		memcpy(bio->bi_io_vec, vecs, nvecs * sizeof(struct bb_bvec));
+	}
+	bio->bi_vcnt = nvecs;
+	bio->bi_iter.bi_sector = sector;
+	bio->bi_iter.bi_size = bs;
+	bio->bi_end_io = end_io;
+	bio->bi_private = s;
+	return bio;
+}
+
+BB_HOT bool may_need_split(const struct bb_bio *bio,
+			   const struct bb_queue_limits *lim, unsigned K)
+{
+	return (K & K_ITER) ? bb_may_need_split_iter_inline(bio, lim)
+			    : bb_may_need_split_vcnt_inline(bio, lim);
+}
+
+/* --- fill: one batch of I/Os ------------------------------------------------ */
+
+/* Prepare up to submit_batch I/Os (no more than free slots, the number_ios
+ * left and the SQ's room); returns how many were prepared (their SQEs are
+ * in the ring, not yet submitted).  *exhausted: the workload is done.
+ * K_FAST: one file, random offsets (or none), one direction, nothing
+ * else; otherwise next_io decides each I/O. */
+BB_HOT unsigned fill_t(struct worker *w, bool *exhausted, const unsigned K)
+{
+	struct bb_wbase *b = &w->b;
+	struct io_uring *ring = &b->ring;
+	struct bb_wslot **freel = b->free;
+	struct bb_wfile *f0 = &b->files[0];
+	struct bb_rng rng = b->rng;
+	const uint64_t now = b->sub.now, base = f0->base;
+	const uint64_t count = f0->blk_count;
+	const uint32_t bs = b->bs;
+	const uint8_t wconst = b->write_const;
+	/* registered buffers: the fast build knows, the general one asks */
+	const bool fixed = (K & K_FAST) ? (K & K_FIXED) != 0 : b->fixed;
+	const bb_bio_end_io_t end_io = w->end_io;
+	const struct bb_target *t0 = f0->t;
+	const struct bb_queue_limits *lim0 = &t0->lim;
+	const uint32_t opf0 = w->opf_base | (wconst ? BB_REQ_OP_WRITE
+						    : BB_REQ_OP_READ);
+	const struct bb_sqe_tmpl *tmpl = &f0->tmpl[wconst];
+	unsigned n = bb_min(w->submit_batch, b->nfree), nfree = b->nfree;
+	unsigned tail = ring->sq.sqe_tail, space, done = 0, nsplit = 0;
+
+	if (b->limit && !b->verify_phase) {
+		uint64_t left = b->limit - b->issued;
+
+		if (left < n) {
+			n = (unsigned)left;
+			if (!n)
+				*exhausted = true;
 		}
 	}
-	w->sub.live = &w->a->live[0];
-	w->comp.live = &w->a->live[1];
-	return 0;
-}
+	space = io_uring_sq_space_left(ring);
+	if (n > space)
+		n = space;
+	for (; done < n; done++) {
+		struct bb_wslot *s = freel[nfree - 1];
+		const struct bb_wfile *f = f0;
+		uint32_t old_gen = 0;
 
-static void teardown(struct worker *w)
-{
-	if (w->bs.impl)
-		bb_bioset_exit(&w->bs);
-	if (w->split_bs.impl)
-		bb_bioset_exit(&w->split_bs);
-	if (w->ring.ring_fd > 0) {
-		/* drop the registered file now: the ring itself is torn down
-		 * asynchronously by the kernel, and until then it would keep
-		 * an O_EXCL device open for the next run */
-		if (w->sqe_flags & IOSQE_FIXED_FILE)
-			io_uring_unregister_files(&w->ring);
-		io_uring_queue_exit(&w->ring);
+		if (K & K_FAST) {
+			/* s->write is the one direction (set at setup) */
+			if (!(K & K_NOOFF))
+				s->off = base + bb_rng_below_fast(&rng, count) * bs;
+		} else {
+			b->rng = rng;
+			if (!next_io(b, s, &old_gen)) {
+				*exhausted = true;
+				rng = b->rng;
+				break;
+			}
+			rng = b->rng;
+			f = &b->files[s->file];
+			tmpl = &f->tmpl[s->write];
+			if (f->gens && s->write)
+				bb_verify_stamp(s->buf, bs, s->off, s->gen);
+		}
+		/* --lat io: the I/O's own stamp, before its inject_ns delay */
+		s->t_sub = (!(K & K_FAST) && w->lat_io) ? bb_now_ns() : now;
+		if (K & K_BIO) {
+			struct bb_bio *bio = model_bio(
+				w, s, (K & K_FAST) ? t0 : f->t, end_io,
+				(K & K_FAST) ? opf0 :
+				w->opf_base | (s->write ? BB_REQ_OP_WRITE :
+							  BB_REQ_OP_READ),
+				fixed, bs);
+
+			if (bb_unlikely(!bio)) {
+				/* the bioset is empty: reap to free bios first */
+				if (!(K & K_FAST))
+					undo_io(b, s, old_gen);
+				break;
+			}
+			nfree--;
+			if (!(K & K_FAST) && b->inject_iters &&
+			    !bb_wbase_delay(b))
+				n = done + 1; /* stopping: issue this one, no more */
+			if (bb_likely(!may_need_split(bio, (K & K_FAST) ? lim0 :
+								&f->t->lim, K))) {
+				if (K & K_NVME)
+					bb_sqe_prep_nvme(sq_at(ring, tail, K), tmpl,
+							 s->buf, bs, s->off,
+							 (uint64_t)(uintptr_t)bio,
+							 f->lba_shift,
+							 fixed ? (uint16_t)s->idx : 0);
+				else
+					bb_sqe_prep_rw(sq_at(ring, tail, K), tmpl,
+						       s->buf, bs, s->off,
+						       (uint64_t)(uintptr_t)bio);
+				tail++;
+			} else {
+				ring->sq.sqe_tail = tail;
+				nsplit++; /* it counts its own checks */
+				split_and_issue(w, bio, s, K);
+				tail = ring->sq.sqe_tail;
+				space = io_uring_sq_space_left(ring);
+				if (n > done + 1 + space)
+					n = done + 1 + space;
+			}
+		} else {
+			nfree--;
+			if (!(K & K_FAST) && b->inject_iters &&
+			    !bb_wbase_delay(b))
+				n = done + 1; /* stopping: issue this one, no more */
+			if (K & K_NVME)
+				bb_sqe_prep_nvme(sq_at(ring, tail, K), tmpl,
+						 s->buf, bs, s->off,
+						 (uint64_t)(uintptr_t)s, f->lba_shift,
+						 fixed ? (uint16_t)s->idx : 0);
+			else
+				bb_sqe_prep_rw(sq_at(ring, tail, K), tmpl, s->buf,
+					       bs, s->off, (uint64_t)(uintptr_t)s);
+			tail++;
+		}
 	}
-	if (w->bufs)
-		munmap(w->bufs, w->bufs_len);
-	free(w->slots);
-	free(w->free_stack);
-	free(w->vecs);
-	free(w->gens);
-	free(w->busy);
-	free(w->done_q.q);
-	free(w->comp.lat);
+	ring->sq.sqe_tail = tail;
+	b->nfree = nfree;
+	b->rng = rng;
+	if (K & K_BIO) {
+		/* the first check of each bio that it passed */
+		w->split_ctr.checks += done - nsplit;
+		w->split_ctr.segs += done - nsplit;
+	}
+	if (b->sub.measuring && !b->verify_phase)
+		b->issued += done;
+	return done;
 }
 
-/* --- phases ------------------------------------------------------------- */
+/* --- completion ---------------------------------------------------------- */
 
-static inline void publish(struct side *sd)
+/* A read back by the verify pass: check its stamp. */
+static __attribute__((noinline)) void check_read(struct bb_wbase *b,
+						 struct bb_wside *sd,
+						 const struct bb_wslot *s)
 {
-	atomic_store_explicit(&sd->live->ios, sd->io.ios, memory_order_relaxed);
-	atomic_store_explicit(&sd->live->bytes,
-			      sd->io.bytes_read + sd->io.bytes_written,
-			      memory_order_relaxed);
-	atomic_store_explicit(&sd->live->submitted, sd->io.submitted,
-			      memory_order_relaxed);
-	atomic_store_explicit(&sd->live->enters, sd->io.enters,
-			      memory_order_relaxed);
-	atomic_store_explicit(&sd->live->reaped, sd->io.reaped,
-			      memory_order_relaxed);
+	char msg[256];
+
+	if (bb_verify_check(s->buf, b->bs, s->off, s->gen, msg, sizeof(msg))) {
+		sd->io.verify_errors++;
+		bb_wbase_fatal(b, -EILSEQ, "%s", msg);
+	}
 }
 
-static void side_start_measure(struct side *sd)
+/* A parent I/O is done (no error): count it where the build does not count
+ * per batch, record its latency, check it when it is a verify read. */
+BB_HOT void parent_done(struct bb_wbase *b, struct bb_wside *sd,
+			const struct bb_wslot *s, const unsigned K)
 {
-	memset(&sd->io, 0, sizeof(sd->io));
+	if (!(K & K_FAST)) {
+		if (s->write) {
+			sd->io.writes++;
+			sd->io.bytes_written += b->bs;
+		} else {
+			sd->io.reads++;
+			sd->io.bytes_read += b->bs;
+		}
+		if (bb_unlikely(s->check))
+			check_read(b, sd, s);
+	}
+}
+
+/* The totals a fast build counts per batch: ok parent I/Os of the one
+ * direction. */
+BB_HOT void count_parents(struct bb_wbase *b, struct bb_wside *sd,
+			  uint64_t ok)
+{
+	if (b->write_const) {
+		sd->io.writes += ok;
+		sd->io.bytes_written += ok * b->bs;
+	} else {
+		sd->io.reads += ok;
+		sd->io.bytes_read += ok * b->bs;
+	}
+}
+
+/* --- without the model: a CQE completes its slot ---------------------------- */
+
+static __attribute__((noinline)) void slot_error(struct bb_wbase *b,
+						 struct bb_wside *sd,
+						 const struct bb_wslot *s,
+						 int res)
+{
+	sd->io.errors++;
+	bb_wbase_cqe_error(b, res, b->bs, s->off >> BB_SECTOR_SHIFT);
+}
+
+BB_HOT unsigned reap_none_t(struct worker *w, struct bb_wside *sd,
+			    const unsigned K)
+{
+	struct bb_wbase *b = &w->b;
+	struct io_uring *ring = &b->ring;
+	struct bb_wslot **freel = b->free;
+	unsigned head = *ring->cq.khead;
+	unsigned tail = io_uring_smp_load_acquire(ring->cq.ktail);
+	unsigned mask = ring->cq.ring_mask, nfree = b->nfree, n = tail - head;
+	const int want = (int)b->res_want;
+	uint64_t now = 0, last = sd->lat_last, run = 0;
+	struct bb_hist *lat = sd->lat;
+	unsigned nerr = 0, nw = 0;
+
+	if (!n)
+		return 0;
+	if (K & K_LAT)
+		now = sd->now = bb_now_ns();
+	for (; head != tail; head++) {
+		const struct io_uring_cqe *cqe =
+			&ring->cq.cqes[(head & mask) << sq_shift(K)];
+		struct bb_wslot *s = (struct bb_wslot *)(uintptr_t)cqe->user_data;
+
+		if (bb_unlikely(cqe->res != want)) {
+			slot_error(b, sd, s, cqe->res);
+			nerr++;
+		} else {
+			if (!(K & K_FAST)) {
+				nw += s->write;
+				parent_done(b, sd, s, K);
+			}
+			if (K & K_LAT) {
+				if (s->t_sub != last) {
+					if (run)
+						bb_hist_add_n(lat, now - last, run);
+					last = s->t_sub;
+					run = 0;
+				}
+				run++;
+			}
+		}
+		if (!(K & K_FAST))
+			slot_done(b, s);
+		freel[nfree++] = s;
+	}
+	io_uring_smp_store_release(ring->cq.khead, tail);
+	b->nfree = nfree;
+	if ((K & K_LAT) && run)
+		bb_hist_add_n(lat, now - last, run);
+	sd->lat_last = last;
+	sd->io.reaped += n;
+	sd->io.ios += n - nerr;
+	if (K & K_FAST) {
+		count_parents(b, sd, n - nerr);
+		if (b->write_const) {
+			sd->io.dev_writes += n - nerr;
+			sd->io.sectors_written += (uint64_t)(n - nerr) *
+						  (b->bs >> BB_SECTOR_SHIFT);
+		} else {
+			sd->io.dev_reads += n - nerr;
+			sd->io.sectors_read += (uint64_t)(n - nerr) *
+					       (b->bs >> BB_SECTOR_SHIFT);
+		}
+	} else {
+		sd->io.dev_writes += nw;
+		sd->io.sectors_written += (uint64_t)nw * (b->bs >> BB_SECTOR_SHIFT);
+		sd->io.dev_reads += n - nerr - nw;
+		sd->io.sectors_read += (uint64_t)(n - nerr - nw) *
+				       (b->bs >> BB_SECTOR_SHIFT);
+	}
+	return n;
+}
+
+/* --- with the model: a CQE completes its bio -------------------------------- */
+
+static __attribute__((noinline, cold)) void
+parent_error(struct bb_wbase *b, struct bb_wside *sd, const struct bb_bio *bio,
+	     const struct bb_wslot *s)
+{
+	sd->io.errors++;
+	bb_wbase_fatal(b, -(int)bio->bi_status, "I/O error at offset %llu: %s",
+		       (unsigned long long)s->off, strerror(bio->bi_status));
+}
+
+/* The parent bio's end_io: account, put the bio, free the slot.  Built
+ * per context (task: the submitter reaps; hard-irq: the completion
+ * thread) and per fast/general.  end_io_t is the whole of it; the fast
+ * build's common case (no error, latency of the same run) is
+ * end_io_fast_t, whose calls are all tail calls (no registers to save),
+ * the rest going to end_io_t. */
+BB_HOT void end_io_t(struct bb_bio *bio, enum bb_ctx ctx, const unsigned K)
+{
+	struct bb_wslot *s = bio->bi_private;
+	struct worker *w = worker_of(s->owner);
+	struct bb_wbase *b = &w->b;
+	struct bb_wside *sd = (K & K_HARDIRQ) ? &b->comp : &b->sub;
+
+	if (bb_unlikely(bio->bi_status)) {
+		parent_error(b, sd, bio, s);
+	} else {
+		sd->io.ios++;
+		parent_done(b, sd, s, K);
+		if (sd->lat)
+			bb_wside_lat(sd, s->t_sub);
+	}
+	/* completion thread: the put before the slot goes back, so that a
+	 * slot back means its bio is put (the submitter reads the bioset's
+	 * counters once every slot is back).  Submitter: the slot first,
+	 * then the put as the last call (it does not look at the slot). */
+	if (K & K_HARDIRQ) {
+		bb_bio_put(bio, ctx);
+		spsc_push(&w->done_q, s);
+		return;
+	}
+	if (!(K & K_FAST))
+		slot_done(b, s);
+	b->free[b->nfree++] = s;
+	bb_bio_put(bio, ctx);
+}
+
+static __attribute__((noinline)) void end_io_task_slow(struct bb_bio *bio,
+						       enum bb_ctx ctx)
+{
+	end_io_t(bio, ctx, K_FAST);
+}
+
+static __attribute__((noinline)) void end_io_hardirq_slow(struct bb_bio *bio,
+							  enum bb_ctx ctx)
+{
+	end_io_t(bio, ctx, K_HARDIRQ | K_FAST);
+}
+
+BB_HOT void end_io_fast_t(struct bb_bio *bio, enum bb_ctx ctx, const unsigned K)
+{
+	struct bb_wslot *s = bio->bi_private;
+	struct worker *w = worker_of(s->owner);
+	struct bb_wbase *b = &w->b;
+	struct bb_wside *sd = (K & K_HARDIRQ) ? &b->comp : &b->sub;
+
+	if (bb_unlikely(bio->bi_status ||
+			(sd->lat && s->t_sub != sd->lat_last))) {
+		if (K & K_HARDIRQ)
+			end_io_hardirq_slow(bio, ctx);
+		else
+			end_io_task_slow(bio, ctx);
+		return;
+	}
+	sd->io.ios++;
 	if (sd->lat)
-		bb_hist_init(sd->lat);
-	sd->measuring = true;
+		sd->lat_run++;
+	if (K & K_HARDIRQ) {
+		bb_bio_put(bio, ctx); /* before the slot: see end_io_t */
+		spsc_push(&w->done_q, s);
+		return;
+	}
+	b->free[b->nfree++] = s;
+	bb_bio_put(bio, ctx);
 }
 
-/* The submitter observes the engine's phase once per loop. */
+static void end_io_task_fast(struct bb_bio *bio, enum bb_ctx ctx)
+{
+	end_io_fast_t(bio, ctx, 0);
+}
+
+static void end_io_task(struct bb_bio *bio, enum bb_ctx ctx)
+{
+	end_io_t(bio, ctx, 0);
+}
+
+static void end_io_hardirq_fast(struct bb_bio *bio, enum bb_ctx ctx)
+{
+	end_io_fast_t(bio, ctx, K_HARDIRQ);
+}
+
+static void end_io_hardirq(struct bb_bio *bio, enum bb_ctx ctx)
+{
+	end_io_t(bio, ctx, K_HARDIRQ);
+}
+
+/* bio_endio: the common case (not chained) here, the chain walk in
+ * bb_bio_endio. */
+BB_HOT void endio(struct bb_bio *bio, enum bb_ctx ctx)
+{
+	if (bb_likely(!bb_bio_flagged(bio, BB_BIO_CHAIN) &&
+		      bio->bi_end_io != bb_bio_chain_endio))
+		bio->bi_end_io(bio, ctx);
+	else
+		bb_bio_endio(bio, ctx);
+}
+
+static __attribute__((noinline)) void bio_error(struct bb_wbase *b,
+						struct bb_bio *bio, int res)
+{
+	bb_wbase_cqe_error(b, res, bio->bi_iter.bi_size,
+			   bio->bi_iter.bi_sector);
+	bio->bi_status = res < 0 ? (uint8_t)-res : EIO;
+}
+
+/* One CQE = one issued bio (a split piece or a whole parent); every
+ * request counts, also those reaped while draining after the stop: the
+ * kernel's diskstats see them, and ours must equal them.  Returns the
+ * CQEs reaped (the sentinel NOP sets *stop). */
+BB_HOT unsigned reap_bio_t(struct worker *w, struct bb_wside *sd, bool *stop,
+			   const unsigned K)
+{
+	struct bb_wbase *b = &w->b;
+	struct io_uring *ring = &b->ring;
+	const enum bb_ctx ctx = (K & K_HARDIRQ) ? BB_CTX_HARDIRQ : BB_CTX_TASK;
+	unsigned head = *ring->cq.khead;
+	unsigned tail = io_uring_smp_load_acquire(ring->cq.ktail);
+	unsigned mask = ring->cq.ring_mask, n = tail - head;
+	const uint32_t rmask = b->res_mask;
+	uint64_t ios0 = sd->io.ios, bytes = 0, wbytes = 0;
+	unsigned nok = 0, nw = 0;
+
+	if (!n)
+		return 0;
+	if (K & K_HARDIRQ)
+		ring_acquire(w);
+	if (sd->lat)
+		sd->now = bb_now_ns();
+	for (; head != tail; head++) {
+		const struct io_uring_cqe *cqe =
+			&ring->cq.cqes[(head & mask) << sq_shift(K)];
+		struct bb_bio *bio = (struct bb_bio *)(uintptr_t)cqe->user_data;
+		uint32_t size;
+
+		if ((K & K_HARDIRQ) &&
+		    bb_unlikely(cqe->user_data == SENTINEL_UD)) {
+			*stop = true;
+			continue;
+		}
+		size = bio->bi_iter.bi_size;
+		if (bb_unlikely(cqe->res != (int)(size & rmask))) {
+			bio_error(b, bio, cqe->res);
+		} else {
+			nok++;
+			if (!(K & K_FAST) && bb_bio_op(bio) == BB_REQ_OP_WRITE) {
+				nw++;
+				wbytes += size;
+			} else {
+				bytes += size;
+			}
+		}
+		endio(bio, ctx);
+	}
+	io_uring_smp_store_release(ring->cq.khead, tail);
+	if (sd->lat)
+		bb_wside_lat_flush(sd);
+	sd->io.reaped += n;
+	if ((K & K_FAST) && b->write_const) {
+		sd->io.dev_writes += nok;
+		sd->io.sectors_written += bytes >> BB_SECTOR_SHIFT;
+	} else {
+		sd->io.dev_reads += nok - nw;
+		sd->io.sectors_read += bytes >> BB_SECTOR_SHIFT;
+		sd->io.dev_writes += nw;
+		sd->io.sectors_written += wbytes >> BB_SECTOR_SHIFT;
+	}
+	if (K & K_FAST)
+		count_parents(b, sd, sd->io.ios - ios0);
+	return n;
+}
+
+/* --- the built steps and their tables ------------------------------------- */
+
+#define FILL(name, K)                                                          \
+	static unsigned name(struct worker *w, bool *exhausted)                \
+	{                                                                      \
+		return fill_t(w, exhausted, (K));                              \
+	}
+FILL(fill_none, 0)
+FILL(fill_none_fast, K_FAST)
+FILL(fill_none_nop, K_FAST | K_NOOFF)
+FILL(fill_none_nvme, K_NVME)
+FILL(fill_none_nvme_fast, K_NVME | K_FAST)
+FILL(fill_bio_vcnt, K_BIO)
+FILL(fill_bio_vcnt_fast, K_BIO | K_FAST)
+FILL(fill_bio_iter, K_BIO | K_ITER)
+FILL(fill_bio_iter_fast, K_BIO | K_ITER | K_FAST)
+FILL(fill_bio_vcnt_nvme, K_BIO | K_NVME)
+FILL(fill_bio_vcnt_nvme_fast, K_BIO | K_NVME | K_FAST)
+FILL(fill_bio_iter_nvme, K_BIO | K_ITER | K_NVME)
+FILL(fill_bio_iter_nvme_fast, K_BIO | K_ITER | K_NVME | K_FAST)
+FILL(fill_bio_vcnt_fast_fixed, K_BIO | K_FAST | K_FIXED)
+FILL(fill_bio_iter_fast_fixed, K_BIO | K_ITER | K_FAST | K_FIXED)
+FILL(fill_bio_vcnt_nvme_fast_fixed, K_BIO | K_NVME | K_FAST | K_FIXED)
+FILL(fill_bio_iter_nvme_fast_fixed, K_BIO | K_ITER | K_NVME | K_FAST | K_FIXED)
+#undef FILL
+
+/* [model][nvme][iter][fast] */
+static const fill_fn fill_fns[2][2][2][2] = {
+	[0][0][0] = { fill_none, fill_none_fast },
+	[0][0][1] = { fill_none, fill_none_fast },
+	[0][1][0] = { fill_none_nvme, fill_none_nvme_fast },
+	[0][1][1] = { fill_none_nvme, fill_none_nvme_fast },
+	[1][0][0] = { fill_bio_vcnt, fill_bio_vcnt_fast },
+	[1][0][1] = { fill_bio_iter, fill_bio_iter_fast },
+	[1][1][0] = { fill_bio_vcnt_nvme, fill_bio_vcnt_nvme_fast },
+	[1][1][1] = { fill_bio_iter_nvme, fill_bio_iter_nvme_fast },
+};
+
+/* The fast bio builds with registered buffers: [nvme][iter] */
+static const fill_fn fill_fixed_fns[2][2] = {
+	{ fill_bio_vcnt_fast_fixed, fill_bio_iter_fast_fixed },
+	{ fill_bio_vcnt_nvme_fast_fixed, fill_bio_iter_nvme_fast_fixed },
+};
+
+/* Reaps of the submitter (inline completions), choosing per batch whether
+ * latency is recorded (it stops at the end of the measured interval). */
+#define REAP_NONE(name, K)                                                     \
+	static unsigned name(struct worker *w, struct bb_wside *sd)            \
+	{                                                                      \
+		return sd->lat ? reap_none_t(w, sd, (K) | K_LAT)               \
+			       : reap_none_t(w, sd, (K));                      \
+	}
+REAP_NONE(reap_none, 0)
+REAP_NONE(reap_none_fast, K_FAST)
+REAP_NONE(reap_none_nvme, K_NVME)
+REAP_NONE(reap_none_nvme_fast, K_NVME | K_FAST)
+#undef REAP_NONE
+
+#define REAP_BIO(name, K)                                                      \
+	static unsigned name(struct worker *w, struct bb_wside *sd)            \
+	{                                                                      \
+		bool stop = false;                                             \
+									       \
+		return reap_bio_t(w, sd, &stop, (K));                          \
+	}
+REAP_BIO(reap_bio, 0)
+REAP_BIO(reap_bio_fast, K_FAST)
+REAP_BIO(reap_bio_nvme, K_NVME)
+REAP_BIO(reap_bio_nvme_fast, K_NVME | K_FAST)
+#undef REAP_BIO
+
+/* [model][nvme][fast] */
+static const reap_fn reap_fns[2][2][2] = {
+	[0][0] = { reap_none, reap_none_fast },
+	[0][1] = { reap_none_nvme, reap_none_nvme_fast },
+	[1][0] = { reap_bio, reap_bio_fast },
+	[1][1] = { reap_bio_nvme, reap_bio_nvme_fast },
+};
+
+/* The completion thread's reap (hard-irq context). */
+static unsigned reap_hardirq(struct worker *w, bool fast, bool *stop)
+{
+	if (w->b.nvme)
+		return fast ? reap_bio_t(w, &w->b.comp, stop,
+					 K_HARDIRQ | K_NVME | K_FAST)
+			    : reap_bio_t(w, &w->b.comp, stop,
+					 K_HARDIRQ | K_NVME);
+	return fast ? reap_bio_t(w, &w->b.comp, stop, K_HARDIRQ | K_FAST)
+		    : reap_bio_t(w, &w->b.comp, stop, K_HARDIRQ);
+}
+
+/* --- the loops ------------------------------------------------------------ */
+
+/* All I/Os in flight completed (the measured interval starts clean). */
+static void drain_inflight(struct worker *w);
+
+static void start_measure(struct worker *w)
+{
+	struct bb_wbase *b = &w->b;
+
+	drain_inflight(w);
+	bb_wside_start(&b->sub);
+	memset(&w->split_ctr, 0, sizeof(w->split_ctr));
+	b->issued = 0;
+	b->a->res.t_start_ns = b->sub.now = bb_now_ns();
+	bb_cpu_usage_thread(&b->a->res.cpu_submit);
+	/* the completion thread clears its side when it sees this */
+	atomic_fetch_add_explicit(&w->epoch, 1, memory_order_release);
+}
+
+/* The submitter observes the engine's phase once per loop; false: stop. */
 static bool phase_step(struct worker *w, int *seen)
 {
-	int ph = atomic_load_explicit(w->a->phase, memory_order_acquire);
+	int ph = atomic_load_explicit(w->b.a->phase, memory_order_acquire);
 
 	if (ph == *seen)
-		return ph != BB_PHASE_STOP;
+		return !bb_phase_stopped(ph);
 	*seen = ph;
-	if (ph == BB_PHASE_MEASURE) {
-		side_start_measure(&w->sub);
-		memset(&w->split_ctr, 0, sizeof(w->split_ctr));
-		w->issued = 0;
-		w->a->res.t_start_ns = bb_now_ns();
-		bb_cpu_usage_thread(&w->a->res.cpu_submit);
-		return true;
-	}
-	if (ph == BB_PHASE_STOP)
-		return false;
-	return true;
+	if (ph == BB_PHASE_MEASURE)
+		start_measure(w);
+	return !bb_phase_stopped(ph);
+}
+
+static bool cancelled(const struct worker *w)
+{
+	return atomic_load_explicit(w->b.a->phase, memory_order_relaxed) ==
+	       BB_PHASE_CANCEL;
 }
 
 static void finish_measure(struct worker *w)
 {
+	struct bb_wbase *b = &w->b;
 	struct bb_cpu_usage now;
 
-	if (!w->sub.measuring)
+	if (!b->sub.measuring)
 		return;
-	w->a->res.t_end_ns = bb_now_ns();
+	b->a->res.t_end_ns = bb_now_ns();
 	bb_cpu_usage_thread(&now);
-	w->a->res.cpu_submit.usr_ns = now.usr_ns - w->a->res.cpu_submit.usr_ns;
-	w->a->res.cpu_submit.sys_ns = now.sys_ns - w->a->res.cpu_submit.sys_ns;
-	w->sub.measuring = false;
+	b->a->res.cpu_submit.usr_ns = now.usr_ns - b->a->res.cpu_submit.usr_ns;
+	b->a->res.cpu_submit.sys_ns = now.sys_ns - b->a->res.cpu_submit.sys_ns;
+	/* with number_ios every issued I/O counts, also those reaped after
+	 * the stop; else the measured interval ends here */
+	if (!b->limit)
+		bb_wside_freeze(&b->sub);
+	b->sub.measuring = false;
 }
 
-static inline unsigned fill_batch(struct worker *w, bool *exhausted)
+static int enter(struct worker *w, unsigned to_wait)
 {
-	unsigned prepped = 0, batch = w->cfg->submit_batch;
+	struct bb_wbase *b = &w->b;
+	int ret;
 
-	while (w->nfree && prepped < batch) {
-		struct wslot *s = &w->slots[w->free_stack[w->nfree - 1]];
-
-		if (bb_unlikely(!next_io(w, s))) {
-			*exhausted = true;
-			break;
-		}
-		w->nfree--;
-		s->t_sub = w->sub.lat && w->cfg->lat == BB_LAT_IO ?
-				   bb_now_ns() : w->sub.now;
-		if (bb_unlikely(queue_io(w, s))) {
-			/* the bioset is empty: reap to free bios first */
-			w->nfree++;
-			if (s->write && w->busy)
-				w->busy[s->block] = 0;
-			if (w->sub.measuring && !w->verify_phase)
-				w->issued--;
-			break;
-		}
-		prepped++;
-	}
-	return prepped;
+	ring_release(w);
+	ret = io_uring_submit_and_wait(&b->ring, to_wait);
+	b->sub.io.enters++;
+	if (ret > 0)
+		b->sub.io.submitted += (unsigned)ret;
+	else if (ret < 0 && ret != -EAGAIN && ret != -EINTR &&
+		 ret != -EBUSY && ret != -ETIME)
+		bb_wbase_fatal(b, ret, "io_uring_enter: %s", strerror(-ret));
+	return ret;
 }
 
 /* Inline completions: the submitter reaps (task context). */
 static void loop_inline(struct worker *w, bool until_exhausted)
 {
+	struct bb_wbase *b = &w->b;
+	const fill_fn fill = w->fill;
+	const reap_fn reap = w->reap;
 	int seen = -1;
-	bool exhausted = false;
+	bool exhausted = false, fresh = false;
 
 	for (;;) {
 		unsigned inflight, to_wait;
-		int ret;
 
-		if (!until_exhausted && !phase_step(w, &seen))
+		if (until_exhausted ? cancelled(w) : !phase_step(w, &seen))
 			break;
-		if (w->fatal)
+		if (b->fatal)
 			break;
-		if (w->sub.lat && w->cfg->lat == BB_LAT_BATCH)
-			w->sub.now = bb_now_ns();
+		/* the batch's stamp: the clock the last reap read, when it
+		 * reaped (one clock read per loop, not two) */
+		if (b->sub.lat && !fresh)
+			b->sub.now = bb_now_ns();
+		fresh = false;
 		if (!exhausted)
-			fill_batch(w, &exhausted);
-		inflight = w->depth - w->nfree;
+			fill(w, &exhausted);
+		inflight = b->depth - b->nfree;
 		if (exhausted && !inflight)
 			break;
 		to_wait = 0;
-		if (!w->nfree || exhausted)
-			to_wait = bb_min(w->cfg->complete_batch, inflight);
-		if (!to_wait && !io_uring_sq_ready(&w->ring)) {
+		if (!b->nfree || exhausted)
+			to_wait = bb_min(w->complete_batch, inflight);
+		if (!to_wait && !io_uring_sq_ready(&b->ring)) {
 			/* nothing to submit and room left: the bioset was
 			 * empty; wait for one completion */
 			to_wait = inflight ? 1 : 0;
 		}
-		ring_release(w);
-		ret = io_uring_submit_and_wait(&w->ring, to_wait);
-		w->sub.io.enters++;
-		if (ret > 0)
-			w->sub.io.submitted += (unsigned)ret;
-		else if (ret < 0 && ret != -EAGAIN && ret != -EINTR &&
-			 ret != -EBUSY && ret != -ETIME) {
-			set_fatal(w, ret, "io_uring_enter: %s", strerror(-ret));
+		if (enter(w, to_wait) < 0 && b->fatal)
 			break;
-		}
-		reap(w, &w->sub, BB_CTX_TASK);
-		if (w->sub.measuring)
-			publish(&w->sub);
+		fresh = reap(w, &b->sub) > 0;
+		if (b->sub.measuring)
+			bb_wside_publish(&b->sub);
 	}
 	finish_measure(w);
-	/* drain */
-	while (w->nfree < w->depth) {
-		int ret;
-
-		ring_release(w);
-		ret = io_uring_submit_and_wait(&w->ring, 1);
-		if (ret < 0 && ret != -EAGAIN && ret != -EINTR &&
-		    ret != -ETIME) {
-			set_fatal(w, ret, "io_uring_enter while draining: %s",
-				  strerror(-ret));
-			break;
-		}
-		reap(w, &w->sub, BB_CTX_TASK);
-	}
+	drain_inflight(w);
 }
 
-/* --- completion thread: hard-irq context -------------------------------- */
+/* --- completion thread: hard-irq context ---------------------------------- */
 
 static void *completion_main(void *arg)
 {
 	struct worker *w = arg;
-	struct side *sd = &w->comp;
-	struct io_uring_cqe *cqes[REAP_BATCH];
+	struct bb_wbase *b = &w->b;
+	struct bb_wside *sd = &b->comp;
 	struct bb_cpu_usage u0, u1;
+	unsigned seen_ep = 0;
 	int seen = -1;
 	bool stop = false;
 
 	bb_cpu_usage_thread(&u0);
 	while (!stop) {
 		struct io_uring_cqe *cqe;
-		unsigned n;
-		int ph = atomic_load_explicit(w->a->phase,
-					      memory_order_acquire);
+		unsigned ep;
+		int ph;
 
+		if (io_uring_wait_cqe(&b->ring, &cqe))
+			continue;
+		/* after the wait, before the reap: a CQE seen here was
+		 * submitted after what the submitter published before it */
+		ph = atomic_load_explicit(b->a->phase, memory_order_acquire);
+		ep = atomic_load_explicit(&w->epoch, memory_order_acquire);
+		if (ep != seen_ep) {
+			if (!seen_ep) {
+				bb_wside_start(sd);
+				bb_cpu_usage_thread(&u0);
+			} else {
+				/* the verify pass starts: what the run
+				 * counted is reported */
+				bb_wside_report(sd, &w->comp_keep);
+				w->comp_kept = true;
+			}
+			seen_ep = ep;
+		}
 		if (ph != seen) {
 			seen = ph;
-			if (ph == BB_PHASE_MEASURE) {
-				sd->measuring = true;
-				bb_cpu_usage_thread(&u0);
-			} else if (ph == BB_PHASE_STOP) {
+			if (bb_phase_stopped(ph) && !b->limit)
+				bb_wside_freeze(sd);
+			if (bb_phase_stopped(ph))
 				sd->measuring = false;
-			}
 		}
-		if (io_uring_wait_cqe(&w->ring, &cqe))
-			continue;
-		n = io_uring_peek_batch_cqe(&w->ring, cqes, REAP_BATCH);
-		ring_acquire(w);
-		if (sd->lat)
-			sd->now = bb_now_ns();
-		for (unsigned i = 0; i < n; i++) {
-			if (bb_unlikely(cqes[i]->user_data == SENTINEL_UD)) {
-				stop = true;
-				continue;
-			}
-			complete_one(w, sd, cqes[i], BB_CTX_HARDIRQ);
-		}
-		io_uring_cq_advance(&w->ring, n);
-		sd->io.reaped += n;
+		reap_hardirq(w, atomic_load_explicit(&w->comp_fast,
+						     memory_order_relaxed),
+			     &stop);
 		if (sd->measuring)
-			publish(sd);
+			bb_wside_publish(sd);
 	}
 	bb_cpu_usage_thread(&u1);
-	w->a->res.cpu_completion.usr_ns = u1.usr_ns - u0.usr_ns;
-	w->a->res.cpu_completion.sys_ns = u1.sys_ns - u0.sys_ns;
+	b->a->res.cpu_completion.usr_ns = u1.usr_ns - u0.usr_ns;
+	b->a->res.cpu_completion.sys_ns = u1.sys_ns - u0.sys_ns;
 	return NULL;
 }
 
 static void recycle(struct worker *w)
 {
+	struct bb_wbase *b = &w->b;
 	struct spsc *q = &w->done_q;
 	uint32_t h = atomic_load_explicit(&q->head, memory_order_relaxed);
 	uint32_t t = atomic_load_explicit(&q->tail, memory_order_acquire);
 
 	for (; h != t; h++) {
-		struct wslot *s = &w->slots[q->q[h & q->mask]];
+		struct bb_wslot *s = q->q[h & q->mask];
 
-		if (w->busy && s->write)
-			w->busy[s->block] = 0;
-		w->free_stack[w->nfree++] = s->idx;
+		if (!w->fast)
+			slot_done(b, s);
+		b->free[b->nfree++] = s;
 	}
 	atomic_store_explicit(&q->head, h, memory_order_release);
 }
 
-static int submit_pending(struct worker *w)
-{
-	int ret;
-
-	ring_release(w);
-	ret = io_uring_submit(&w->ring);
-	w->sub.io.enters++;
-	if (ret > 0)
-		w->sub.io.submitted += (unsigned)ret;
-	else if (ret < 0 && ret != -EAGAIN && ret != -EINTR && ret != -EBUSY)
-		set_fatal(w, ret, "io_uring_enter: %s", strerror(-ret));
-	return ret;
-}
-
 static void loop_thread(struct worker *w, bool until_exhausted)
 {
+	struct bb_wbase *b = &w->b;
+	const fill_fn fill = w->fill;
 	int seen = -1;
 	bool exhausted = false;
 	unsigned spins = 0;
 
 	for (;;) {
-		if (!until_exhausted && !phase_step(w, &seen))
+		if (until_exhausted ? cancelled(w) : !phase_step(w, &seen))
 			break;
-		if (w->fatal)
+		if (b->fatal)
 			break;
 		recycle(w);
-		if (w->sub.lat && w->cfg->lat == BB_LAT_BATCH)
-			w->sub.now = bb_now_ns();
-		if (!exhausted && fill_batch(w, &exhausted)) {
-			submit_pending(w);
-			if (w->sub.measuring)
-				publish(&w->sub);
+		if (b->sub.lat)
+			b->sub.now = bb_now_ns();
+		if (!exhausted && fill(w, &exhausted)) {
+			enter(w, 0);
+			if (b->sub.measuring)
+				bb_wside_publish(&b->sub);
 			spins = 0;
 			continue;
 		}
-		if (exhausted && w->nfree == w->depth)
+		if (exhausted && b->nfree == b->depth)
 			break;
 		/* all slots in flight: wait for the completion thread */
 		if (++spins > 64) {
 			sched_yield();
 			spins = 0;
 		} else {
-			__builtin_ia32_pause();
+			bb_cpu_relax();
 		}
 	}
 	finish_measure(w);
-	while (w->nfree < w->depth) {
-		recycle(w);
-		sched_yield();
+	drain_inflight(w);
+}
+
+static void drain_inflight(struct worker *w)
+{
+	struct bb_wbase *b = &w->b;
+
+	if (w->cthread_started) {
+		while (b->nfree < b->depth) {
+			recycle(w);
+			if (b->nfree < b->depth)
+				sched_yield();
+		}
+		return;
+	}
+	while (b->nfree < b->depth) {
+		int ret;
+
+		ring_release(w);
+		ret = io_uring_submit_and_wait(&b->ring, 1);
+		if (ret < 0 && ret != -EAGAIN && ret != -EINTR &&
+		    ret != -ETIME) {
+			bb_wbase_fatal(b, ret,
+				       "io_uring_enter while draining: %s",
+				       strerror(-ret));
+			break;
+		}
+		w->reap(w, &b->sub);
 	}
 }
 
@@ -1208,11 +1223,11 @@ static void stop_completion_thread(struct worker *w)
 
 	if (!w->cthread_started)
 		return;
-	sqe = get_sqe(w);
+	sqe = get_sqe_slow(w);
 	if (sqe) {
 		io_uring_prep_nop(sqe);
 		io_uring_sqe_set_data64(sqe, SENTINEL_UD);
-		submit_pending(w);
+		enter(w, 0);
 	}
 	pthread_join(w->cthread, NULL);
 	w->cthread_started = false;
@@ -1220,7 +1235,7 @@ static void stop_completion_thread(struct worker *w)
 
 static void run_loop(struct worker *w, bool until_exhausted)
 {
-	if (w->cfg->completion == BB_COMPLETION_THREAD)
+	if (w->cthread_started)
 		loop_thread(w, until_exhausted);
 	else
 		loop_inline(w, until_exhausted);
@@ -1231,34 +1246,195 @@ static int start_completion_thread(struct worker *w)
 	int ret = pthread_create(&w->cthread, NULL, completion_main, w);
 
 	if (ret) {
-		set_fatal(w, -ret, "cannot start the completion thread: %s",
-			  strerror(ret));
+		bb_wbase_fatal(&w->b, -ret,
+			       "cannot start the completion thread: %s",
+			       strerror(ret));
 		return -ret;
 	}
 	w->cthread_started = true;
-	if (w->a->completion_cpu >= 0) {
+	if (w->b.a->completion_cpu >= 0) {
 		cpu_set_t set;
 
 		CPU_ZERO(&set);
-		CPU_SET(w->a->completion_cpu, &set);
+		CPU_SET(w->b.a->completion_cpu, &set);
 		pthread_setaffinity_np(w->cthread, sizeof(set), &set);
 	}
 	return 0;
 }
 
 /* The verify pass: read back every block written, through the same path
- * (splits included), and check the stamps. */
+ * (splits included), and check the stamps; the general build of each step
+ * (nothing is in flight here). */
 static void verify_pass(struct worker *w)
 {
-	w->verify_phase = true;
-	w->verify_cursor = 0;
+	w->b.verify_phase = true;
+	w->b.verify_file = 0;
+	w->b.verify_cursor = 0;
+	w->fill = w->fill_general;
+	w->reap = w->reap_general;
+	w->end_io = w->end_io_general;
+	w->fast = false;
+	atomic_store_explicit(&w->comp_fast, false, memory_order_relaxed);
+	/* the completion thread keeps what it counted so far */
+	atomic_fetch_add_explicit(&w->epoch, 1, memory_order_release);
 	run_loop(w, true);
+}
+
+/* --- setup ------------------------------------------------------------------ */
+
+
+/* The bio model: the buffers as bvecs, the two biosets (fs_bio_set /
+ * blkdev_dio_pool, and the disk's bio_split), the parent's end_io. */
+static int setup_model(struct worker *w, unsigned pieces)
+{
+	const struct bb_config *cfg = w->b.cfg;
+	struct bb_wbase *b = &w->b;
+	struct bb_bioset_params bp = { 0 };
+	unsigned vecs_per = (cfg->bs + BB_PAGE_SIZE - 1) / BB_PAGE_SIZE;
+	bool thread = cfg->completion == BB_COMPLETION_THREAD;
+	int ret;
+
+	w->vecs = calloc((size_t)b->depth * vecs_per, sizeof(*w->vecs));
+	if (!w->vecs) {
+		bb_wbase_fatal(b, -ENOMEM, "out of memory for %u slots",
+			       b->depth);
+		return -ENOMEM;
+	}
+	for (unsigned i = 0; i < b->depth; i++) {
+		struct bb_wslot *s = &b->slots[i];
+		struct bb_bvec *v = &w->vecs[(size_t)i * vecs_per];
+		uint32_t left = cfg->bs;
+
+		s->vecs = v;
+		s->nvecs = (uint16_t)vecs_per;
+		for (unsigned k = 0; k < vecs_per; k++) {
+			v[k].bv_page = s->buf + (size_t)k * BB_PAGE_SIZE;
+			v[k].bv_offset = 0;
+			v[k].bv_len = bb_min(left, BB_PAGE_SIZE);
+			left -= v[k].bv_len;
+		}
+	}
+	w->may_split = cfg->split_check == BB_SPLIT_CHECK_VCNT ?
+			       bb_bio_may_need_split_vcnt :
+			       bb_bio_may_need_split_iter;
+	w->opf_base = cfg->mode == BB_MODE_POLL ? BB_REQ_POLLED : 0;
+	w->end_io_general = thread ? end_io_hardirq : end_io_task;
+	w->end_io = !w->fast ? w->end_io_general :
+		    thread ? end_io_hardirq_fast : end_io_task_fast;
+
+	/* the main bioset: fs_bio_set / blkdev_dio_pool (pool 4, bvecs) */
+	bp.pool_size = BB_WORKER_BIO_POOL;
+	bp.need_bvecs = true;
+	bp.cache = cfg->bio_cache;
+	bp.slab_limit = BB_WORKER_BIO_SLAB(b->depth);
+	bp.bvec_slab_limit = BB_WORKER_BVEC_SLAB(b->depth);
+	ret = bb_bioset_init(&w->bs, &bp);
+	if (ret) {
+		bb_wbase_fatal(b, ret, "bioset init: %s", strerror(-ret));
+		return ret;
+	}
+	/* the split bioset: disk->bio_split (pool 2, no bvecs); its cache
+	 * is the variant's business */
+	memset(&bp, 0, sizeof(bp));
+	bp.pool_size = BB_WORKER_SPLIT_POOL;
+	bp.cache = bb_bioset_split_variant(cfg->bio_cache);
+	bp.slab_limit = BB_WORKER_SPLIT_SLAB(b->depth, pieces);
+	ret = bb_bioset_init(&w->split_bs, &bp);
+	if (ret) {
+		bb_wbase_fatal(b, ret, "split bioset init: %s", strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
+static int setup(struct worker *w)
+{
+	struct bb_worker_args *a = w->b.a;
+	const struct bb_config *cfg = a->cfg;
+	struct bb_wbase *b = &w->b;
+	unsigned pieces = 1, nvme, iter;
+	int ret;
+
+	w->model = cfg->model == BB_MODEL_BIO;
+	if (w->model)
+		for (unsigned i = 0; i < a->nfiles; i++)
+			pieces = bb_max(pieces, bb_limits_max_pieces(cfg->bs, &a->files[i].t->lim));
+	ret = bb_wbase_init(b, a, pieces);
+	if (ret)
+		return ret;
+	for (unsigned i = 0; i < b->depth; i++) {
+		b->slots[i].owner = b;
+		b->slots[i].write = b->write_const; /* the fast build's */
+	}
+	w->submit_batch = cfg->submit_batch;
+	w->complete_batch = cfg->complete_batch;
+	w->lat_io = cfg->lat == BB_LAT_IO;
+	/* the fast build: nothing per I/O but the I/O */
+	w->fast = b->nfiles == 1 && (b->rwmix == 0 || b->rwmix == 100) &&
+		  !b->verify && !b->inject_iters && !w->lat_io &&
+		  (b->random || !b->offsets);
+	nvme = b->nvme;
+	iter = cfg->split_check == BB_SPLIT_CHECK_ITER;
+	w->fill_general = fill_fns[w->model][nvme][iter][0];
+	w->fill = fill_fns[w->model][nvme][iter][w->fast];
+	if (w->model && w->fast && b->fixed)
+		w->fill = fill_fixed_fns[nvme][iter];
+	if (!w->model && !b->offsets && w->fast)
+		w->fill = fill_none_nop;
+	w->reap_general = reap_fns[w->model][nvme][0];
+	w->reap = reap_fns[w->model][nvme][w->fast];
+	atomic_store(&w->comp_fast, w->fast);
+	if (w->model) {
+		ret = setup_model(w, pieces);
+		if (ret)
+			return ret;
+	}
+	if (cfg->completion == BB_COMPLETION_THREAD) {
+		uint32_t n = 1;
+
+		while (n < b->depth)
+			n <<= 1;
+		w->done_q.q = calloc(n, sizeof(*w->done_q.q));
+		if (!w->done_q.q) {
+			bb_wbase_fatal(b, -ENOMEM, "out of memory");
+			return -ENOMEM;
+		}
+		w->done_q.mask = n - 1;
+	}
+	return 0;
+}
+
+static void teardown(struct worker *w)
+{
+	if (w->bs.impl)
+		bb_bioset_exit(&w->bs);
+	if (w->split_bs.impl)
+		bb_bioset_exit(&w->split_bs);
+	bb_wbase_exit(&w->b);
+	free(w->vecs);
+	free(w->done_q.q);
+}
+
+/* The totals of a side: as counted for the run (kept before the verify
+ * pass, if there was one), with the errors of the verify pass. */
+static void side_final(const struct bb_wside *sd, const struct bb_io_totals *kept,
+		       struct bb_io_totals *out)
+{
+	if (!kept) {
+		bb_wside_report(sd, out);
+		return;
+	}
+	*out = *kept;
+	out->errors = sd->io.errors;
+	out->verify_errors = sd->io.verify_errors;
 }
 
 static void *BB_L(bb_worker_main)(void *arg)
 {
 	struct bb_worker_args *a = arg;
 	struct worker *w;
+	struct bb_io_totals sub_keep, comp_io;
+	bool sub_kept = false;
 	int pf_instr = -1, pf_cyc = -1;
 	uint64_t i0 = 0, c0 = 0, i1 = 0, c1 = 0;
 
@@ -1272,10 +1448,8 @@ static void *BB_L(bb_worker_main)(void *arg)
 		return NULL;
 	}
 	memset(w, 0, sizeof(*w));
-	w->cfg = a->cfg;
-	w->t = a->t;
-	w->a = a;
-	w->ring.ring_fd = -1;
+	w->b.a = a;
+	w->b.ring.ring_fd = -1;
 
 	if (a->cpu >= 0) {
 		cpu_set_t set;
@@ -1284,7 +1458,7 @@ static void *BB_L(bb_worker_main)(void *arg)
 		CPU_SET(a->cpu, &set);
 		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 	}
-	if (setup(w) == 0 && (w->cfg->completion != BB_COMPLETION_THREAD ||
+	if (setup(w) == 0 && (a->cfg->completion != BB_COMPLETION_THREAD ||
 			      start_completion_thread(w) == 0)) {
 		if (bb_perf_open(&pf_instr, &pf_cyc, a->res.perf_reason,
 				 sizeof(a->res.perf_reason)) == 0) {
@@ -1298,14 +1472,17 @@ static void *BB_L(bb_worker_main)(void *arg)
 			a->res.instructions = i1 - i0;
 			a->res.cycles = c1 - c0;
 		}
-		/* counters of the run itself, before the verify pass; the
-		 * completion thread is idle here (every slot came back
-		 * through the release/acquire queue) */
-		bb_bioset_counters(&w->bs, &a->res.cache);
-		bb_bioset_counters(&w->split_bs, &a->res.split_cache);
-		a->res.split = w->split_ctr;
-		if (!w->fatal && w->cfg->verify)
+		/* counters of the run itself, before the verify pass */
+		if (w->model) {
+			bb_bioset_counters(&w->bs, &a->res.cache);
+			bb_bioset_counters(&w->split_bs, &a->res.split_cache);
+			a->res.split = w->split_ctr;
+		}
+		if (!w->b.fatal && w->b.verify && !cancelled(w)) {
+			bb_wside_report(&w->b.sub, &sub_keep);
+			sub_kept = true;
 			verify_pass(w);
+		}
 		stop_completion_thread(w);
 	}
 	atomic_store(&a->ready, 1);
@@ -1315,12 +1492,13 @@ static void *BB_L(bb_worker_main)(void *arg)
 		close(pf_cyc);
 
 	/* report */
-	a->res.io = w->sub.io;
-	bb_io_totals_add(&a->res.io, &w->comp.io);
-	if (w->comp.lat)
-		bb_hist_merge(&a->res.lat, w->comp.lat);
-	a->res.error = w->fatal;
-	snprintf(a->res.errmsg, sizeof(a->res.errmsg), "%s", w->fatal_msg);
+	side_final(&w->b.sub, sub_kept ? &sub_keep : NULL, &a->res.io);
+	side_final(&w->b.comp, w->comp_kept ? &w->comp_keep : NULL, &comp_io);
+	bb_io_totals_add(&a->res.io, &comp_io);
+	if (w->b.comp.lat_hist)
+		bb_hist_merge(&a->res.lat, w->b.comp.lat_hist);
+	a->res.error = w->b.fatal;
+	snprintf(a->res.errmsg, sizeof(a->res.errmsg), "%s", w->b.fatal_msg);
 	teardown(w);
 	free(w);
 	atomic_store(&a->done, 1);

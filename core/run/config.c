@@ -31,11 +31,18 @@ static const char *const completion_names[BB_COMPLETION__COUNT] = {
 static const char *const lat_names[BB_LAT__COUNT] = {
 	"off", "io", "batch",
 };
+static const char *const model_names[BB_MODEL__COUNT] = {
+	"bio", "none",
+};
+static const char *const nop_kind_names[BB_NOP__COUNT] = {
+	"plain", "file",
+};
 
 void bb_config_default(struct bb_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	strcpy(cfg->target, BB_TARGET_NOP_NAME);
+	cfg->ntargets = 1;
 	cfg->size = 0;
 	cfg->offset = 0;
 	cfg->direct = true;
@@ -64,7 +71,9 @@ void bb_config_default(struct bb_config *cfg)
 	cfg->completion_cpu = -1;
 	cfg->lat = BB_LAT_BATCH;
 	cfg->inject_ns = 0;
+	cfg->nop_kind = BB_NOP_PLAIN;
 
+	cfg->model = BB_MODEL_BIO;
 	cfg->bio_cache = BB_CACHE_ALL;
 	cfg->split_check = BB_SPLIT_CHECK_ITER;
 	cfg->bio_layout = BB_LAYOUT_VEC_EARLY;
@@ -354,4 +363,98 @@ uint64_t bb_host_memory_total(void)
 	cgroup_memory(&lim, &use);
 	total = bb_min(total, lim);
 	return total == UINT64_MAX ? 0 : total;
+}
+
+const char *bb_model_name(enum bb_model v)
+{
+	return (unsigned)v < BB_MODEL__COUNT ? model_names[v] : "?";
+}
+
+const char *bb_nop_kind_name(enum bb_nop_kind v)
+{
+	return (unsigned)v < BB_NOP__COUNT ? nop_kind_names[v] : "?";
+}
+
+/* Bytes the list uses, its final empty string excluded. */
+static size_t targets_len(const struct bb_config *cfg)
+{
+	size_t used = 0;
+
+	for (unsigned i = 0; i < cfg->ntargets && used < sizeof(cfg->target);
+	     i++)
+		used += strnlen(cfg->target + used,
+				sizeof(cfg->target) - used) + 1;
+	return used;
+}
+
+int bb_config_set_target(struct bb_config *cfg, const char *path)
+{
+	size_t n = strlen(path);
+
+	if (!n)
+		return -EINVAL;
+	if (n + 2 > sizeof(cfg->target))
+		return -E2BIG;
+	/* all of it: two configs with the same targets compare equal */
+	memset(cfg->target, 0, sizeof(cfg->target));
+	memcpy(cfg->target, path, n + 1);
+	cfg->ntargets = 1;
+	return 0;
+}
+
+int bb_config_add_target(struct bb_config *cfg, const char *path)
+{
+	size_t used = targets_len(cfg), n = strlen(path);
+
+	if (!n)
+		return -EINVAL;
+	if (cfg->ntargets >= BB_MAX_TARGETS ||
+	    used + n + 2 > sizeof(cfg->target))
+		return -E2BIG;
+	memcpy(cfg->target + used, path, n + 1);
+	cfg->target[used + n + 1] = '\0';
+	cfg->ntargets++;
+	return 0;
+}
+
+const char *bb_config_next_target(const struct bb_config *cfg, const char *p)
+{
+	const char *end = cfg->target + sizeof(cfg->target);
+	unsigned i = 0;
+
+	for (const char *q = cfg->target; q < end && *q; i++) {
+		const char *next = q + strnlen(q, (size_t)(end - q)) + 1;
+
+		if (q == p)
+			return i + 1 < cfg->ntargets && next < end && *next ?
+				       next : NULL;
+		q = next;
+	}
+	return NULL;
+}
+
+unsigned bb_spread_targets(unsigned nfiles, unsigned nthreads,
+			   unsigned thread,
+			   unsigned files[BB_MAX_TARGETS_PER_THREAD])
+{
+	unsigned per = nfiles ? nthreads / nfiles : 0, rem = 0, j = 0, n = 0;
+
+	if (!per)
+		per = 1;
+	else
+		rem = nthreads - per * nfiles;
+	for (unsigned i = 0; i < nfiles; i++) {
+		unsigned limit = per + (rem > 0 ? 1 : 0);
+
+		for (unsigned k = 0; k < limit; k++) {
+			if ((j + k) % nthreads != thread)
+				continue;
+			if (n < BB_MAX_TARGETS_PER_THREAD)
+				files[n++] = i;
+		}
+		if (rem)
+			rem--;
+		j += limit;
+	}
+	return n;
 }

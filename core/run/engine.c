@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* engine.c - runs a configuration: opens the target, starts one pinned
- * worker per thread (the layout's worker, chosen once here), drives the
- * ramp / measure / stop phases, samples once a second, and sums the
- * workers' results (layout-independent). */
+/* engine.c - runs a configuration: opens the target (or each of several
+ * files, spread over the threads as t/io_uring spreads them), starts one
+ * pinned worker per thread (the layout's worker, chosen once here),
+ * drives the ramp / measure / stop phases, samples once a second, and sums
+ * the workers' results (layout-independent). */
 #include <biobench/engine.h>
 
 #include "path/path.h"
@@ -175,17 +176,86 @@ int bb_run(const struct bb_config *cfg, struct bb_result *r, bb_sample_cb cb,
 	return bb_run_cancellable(cfg, r, cb, cb_arg, NULL, err, errlen);
 }
 
+/* Open every target of cfg into t[] (a copy of cfg per file names it:
+ * the target kinds open cfg->target).  0 or -errno; on failure the ones
+ * opened are closed. */
+static int open_targets(const struct bb_config *cfg, struct bb_target *t,
+			unsigned *nopen, char *err, size_t errlen)
+{
+	struct bb_config *one = NULL;
+	const char *p = cfg->target;
+	int ret = 0;
+
+	*nopen = 0;
+	if (cfg->ntargets <= 1)
+		goto single;
+	one = malloc(sizeof(*one));
+	if (!one)
+		return bb_errf(err, errlen, -ENOMEM, "out of memory");
+	for (; p && *nopen < cfg->ntargets; p = bb_config_next_target(cfg, p)) {
+		*one = *cfg;
+		bb_config_set_target(one, p);
+		ret = bb_target_open(&t[*nopen], one, err, errlen);
+		if (ret)
+			break;
+		(*nopen)++;
+	}
+	free(one);
+	goto out;
+single:
+	ret = bb_target_open(&t[0], cfg, err, errlen);
+	if (!ret)
+		*nopen = 1;
+out:
+	if (ret) {
+		for (unsigned i = 0; i < *nopen; i++)
+			bb_target_close(&t[i]);
+		*nopen = 0;
+	}
+	return ret;
+}
+
+/* Give each worker its files, and each file's region a slice per worker
+ * when each thread needs blocks of its own (writes with verify, or
+ * sequential I/O). */
+static void assign_files(const struct bb_config *cfg, struct bb_target *t,
+			 unsigned ntargets, struct bb_worker_args *args,
+			 unsigned n)
+{
+	bool slices = cfg->verify || !bb_rw_random(cfg->rw);
+	unsigned users[BB_MAX_TARGETS] = { 0 }, rank[BB_MAX_TARGETS] = { 0 };
+
+	for (unsigned i = 0; i < n; i++) {
+		unsigned fi[BB_MAX_TARGETS_PER_THREAD];
+		unsigned nf = bb_spread_targets(ntargets, n, i, fi);
+
+		for (unsigned k = 0; k < nf; k++) {
+			args[i].files[k].t = &t[fi[k]];
+			users[fi[k]]++;
+		}
+		args[i].nfiles = nf;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		for (unsigned k = 0; k < args[i].nfiles; k++) {
+			unsigned f = (unsigned)(args[i].files[k].t - t);
+
+			args[i].files[k].slice = slices ? rank[f]++ : 0;
+			args[i].files[k].nslices = slices ? users[f] : 1;
+		}
+	}
+}
+
 int bb_run_cancellable(const struct bb_config *cfg, struct bb_result *r,
 		       bb_sample_cb cb, void *cb_arg,
 		       const _Atomic bool *cancel, char *err, size_t errlen)
 {
-	struct bb_target t;
+	struct bb_target *targets = NULL;
 	struct bb_worker_args *args = NULL;
 	pthread_t *tids = NULL;
 	/* without a ramp every I/O is measured, from the first one */
 	_Atomic int phase = cfg->ramp_ns ? BB_PHASE_RAMP : BB_PHASE_MEASURE;
 	void *(*main_fn)(void *) = bb_path_ops_for(cfg->bio_layout)->worker_main;
-	unsigned n = cfg->threads, started = 0, cap = 0;
+	unsigned n = cfg->threads, started = 0, cap = 0, ntargets = 0;
 	uint64_t t_measure, t_prev, tmin = UINT64_MAX, tmax = 0;
 	uint64_t irq0 = 0, irq1 = 0, vcsw0 = 0, ivcsw0 = 0;
 	bool irq_ok;
@@ -205,30 +275,40 @@ int bb_run_cancellable(const struct bb_config *cfg, struct bb_result *r,
 		snprintf(r->error, sizeof(r->error), "%s", err);
 		return ret;
 	}
-	ret = bb_target_open(&t, cfg, err, errlen);
-	if (ret) {
+	targets = calloc(cfg->ntargets ? cfg->ntargets : 1, sizeof(*targets));
+	if (!targets) {
+		ret = bb_errf(err, errlen, -ENOMEM, "out of memory");
 		snprintf(r->error, sizeof(r->error), "%s", err);
 		return ret;
 	}
-	ret = check_memory(cfg, t.region_len, &t.lim, err, errlen);
+	ret = open_targets(cfg, targets, &ntargets, err, errlen);
 	if (ret) {
 		snprintf(r->error, sizeof(r->error), "%s", err);
-		bb_target_close(&t);
+		free(targets);
 		return ret;
 	}
-	r->limits = t.lim;
+	ret = check_memory(cfg, targets[0].region_len, &targets[0].lim, err,
+			   errlen);
+	if (ret) {
+		snprintf(r->error, sizeof(r->error), "%s", err);
+		for (unsigned i = 0; i < ntargets; i++)
+			bb_target_close(&targets[i]);
+		free(targets);
+		return ret;
+	}
+	r->limits = targets[0].lim;
 	snprintf(r->target_kind, sizeof(r->target_kind), "%s",
-		 bb_target_kind_name(t.kind));
+		 bb_target_kind_name(targets[0].kind));
 	if (cfg->mode == BB_MODE_SQPOLL)
 		snprintf(r->kernel_helpers, sizeof(r->kernel_helpers),
 			 "%u sqpoll thread(s) (iou-sqp-*), CPU time not "
 			 "included", n);
 
-	irq_ok = irq_snapshot(&t, &r->irq, &irq0);
+	irq_ok = irq_snapshot(&targets[0], &r->irq, &irq0);
 	/* the disk's counters where the measured interval starts: before the
 	 * first I/O without a ramp (else at the phase change below) */
 	if (!cfg->ramp_ns)
-		bb_diskstats_mark(&t, &r->disk, false);
+		bb_diskstats_mark(targets, ntargets, &r->disk, false);
 	args = calloc(n, sizeof(*args));
 	tids = calloc(n, sizeof(*tids));
 	if (!args || !tids) {
@@ -236,11 +316,11 @@ int bb_run_cancellable(const struct bb_config *cfg, struct bb_result *r,
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
+	assign_files(cfg, targets, ntargets, args, n);
 	for (unsigned i = 0; i < n; i++) {
 		struct bb_worker_args *a = &args[i];
 
 		a->cfg = cfg;
-		a->t = &t;
 		a->index = i;
 		a->cpu = cfg->ncpus ? cfg->cpus[i % cfg->ncpus] : -1;
 		a->completion_cpu = cfg->completion == BB_COMPLETION_THREAD ?
@@ -252,7 +332,7 @@ int bb_run_cancellable(const struct bb_config *cfg, struct bb_result *r,
 			ret = -ret;
 			snprintf(err, errlen, "cannot start worker %u: %s", i,
 				 strerror(-ret));
-			atomic_store(&phase, BB_PHASE_STOP);
+			atomic_store(&phase, BB_PHASE_CANCEL);
 			goto join;
 		}
 		started++;
@@ -262,7 +342,7 @@ int bb_run_cancellable(const struct bb_config *cfg, struct bb_result *r,
 			sleep_ns(200000);
 	for (unsigned i = 0; i < n; i++)
 		if (atomic_load(&args[i].done) && args[i].res.error) {
-			atomic_store(&phase, BB_PHASE_STOP);
+			atomic_store(&phase, BB_PHASE_CANCEL);
 			goto join;
 		}
 
@@ -272,7 +352,7 @@ int bb_run_cancellable(const struct bb_config *cfg, struct bb_result *r,
 	t_measure = t_prev = bb_now_ns();
 	ctxsw(&vcsw0, &ivcsw0);
 	if (cfg->ramp_ns)
-		bb_diskstats_mark(&t, &r->disk, false);
+		bb_diskstats_mark(targets, ntargets, &r->disk, false);
 	/* the live counters restart at 0 when each side starts measuring;
 	 * the first sample may still include a few ramp completions of a
 	 * thread that has not seen the phase change yet */
@@ -313,17 +393,21 @@ int bb_run_cancellable(const struct bb_config *cfg, struct bb_result *r,
 		if (stop)
 			break;
 	}
-	atomic_store_explicit(&phase, BB_PHASE_STOP, memory_order_release);
+	/* cancelled: the workers stop at once (also inside an inject_ns
+	 * delay) and skip the verify pass */
+	atomic_store_explicit(&phase,
+			      cancelled(cancel) ? BB_PHASE_CANCEL : BB_PHASE_STOP,
+			      memory_order_release);
 	ctxsw(&r->ctxsw_voluntary, &r->ctxsw_involuntary);
 	r->ctxsw_voluntary -= bb_min(vcsw0, r->ctxsw_voluntary);
 	r->ctxsw_involuntary -= bb_min(ivcsw0, r->ctxsw_involuntary);
 
 join:
+	/* ret holds a failure to start a worker (or 0): it is not lost */
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(tids[i], NULL);
 	/* after the last completion: the disk's side of the measured I/O */
-	bb_diskstats_mark(&t, &r->disk, true);
-	ret = 0;
+	bb_diskstats_mark(targets, ntargets, &r->disk, true);
 	r->perf_available = started > 0;
 	for (unsigned i = 0; i < started; i++) {
 		struct bb_thread_result *tr = &args[i].res;
@@ -357,7 +441,7 @@ join:
 			tmax = tr->t_end_ns;
 	}
 	r->duration_ns = tmax > tmin ? tmax - tmin : 0;
-	if (irq_ok && irq_snapshot(&t, &r->irq, &irq1)) {
+	if (irq_ok && irq_snapshot(&targets[0], &r->irq, &irq1)) {
 		r->irq.checked = true;
 		r->irq.count = irq1 >= irq0 ? irq1 - irq0 : 0;
 	}
@@ -370,6 +454,8 @@ join:
 out:
 	free(args);
 	free(tids);
-	bb_target_close(&t);
+	for (unsigned i = 0; i < ntargets; i++)
+		bb_target_close(&targets[i]);
+	free(targets);
 	return ret;
 }

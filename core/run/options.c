@@ -30,7 +30,8 @@ enum opt_type {
 	OT_ENUM,     /* one of the names of an enum */
 	OT_MASK,     /* a 2^n-1 mask, decimal or 0x hex */
 	OT_CPULIST,  /* "0,2-3": cfg->cpus / cfg->ncpus */
-	OT_STRING,   /* a NUL-terminated char array (the target) */
+	OT_TARGETS,  /* the target list (cfg->target, cfg->ntargets): one path,
+			or a JSON array of paths */
 	OT_HELP,     /* --help */
 };
 
@@ -68,6 +69,14 @@ static const char *lat_nm(unsigned v)
 {
 	return bb_lat_mode_name((enum bb_lat_mode)v);
 }
+static const char *model_nm(unsigned v)
+{
+	return bb_model_name((enum bb_model)v);
+}
+static const char *nop_kind_nm(unsigned v)
+{
+	return bb_nop_kind_name((enum bb_nop_kind)v);
+}
 static const char *cache_nm(unsigned v)
 {
 	return bb_cache_variant_name((enum bb_cache_variant)v);
@@ -87,9 +96,9 @@ static const char *layout_nm(unsigned v)
 
 static const struct bb_option opt_table[] = {
 	/* target */
-	{ .name = NULL, .json = "target", .type = OT_STRING, .group = "target",
+	{ .name = NULL, .json = "target", .type = OT_TARGETS, .group = "target",
 	  FIELD(target),
-	  .help = "nop, a regular file or a block device (on the command line: the last argument)" },
+	  .help = "nop, a regular file or a block device, or several files or block devices spread over the threads as t/io_uring spreads its FILE arguments (on the command line: the last arguments; in JSON a string or an array of strings)" },
 	{ .name = "size", .json = "size", .type = OT_SIZE, .group = "target",
 	  FIELD(size), .min = 0, .max = INT64_MAX,
 	  .help = "region size in bytes (0: whole device or existing file); a write job with --allow-write creates or extends a file to --offset + --size, a read job never does" },
@@ -177,7 +186,15 @@ static const struct bb_option opt_table[] = {
 	  .group = "engine", FIELD(inject_ns), .min = 0, .max = 1000000000,
 	  .help = "busy delay per I/O in the submit path, in ns (to prove the statistics)" },
 
+	{ .name = "nop-kind", .json = "nop_kind", .type = OT_ENUM,
+	  .group = "engine", FIELD(nop_kind),
+	  ENUM_OF(nop_kind_nm, BB_NOP__COUNT),
+	  .help = "the nop target's NOPs: plain (IORING_OP_NOP, as t/io_uring -N1 of fio 3.33) or file (IORING_NOP_FILE|FIXED_FILE|FIXED_BUFFER|INJECT_RESULT with len = bs on a registered file and buffer, as current fio's t/io_uring -N1)" },
+
 	/* model */
+	{ .name = "model", .json = "model", .type = OT_ENUM, .group = "model",
+	  FIELD(model), ENUM_OF(model_nm, BB_MODEL__COUNT),
+	  .help = "bio: each I/O goes through the userspace bio model (alloc, split, end_io, put); none: one SQE per I/O straight from its slot, as t/io_uring (the model options below do not apply)" },
 	{ .name = "bio-cache", .json = "bio_cache", .type = OT_ENUM,
 	  .group = "model", FIELD(bio_cache),
 	  ENUM_OF(cache_nm, BB_CACHE__COUNT),
@@ -677,6 +694,27 @@ static int set_enum_text(struct bb_config *cfg, const struct bb_option *o,
 		       q, v, q, list);
 }
 
+/* Set (or, with add, append) one target path. */
+static int set_target(struct bb_config *cfg, const char *label,
+		      const char *v, bool add, char *err, size_t errlen)
+{
+	int ret = add ? bb_config_add_target(cfg, v) :
+			bb_config_set_target(cfg, v);
+
+	if (ret == -EINVAL)
+		return bb_errf(err, errlen, -EINVAL, "%s: must not be empty",
+			       label);
+	if (ret == -E2BIG && add && cfg->ntargets >= BB_MAX_TARGETS)
+		return bb_errf(err, errlen, -EINVAL,
+			       "%s: more than %d targets", label,
+			       BB_MAX_TARGETS);
+	if (ret == -E2BIG)
+		return bb_errf(err, errlen, -EINVAL,
+			       "%s: the target paths are longer than %zu bytes in all",
+			       label, sizeof(cfg->target) - 2);
+	return ret;
+}
+
 /* Set o from its text form v; label names it in messages, q quotes the
  * value there (' on the command line, " in a JSON document). */
 static int opt_set_text(struct bb_config *cfg, const struct bb_option *o,
@@ -751,16 +789,8 @@ static int opt_set_text(struct bb_config *cfg, const struct bb_option *o,
 				       "%s: %c%s%c is not a CPU list (" CPULIST_EXAMPLES ")",
 				       label, q, v, q);
 		return set_cpus(cfg, cpus, n);
-	case OT_STRING:
-		if (!*v)
-			return bb_errf(err, errlen, -EINVAL, "%s: must not be empty",
-				       label);
-		if (strlen(v) >= o->width)
-			return bb_errf(err, errlen, -EINVAL,
-				       "%s: longer than %zu bytes", label,
-				       o->width - 1);
-		memcpy(field_ptr(cfg, o), v, strlen(v) + 1);
-		return 0;
+	case OT_TARGETS:
+		return set_target(cfg, label, v, false, err, errlen);
 	case OT_HELP:
 		break;
 	}
@@ -810,7 +840,7 @@ static const char *json_type_hint(const struct bb_option *o)
 	case OT_ENUM: return "expected a string";
 	case OT_MASK: return "expected a mask (an integer or a string such as \"0xfff\")";
 	case OT_CPULIST: return "expected a CPU list (a string such as \"0,2-3\" or an array of integers)";
-	case OT_STRING: return "expected a string";
+	case OT_TARGETS: return "expected a string or an array of strings";
 	case OT_HELP: break;
 	}
 	return "cannot be set";
@@ -905,7 +935,25 @@ static int opt_set_json(struct bb_config *cfg, const struct bb_option *o,
 		return bb_errf(err, errlen, -EINVAL, "%s: expected one of %s", label,
 			       list);
 	}
-	case OT_STRING:
+	case OT_TARGETS:
+		if (t != json_type_array || !json_object_array_length(j))
+			break;
+		n = json_object_array_length(j);
+		for (size_t i = 0; i < n; i++) {
+			struct json_object *e = json_object_array_get_idx(j, i);
+			char elabel[300];
+			int ret;
+
+			snprintf(elabel, sizeof(elabel), "%s[%zu]", label, i);
+			if (!json_object_is_type(e, json_type_string))
+				return bb_errf(err, errlen, -EINVAL,
+					       "%s: expected a string", elabel);
+			ret = set_target(cfg, elabel, json_object_get_string(e),
+					 i > 0, err, errlen);
+			if (ret)
+				return ret;
+		}
+		return 0;
 	case OT_HELP:
 		break;
 	}
@@ -962,7 +1010,7 @@ static const char *type_hint(const struct bb_option *o, char *buf,
 	case OT_DURATION: return "a duration, e.g. 5s";
 	case OT_MASK: return "a mask, e.g. 0xfff";
 	case OT_CPULIST: return "a CPU list, e.g. 0,2-3";
-	case OT_STRING: return "a string";
+	case OT_TARGETS: return "a string";
 	case OT_ENUM: {
 		char list[100];
 
@@ -1075,7 +1123,8 @@ static bool is_help_arg(const char *a)
 int bb_options_parse(int argc, char **argv, struct bb_config *cfg,
 		     char *err, size_t errlen)
 {
-	const char *target = NULL;
+	const char *target = NULL, *targets[BB_MAX_TARGETS];
+	unsigned ntargets = 0;
 	bool opts_done = false;
 	char name[64], label[80], hint[128];
 	int ret;
@@ -1094,10 +1143,11 @@ int bb_options_parse(int argc, char **argv, struct bb_config *cfg,
 			continue;
 		}
 		if (opts_done || a[0] != '-' || a[1] == '\0') {
-			if (target)
+			if (ntargets == BB_MAX_TARGETS)
 				return bb_errf(err, errlen, -EINVAL,
-					       "unexpected argument '%s' after '%s' (give one target, nop, a file or a block device, as the last argument)",
-					       a, target);
+					       "target '%s': more than %d targets",
+					       a, BB_MAX_TARGETS);
+			targets[ntargets++] = a;
 			target = a;
 			continue;
 		}
@@ -1154,10 +1204,12 @@ int bb_options_parse(int argc, char **argv, struct bb_config *cfg,
 	if (!target)
 		return bb_errf(err, errlen, -EINVAL,
 			       "missing target (nop, a file or a block device) as the last argument");
-	if (strlen(target) >= sizeof(cfg->target))
-		return bb_errf(err, errlen, -EINVAL, "target: longer than %zu bytes",
-			       sizeof(cfg->target) - 1);
-	strcpy(cfg->target, target);
+	for (unsigned i = 0; i < ntargets; i++) {
+		ret = set_target(cfg, "target", targets[i], i > 0, err,
+				 errlen);
+		if (ret)
+			return ret;
+	}
 	return bb_config_check(cfg, err, errlen);
 }
 
@@ -1226,7 +1278,8 @@ int bb_config_check_field(struct bb_config *cfg, char *field, size_t flen,
 	    cfg->completion >= BB_COMPLETION__COUNT ||
 	    cfg->lat >= BB_LAT__COUNT || cfg->bio_cache >= BB_CACHE__COUNT ||
 	    cfg->split_check >= BB_SPLIT_CHECK__COUNT ||
-	    cfg->bio_layout >= BB_LAYOUT__COUNT)
+	    cfg->bio_layout >= BB_LAYOUT__COUNT ||
+	    cfg->model >= BB_MODEL__COUNT || cfg->nop_kind >= BB_NOP__COUNT)
 		return check_fail(field, flen, err, errlen, "", "invalid enum value in the configuration");
 	if (cfg->runtime_ns == 0 && cfg->number_ios == 0)
 		return check_fail(field, flen, err, errlen, "",
@@ -1255,6 +1308,30 @@ int bb_config_check_field(struct bb_config *cfg, char *field, size_t flen,
 	    cfg->completion == BB_COMPLETION_THREAD)
 		return check_fail(field, flen, err, errlen, "",
 				  "--completion thread models IRQ completions and cannot be combined with --mode poll");
+	if (cfg->model == BB_MODEL_NONE &&
+	    cfg->completion == BB_COMPLETION_THREAD)
+		return check_fail(field, flen, err, errlen, "",
+				  "--completion thread models the bio puts of hard-irq context and needs --model bio (with --model none there is no bio)");
+	if (cfg->nop_kind != BB_NOP_PLAIN && !bb_target_is_nop(cfg->target))
+		return check_fail(field, flen, err, errlen, "",
+				  "--nop-kind %s applies to the nop target only (the target is %s)",
+			       bb_nop_kind_name(cfg->nop_kind), cfg->target);
+	if (cfg->ntargets == 0)
+		cfg->ntargets = 1;
+	if (cfg->ntargets > 1) {
+		const char *p = cfg->target;
+
+		for (; p; p = bb_config_next_target(cfg, p))
+			if (bb_target_is_nop(p))
+				return check_fail(field, flen, err, errlen, "target",
+						  "nop is one target of its own, not one of several files");
+		if ((cfg->ntargets + cfg->threads - 1) / cfg->threads >
+		    BB_MAX_TARGETS_PER_THREAD)
+			return check_fail(field, flen, err, errlen, "target",
+					  "%u files on %u thread(s) is more than %d files per thread (t/io_uring's limit); add --threads",
+				       cfg->ntargets, cfg->threads,
+				       BB_MAX_TARGETS_PER_THREAD);
+	}
 
 	/* adjustments, as t/io_uring does */
 	if (cfg->submit_batch == 0)
@@ -1282,6 +1359,8 @@ int bb_config_check(struct bb_config *cfg, char *err, size_t errlen)
 	o = field[0] ? find_json(field) : NULL;
 	if (o && o->name)
 		return bb_errf(err, errlen, ret, "--%s: %s", o->name, msg);
+	if (field[0]) /* no command-line option: the target */
+		return bb_errf(err, errlen, ret, "%s: %s", field, msg);
 	return bb_errf(err, errlen, ret, "%s", msg);
 }
 
@@ -1327,7 +1406,7 @@ static void fmt_value_text(char *buf, size_t len, const struct bb_option *o,
 		else
 			snprintf(buf, len, "not pinned");
 		break;
-	case OT_STRING:
+	case OT_TARGETS:
 		snprintf(buf, len, "%s", (const char *)field_cptr(cfg, o));
 		break;
 	case OT_HELP:
@@ -1394,7 +1473,7 @@ void bb_options_help(FILE *f)
 			snprintf(head, sizeof(head), "--%s=LIST", o->name);
 			snprintf(extra, sizeof(extra), "; e.g. 0,2-3");
 			break;
-		case OT_STRING:
+		case OT_TARGETS:
 			snprintf(head, sizeof(head), "--%s=STRING", o->name);
 			break;
 		}
@@ -1460,8 +1539,14 @@ static struct json_object *opt_value_json(const struct bb_option *o,
 			json_object_array_add(arr,
 					      json_object_new_int(cfg->cpus[i]));
 		return arr;
-	case OT_STRING:
-		return json_object_new_string((const char *)field_cptr(cfg, o));
+	case OT_TARGETS:
+		if (cfg->ntargets <= 1)
+			return json_object_new_string(cfg->target);
+		arr = json_object_new_array();
+		for (const char *p = cfg->target; p;
+		     p = bb_config_next_target(cfg, p))
+			json_object_array_add(arr, json_object_new_string(p));
+		return arr;
 	case OT_HELP:
 		break;
 	}
@@ -1576,13 +1661,23 @@ struct json_object *bb_options_json_schema(void)
 			json_object_object_add(p, "pattern",
 					       json_object_new_string(CPULIST_PATTERN));
 			break;
-		case OT_STRING:
+		case OT_TARGETS:
 			json_object_object_add(p, "type",
-					       json_object_new_string("string"));
+					       json_types("string", "array"));
 			json_object_object_add(p, "minLength",
 					       json_object_new_int(1));
 			json_object_object_add(p, "maxLength",
-					       json_object_new_int((int)o->width - 1));
+					       json_object_new_int((int)o->width - 2));
+			items = json_object_new_object();
+			json_object_object_add(items, "type",
+					       json_object_new_string("string"));
+			json_object_object_add(items, "minLength",
+					       json_object_new_int(1));
+			json_object_object_add(p, "items", items);
+			json_object_object_add(p, "minItems",
+					       json_object_new_int(1));
+			json_object_object_add(p, "maxItems",
+					       json_object_new_int(BB_MAX_TARGETS));
 			break;
 		case OT_HELP:
 			break;

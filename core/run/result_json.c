@@ -303,6 +303,14 @@ struct json_object *bb_result_to_json(const struct bb_config *cfg,
 			       json_object_new_string(r->target_kind));
 	json_object_object_add(target, "path",
 			       json_object_new_string(cfg->target));
+	if (cfg->ntargets > 1) {
+		struct json_object *paths = json_object_new_array();
+
+		for (const char *p = cfg->target; p;
+		     p = bb_config_next_target(cfg, p))
+			json_object_array_add(paths, json_object_new_string(p));
+		json_object_object_add(target, "paths", paths);
+	}
 	json_object_object_add(target, "limits", limits_json(&r->limits));
 	json_object_object_add(doc, "target", target);
 	json_object_object_add(doc, "ring_flags", ju64(r->ring_flags));
@@ -318,10 +326,15 @@ struct json_object *bb_result_to_json(const struct bb_config *cfg,
 	json_object_object_add(doc, "cpu", cpu_json(r));
 	json_object_object_add(doc, "perf", perf_json(r));
 
+	/* the bio model's counters; null (not applicable) without it */
+	json_object_object_add(doc, "model",
+			       json_object_new_string(bb_model_name(cfg->model)));
 	json_object_object_add(doc, "bio_cache",
+			       cfg->model == BB_MODEL_NONE ? NULL :
 			       bb_cache_counters_to_json(&r->cache,
 							 &r->split_cache));
 	json_object_object_add(doc, "split",
+			       cfg->model == BB_MODEL_NONE ? NULL :
 			       bb_split_counters_to_json(&r->split));
 	json_object_object_add(doc, "interrupts", irq_json(r));
 	json_object_object_add(doc, "diskstats", diskstats_json(r));

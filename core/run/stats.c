@@ -270,24 +270,32 @@ static void fprint_device(FILE *f, const struct bb_config *cfg,
 	bool block = !strcmp(r->target_kind, "block") ||
 		     !strcmp(r->target_kind, "nvme_char");
 
+	/* whose requests: the bio model's, or biobench's own I/Os when it
+	 * runs without the model (--model none) */
+	bool model = cfg->model != BB_MODEL_NONE;
+
 	fprintf(f,
 		"  device: %s read=%" PRIu64 " write=%" PRIu64
-		", sectors read=%" PRIu64 " written=%" PRIu64 "%s\n",
-		block ? "requests" : "model requests", r->io.dev_reads,
-		r->io.dev_writes, r->io.sectors_read, r->io.sectors_written,
-		target_is_nop(cfg) ? " (the bio model's; nop has no device)" :
+		", sectors read=%" PRIu64 " written=%" PRIu64 "%s%s%s\n",
+		block ? "requests" : model ? "model requests" :
+					     "submitted requests",
+		r->io.dev_reads, r->io.dev_writes, r->io.sectors_read,
+		r->io.sectors_written, block ? "" : " (",
+		block ? "" : model ? "the bio model's" : "biobench's I/Os",
+		target_is_nop(cfg) ? "; nop has no device)" :
 		block ? "" :
-			" (the bio model's, not the disk's: the file's I/O "
-			"goes through the page cache and the filesystem)");
+			", not the disk's: the file's I/O goes through the "
+			"page cache and the filesystem)");
 	if (d->checked)
 		fprintf(f,
 			"  disk: %s in /proc/diskstats: reads=%" PRIu64
 			" writes=%" PRIu64 ", sectors read=%" PRIu64
-			" written=%" PRIu64 " (the measured interval%s)\n",
+			" written=%" PRIu64 " (the measured interval%s%s)\n",
 			d->name, d->reads, d->writes, d->sectors_read,
 			d->sectors_written,
-			block ? "" : "; other I/O to that disk counts too");
-	else if (!target_is_nop(cfg) && !block)
+			block ? "" : "; other I/O to that disk counts too",
+			cfg->verify ? "; with the verify pass's reads" : "");
+	else if (!target_is_nop(cfg) && !block && cfg->ntargets <= 1)
 		fprintf(f, "  disk: none under %s in /proc/diskstats (a "
 			   "filesystem without a block device, e.g. tmpfs)\n",
 			cfg->target);
@@ -312,19 +320,33 @@ void bb_result_fprint(FILE *f, const struct bb_config *cfg,
 			r->target_kind[0] ? r->target_kind : "?");
 	fprintf(f, "%s%s\n", r->kernel_helpers[0] ? ", kernel helpers: " : "",
 		r->kernel_helpers);
+	if (cfg->ntargets > 1) {
+		fprintf(f, "  files:");
+		for (const char *p = cfg->target; p;
+		     p = bb_config_next_target(cfg, p))
+			fprintf(f, " %s", p);
+		fprintf(f, " (%u, spread over %u thread(s))\n", cfg->ntargets,
+			cfg->threads);
+	}
 	fprintf(f,
-		"workload: %s bs=%u iodepth=%u threads=%u mode=%s completion=%s"
-		" bio_cache=%s split_check=%s bio_layout=%s",
+		"workload: %s bs=%u iodepth=%u threads=%u mode=%s completion=%s",
 		bb_rw_name(cfg->rw), cfg->bs, cfg->iodepth, cfg->threads,
-		bb_mode_name(cfg->mode), bb_completion_name(cfg->completion),
-		bb_cache_variant_name(cfg->bio_cache),
-		bb_split_check_name(cfg->split_check),
-		bb_layout_name(cfg->bio_layout));
+		bb_mode_name(cfg->mode), bb_completion_name(cfg->completion));
 	if (cfg->rw == BB_RW_RANDRW)
 		fprintf(f, " rwmixread=%u", cfg->rwmixread);
 	if (cfg->inject_ns)
 		fprintf(f, " inject_ns=%" PRIu64, cfg->inject_ns);
+	if (target_is_nop(cfg))
+		fprintf(f, " nop_kind=%s", bb_nop_kind_name(cfg->nop_kind));
 	fprintf(f, "\n");
+	if (cfg->model == BB_MODEL_NONE)
+		fprintf(f, "model: none (one SQE per I/O from its slot; "
+			   "bio_cache, split_check, bio_layout: not applicable)\n");
+	else
+		fprintf(f, "model: bio bio_cache=%s split_check=%s bio_layout=%s\n",
+			bb_cache_variant_name(cfg->bio_cache),
+			bb_split_check_name(cfg->split_check),
+			bb_layout_name(cfg->bio_layout));
 	if (r->error[0])
 		fprintf(f, "  error: %s\n", r->error);
 	if (r->irq.checked) {
@@ -394,14 +416,19 @@ void bb_result_fprint(FILE *f, const struct bb_config *cfg,
 			r->perf_unavailable_reason[0] ? r->perf_unavailable_reason
 						      : "not measured");
 
-	fprint_cache(f, "bio cache", &r->cache);
-	fprint_cache(f, "split bioset", &r->split_cache);
-	fprintf(f,
-		"  split: checks=%" PRIu64 " hits=%" PRIu64 " walks=%" PRIu64
-		" splits=%" PRIu64 " pieces=%" PRIu64 " einval=%" PRIu64
-		" eagain=%" PRIu64 " segs=%" PRIu64 "\n",
-		r->split.checks, r->split.check_hits, r->split.full_walks,
-		r->split.splits, r->split.pieces, r->split.einval,
-		r->split.eagain, r->split.segs);
+	if (cfg->model == BB_MODEL_NONE) {
+		fprintf(f, "  bio cache, split: not applicable (model none)\n");
+	} else {
+		fprint_cache(f, "bio cache", &r->cache);
+		fprint_cache(f, "split bioset", &r->split_cache);
+		fprintf(f,
+			"  split: checks=%" PRIu64 " hits=%" PRIu64
+			" walks=%" PRIu64 " splits=%" PRIu64 " pieces=%" PRIu64
+			" einval=%" PRIu64 " eagain=%" PRIu64 " segs=%" PRIu64
+			"\n",
+			r->split.checks, r->split.check_hits,
+			r->split.full_walks, r->split.splits, r->split.pieces,
+			r->split.einval, r->split.eagain, r->split.segs);
+	}
 	fprint_device(f, cfg, r);
 }

@@ -20,7 +20,7 @@
  *   sizes (objects) of the main bioset, its bvec arrays per class and the
  *   split bioset; the reserve (mempool) sizes. */
 #define BB_WORKER_SLOT_BYTES 64u
-#define BB_WORKER_STATE_BYTES 4096u
+#define BB_WORKER_STATE_BYTES 8192u
 #define BB_WORKER_BIO_OBJ_BYTES 256u
 #define BB_WORKER_SPLIT_OBJ_BYTES 192u
 #define BB_WORKER_BIO_POOL 4u
@@ -54,7 +54,9 @@ static inline void bb_worker_ring_sizes(unsigned iodepth, unsigned pieces,
 enum bb_phase {
 	BB_PHASE_RAMP = 0,
 	BB_PHASE_MEASURE,
-	BB_PHASE_STOP,
+	BB_PHASE_STOP,    /* end of the run: drain, then the verify pass */
+	BB_PHASE_CANCEL,  /* cancelled: stop within a millisecond (also inside
+			     an inject_ns delay), drain, no verify pass */
 };
 
 /* Counters the sampler reads once a second; written (relaxed) by one
@@ -87,10 +89,20 @@ struct bb_thread_result {
 	char errmsg[256];
 };
 
+/* One file (target) of a worker, and which part of its region is the
+ * worker's: slice of nslices (each thread its own slice when it writes
+ * with verify or reads sequentially, else nslices = 1). */
+struct bb_worker_file {
+	const struct bb_target *t;
+	unsigned slice;
+	unsigned nslices;
+};
+
 /* Shared between the engine and one worker. */
 struct bb_worker_args {
 	const struct bb_config *cfg;
-	const struct bb_target *t;
+	struct bb_worker_file files[BB_MAX_TARGETS_PER_THREAD];
+	unsigned nfiles;      /* >= 1 */
 	unsigned index;       /* thread index */
 	int cpu;              /* -1: not pinned */
 	int completion_cpu;   /* -1: not pinned */

@@ -151,6 +151,18 @@ api POST "/api/v1/jobs/$id/cancel"
 [ "$(cat "$TMP/api.status")" = 409 ] && pass "second cancel: 409" || fail "second cancel: $(cat "$TMP/api.status")"
 ndone=$(api_json GET "/api/v1/jobs/$id/runs" 'sum(1 for r in d["runs"] if r["state"] == "done")')
 [ "$ndone" -ge 1 ] && pass "cancelled job keeps its $ndone finished run(s)" || fail "cancelled job lost its runs"
+# ... also when every I/O spins for a second (issue 12 #15: inject_ns kept
+# a run from seeing the cancel for tens of seconds)
+id=$(submit '{"name":"long inject","target":"nop","workload":{"runtime":"5s","iodepth":8},
+  "variants":{"A":{"inject_ns":1000000000},"B":{"inject_ns":999999999}},"repeat":4,"warmup":0}')
+wait_cond "$id" 'd["state"] == "running"' 30 || fail "inject job never ran"
+sleep 0.5
+t0=$(date +%s%N)
+api POST "/api/v1/jobs/$id/cancel"
+st=$(wait_job "$id" 10)
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+if [ "$st" = cancelled ] && [ "$ms" -lt 1500 ]; then pass "inject_ns 1 s per I/O: cancelled in $ms ms"
+else fail "inject_ns cancel: state $st after $ms ms"; fi
 
 # --- 7. kill -9 while B runs with knobs applied; restart recovers -------------
 id=$(submit "{\"name\":\"crash\",\"target\":\"$LOOP\",
@@ -192,9 +204,10 @@ else fail "SIGHUP: $s1 before, $API_STATUS after"; fi
 wait_job "$(api_get 'd["id"]')" >/dev/null
 
 # --- 9. SIGTERM during a run: interrupted, knobs restored, exit 0 ------------
+# (A spins a second per I/O: SIGTERM must not wait for it)
 id=$(submit "{\"name\":\"term\",\"target\":\"$LOOP\",
   \"workload\":{\"runtime\":\"2s\",\"direct\":true,\"iodepth\":4},
-  \"variants\":{\"A\":{\"sysfs.read_ahead_kb\":$new_ra},\"B\":{}},\"repeat\":4,\"warmup\":0}")
+  \"variants\":{\"A\":{\"sysfs.read_ahead_kb\":$new_ra,\"inject_ns\":1000000000},\"B\":{\"inject_ns\":1000000000}},\"repeat\":4,\"warmup\":0}")
 wait_cond "$id" 'd["state"] == "running"' 30 || fail "term job never started"
 sleep 0.5
 t0=$(date +%s%N)

@@ -13,6 +13,36 @@ if expect_rc 0 run --number-ios 20000 --iodepth 32 --json nop; then
     || fail "nop result does not match the schema"
 else fail "nop run"; fi
 
+# --- --model none: the same count, the model's counters not applicable ----
+for kind in plain file; do
+  if expect_rc 0 run --number-ios 20000 --iodepth 32 --model none --nop-kind $kind --json nop; then
+    r=$(jget "$TMP/out" '"%s %d %d %s %s %s" % (d["model"], d["io"]["ios"], d["io"]["dev_reads"], d["bio_cache"], d["split"], d["config"]["nop_kind"])')
+    [ "$r" = "none 20000 20000 None None $kind" ] && pass "--model none --nop-kind $kind: 20000 I/Os, bio_cache and split null" \
+      || fail "--model none --nop-kind $kind: $r"
+    validate_schema "$TMP/out" && pass "--model none result matches the schema" || fail "--model none result does not match the schema"
+  else fail "--model none --nop-kind $kind"; fi
+done
+if expect_rc 0 run --runtime 200ms --model none nop; then
+  grep -q "^model: none (one SQE per I/O from its slot; bio_cache, split_check, bio_layout: not applicable)" "$TMP/out" &&
+    grep -q "bio cache, split: not applicable (model none)" "$TMP/out" &&
+    pass "summary says model none and that the model's knobs do not apply" || fail "summary of --model none: $(cat "$TMP/out")"
+else fail "--model none summary run"; fi
+if expect_rc 0 run --runtime 200ms nop; then
+  grep -q "^model: bio bio_cache=all split_check=iter bio_layout=vec_early" "$TMP/out" &&
+    pass "summary says model bio and its knobs" || fail "summary of the default: $(cat "$TMP/out")"
+else fail "default summary run"; fi
+expect_rc 2 run --model none --completion thread nop && grep -q "needs --model bio" "$TMP/err" &&
+  pass "--model none --completion thread: refused" || fail "--model none --completion thread"
+
+# --- several files: spread over threads, all counted ----------------------
+# (read jobs do not create files: lay them out first)
+for f in f1 f2 f3; do truncate -s 1m "$TMP/$f"; done
+if expect_rc 0 run --number-ios 2000 --threads 2 --size 1m --direct=0 --json "$TMP/f1" "$TMP/f2" "$TMP/f3"; then
+  r=$(jget "$TMP/out" '"%d %s" % (d["io"]["ios"], ",".join(p.split("/")[-1] for p in d["target"]["paths"]))')
+  [ "$r" = "4000 f1,f2,f3" ] && pass "three files on two threads: 4000 I/Os, target.paths lists them" || fail "three files: $r"
+  validate_schema "$TMP/out" && pass "several-files result matches the schema" || fail "several-files result does not match the schema"
+else fail "three files on two threads"; fi
+
 # --- every cache variant x split check x layout x completion on nop -------
 for cache in off task irq irq_fast all; do
   for comp in inline thread; do

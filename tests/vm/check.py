@@ -169,6 +169,14 @@ def main():
     run_ok(m, "pt_verify", "nvme_char", verify=True, split=True, flags=pt)
     run_ok(m, "pt_poll_verify", "nvme_char", polled=True, verify=True,
            flags=pt | IORING_SETUP_IOPOLL)
+    run_ok(m, "none_blk_poll", "block", polled=True, flags=IORING_SETUP_IOPOLL)
+    run_ok(m, "none_pt_poll_verify", "nvme_char", polled=True, verify=True,
+           flags=pt | IORING_SETUP_IOPOLL)
+    for name in ("none_blk_poll", "none_pt_poll_verify"):
+        out = m.get(name, {}).get("out") or {}
+        check(name + ": model none, no bio counters",
+              out.get("model") == "none" and out.get("bio_cache") is None,
+              f"model={out.get('model')!r} bio_cache={out.get('bio_cache')!r}")
     refused(m, "pt_on_block", ["/dev/ng0n1"])
     refused(m, "blk_on_char", ["uring_cmd"])
     check("main: guest finished", "done" in m)

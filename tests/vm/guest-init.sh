@@ -75,6 +75,11 @@ main)
 	step pt_poll_verify $BB run $R --engine uring_cmd --mode poll --rw randrw \
 		--bs 8k --iodepth 32 --number-ios 500 --allow-write --verify \
 		--offset 64m --size 32m /dev/ng0n1
+	# without the bio model: one SQE per I/O, block and passthrough
+	step none_blk_poll $BB run $R --model none --mode poll --runtime 1 /dev/nvme0n1
+	step none_pt_poll_verify $BB run $R --model none --engine uring_cmd --mode poll \
+		--rw randrw --bs 8k --iodepth 32 --number-ios 500 --allow-write \
+		--verify --offset 64m --size 32m /dev/ng0n1
 	step pt_on_block $BB run $R --engine uring_cmd --runtime 1 /dev/nvme0n1
 	step blk_on_char $BB run $R --runtime 1 /dev/ng0n1
 	;;

@@ -9,7 +9,7 @@
  * slower / no change within +-m / inconclusive: about N more repetitions
  * needed) and a one-line wording.
  *
- * Methods (DESIGN.md "A/B statistics"); alpha = 1 - confidence,
+ * Methods (docs/design.md, "Jobs and statistics"); alpha = 1 - confidence,
  * m = min_effect, the equivalence margin in log space is
  * [thL, thU] = [log(1-m), log(1+m)] (the relative change inside +-m):
  *

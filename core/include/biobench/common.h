@@ -22,6 +22,18 @@
 #define bb_max(a, b) ((a) > (b) ? (a) : (b))
 #define bb_aligned_cl __attribute__((aligned(BB_CACHELINE)))
 
+/* The body of a spin-wait loop: the CPU's pause hint where it has one. */
+static inline void bb_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#else
+	__asm__ __volatile__("" ::: "memory");
+#endif
+}
+
 /* Execution context of a bio put, standing for the kernel's in_task() /
  * in_hardirq() / softirq.  The engine passes it explicitly: the submitter
  * reaping its own completions is task context, the completion thread stands
@@ -32,7 +44,7 @@ enum bb_ctx {
 	BB_CTX_SOFTIRQ = 2,
 };
 
-/* The bio cache variants (DESIGN.md "Variants"). */
+/* The bio cache variants (docs/design.md, "The per-CPU bio cache"). */
 enum bb_cache_variant {
 	BB_CACHE_OFF = 0,  /* no per-thread cache: slab + reserve only */
 	BB_CACHE_TASK,     /* only task-context puts are cached (pre-2022) */

@@ -11,6 +11,8 @@
 #include <limits.h>
 
 #define BB_MAX_THREADS 64
+#define BB_MAX_TARGETS 64          /* targets (files) of one run */
+#define BB_MAX_TARGETS_PER_THREAD 16 /* t/io_uring's MAX_FDS */
 
 enum bb_rw {
 	BB_RW_READ = 0,
@@ -44,6 +46,27 @@ enum bb_completion {
 	BB_COMPLETION__COUNT
 };
 
+/* Whether the I/O goes through the userspace bio model. */
+enum bb_model {
+	BB_MODEL_BIO = 0, /* alloc, split, end_io and put of a struct bio per
+			     I/O, as the kernel's block layer does */
+	BB_MODEL_NONE,    /* one SQE per I/O straight from its slot, as
+			     t/io_uring: the model knobs do not apply */
+	BB_MODEL__COUNT
+};
+
+/* The NOPs of the nop target. */
+enum bb_nop_kind {
+	BB_NOP_PLAIN = 0, /* IORING_OP_NOP, no flags (t/io_uring -N1 of fio
+			     3.33): no file, no buffer, res 0 */
+	BB_NOP_FILE,      /* IORING_NOP_FILE (| FIXED_FILE with
+			     registerfiles) | FIXED_BUFFER (with fixedbufs) |
+			     INJECT_RESULT, len = bs: current fio's t/io_uring
+			     -N1; the kernel looks the file and the buffer up,
+			     res = bs */
+	BB_NOP__COUNT
+};
+
 enum bb_lat_mode {
 	BB_LAT_OFF = 0,
 	BB_LAT_IO,    /* per I/O: submit stamp to completion */
@@ -64,8 +87,12 @@ enum {
 };
 
 struct bb_config {
-	/* target: "nop", a regular file, or a block device */
+	/* target: "nop", a regular file, or a block device; or several files
+	 * or block devices (t/io_uring's FILE...), stored one after the other,
+	 * each NUL-terminated, the list ended by an empty string (so that
+	 * `target` as a C string is the first one; see bb_config_targets) */
 	char target[PATH_MAX];
+	unsigned ntargets;    /* 1, or how many the list holds */
 	uint64_t size;        /* bytes: the region (0 = whole device / existing
 				 file); a write workload with allow_write
 				 creates or extends a file to offset + size */
@@ -112,8 +139,10 @@ struct bb_config {
 				    pinned without cpus) */
 	enum bb_lat_mode lat;
 	uint64_t inject_ns;      /* busy delay per I/O in the submit path */
+	enum bb_nop_kind nop_kind; /* the NOPs of the nop target */
 
 	/* model */
+	enum bb_model model;
 	enum bb_cache_variant bio_cache;
 	enum bb_split_check split_check;
 	enum bb_layout bio_layout;
@@ -125,10 +154,11 @@ struct bb_config {
 	bool quiet;   /* no live per-second lines */
 };
 
-/* The defaults: nop target, randread, bs 4k, iodepth 128, runtime 5s,
- * 1 thread, io_uring engine, irq mode, fixedbufs and registerfiles on, batches 32/32,
- * bio_cache all, split_check iter, bio_layout vec_early, inline
- * completions, latency per batch. */
+/* The defaults: nop target (plain NOPs), randread, bs 4k, iodepth 128,
+ * runtime 5s, 1 thread, io_uring engine, irq mode, fixedbufs and
+ * registerfiles on, batches 32/32, the bio model with bio_cache all,
+ * split_check iter, bio_layout vec_early, inline completions, latency per
+ * batch. */
 void bb_config_default(struct bb_config *cfg);
 
 /* What a run allocates, counted by bb_config_memory_estimate(): bytes per
@@ -181,6 +211,27 @@ uint64_t bb_host_memory_budget(void);
  * lower (MemTotal, memory.max); 0 when unknown. */
 uint64_t bb_host_memory_total(void);
 
+/* The targets of a config: set one (replacing the list), or append one
+ * (up to BB_MAX_TARGETS, all within sizeof(cfg->target) bytes).  0 or
+ * -EINVAL (empty path) / -E2BIG (too many or too long). */
+int bb_config_set_target(struct bb_config *cfg, const char *path);
+int bb_config_add_target(struct bb_config *cfg, const char *path);
+
+/* Iterate: the first target is cfg->target; the next after p is
+ * bb_config_next_target(cfg, p), NULL after the last. */
+const char *bb_config_next_target(const struct bb_config *cfg,
+				  const char *p);
+
+/* t/io_uring's spread of nfiles files over nthreads submitter threads:
+ * with at least as many threads as files each file gets nthreads/nfiles
+ * consecutive threads (the first nthreads%nfiles files one more), else
+ * the files go round-robin; a thread keeps at most
+ * BB_MAX_TARGETS_PER_THREAD.  Fills files[] with the indexes of the files
+ * of thread `thread` and returns how many. */
+unsigned bb_spread_targets(unsigned nfiles, unsigned nthreads,
+			   unsigned thread,
+			   unsigned files[BB_MAX_TARGETS_PER_THREAD]);
+
 /* Whether the workload writes. */
 static inline bool bb_rw_writes(enum bb_rw rw)
 {
@@ -208,5 +259,7 @@ const char *bb_mode_name(enum bb_mode v);
 const char *bb_engine_name(enum bb_engine v);
 const char *bb_completion_name(enum bb_completion v);
 const char *bb_lat_mode_name(enum bb_lat_mode v);
+const char *bb_model_name(enum bb_model v);
+const char *bb_nop_kind_name(enum bb_nop_kind v);
 
 #endif

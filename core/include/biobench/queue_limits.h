@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* queue_limits.h - (implemented in limits.c) the queue limits that splitting works against
- * (layout-independent).  Mirrors struct queue_limits (KERNEL-FACTS 3.5)
+ * (layout-independent).  Mirrors struct queue_limits (include/linux/blkdev.h)
  * and blk_validate_limits(); read from /sys/block/DEV/queue/ for block
  * devices, synthetic and settable for file and nop targets. */
 #ifndef BB_QUEUE_LIMITS_H

@@ -52,6 +52,17 @@ static inline void bb_hist_add(struct bb_hist *h, uint64_t ns)
 	if (ns > h->max_ns)
 		h->max_ns = ns;
 }
+/* n values of ns at once (a batch that shares one stamp). */
+static inline void bb_hist_add_n(struct bb_hist *h, uint64_t ns, uint64_t n)
+{
+	h->buckets[bb_hist_bucket(ns)] += n;
+	h->count += n;
+	h->sum_ns += ns * n;
+	if (ns < h->min_ns)
+		h->min_ns = ns;
+	if (ns > h->max_ns)
+		h->max_ns = ns;
+}
 /* Representative value (midpoint) of a bucket, in ns. */
 uint64_t bb_hist_bucket_value(unsigned idx);
 /* dst += src */

@@ -1128,8 +1128,8 @@ static void test_token_constant_time(void **state)
 	static const char *const hdrs[] = {
 		"Bearer 0123456789abcdef0123", "Bearer 0123456789abcdef012x",
 		"Bearer x123456789abcdef0123", "Bearer 0123",
-		"Bearer 0123456789abcdef0123456789", "Bearer ", "bearer  "
-		"0123456789abcdef0123  ", "Basic 0123456789abcdef0123",
+		"Bearer 0123456789abcdef0123456789", "Bearer ",
+		"bearer  0123456789abcdef0123  ", "Basic 0123456789abcdef0123",
 	};
 	static const bool want[] = { true, false, false, false, false, false,
 				     true, false };

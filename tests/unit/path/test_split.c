@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* test_split.c - bio splitting against queue limits (compiled per layout).
  *
- * Split points are hand-computed from the kernel rules (KERNEL-FACTS.md
- * 3.3) and written as literals; the comment of each case shows the
+ * Split points are hand-computed from the kernel's rules (block/blk-merge.c:
+ * bio_split_io_at, bvec_split_segs, get_max_io_size) and written as literals; the comment of each case shows the
  * arithmetic.  "Pages" are fake, never dereferenced, 4 KiB-aligned
  * addresses: page n is PG_BASE + n * 4096, so "physical" address =
  * PG_BASE + n * 4096 + bv_offset.

@@ -426,7 +426,14 @@ static const struct bad bads[] = {
 	{ "-x nop", "unknown option -x (see biobench run --help)" },
 	{ "--bs=4k", "missing target (nop, a file or a block device) as the last argument" },
 	{ "", "missing target (nop, a file or a block device) as the last argument" },
-	{ "nop /dev/sda", "unexpected argument '/dev/sda' after 'nop'" },
+	{ "nop /dev/sda", "target: nop is one target of its own, not one of several files" },
+	{ "/tmp/a nop", "target: nop is one target of its own, not one of several files" },
+	{ "--model=none --completion=thread nop", "--completion thread models the bio puts of hard-irq context and needs --model bio" },
+	{ "--model=bios nop", "--model: 'bios' is not one of bio, none" },
+	{ "--nop-kind=file /tmp/f", "--nop-kind file applies to the nop target only (the target is /tmp/f)" },
+	{ "--nop-kind=tiou nop", "--nop-kind: 'tiou' is not one of plain, file" },
+	{ "/f1 /f2 /f3 /f4 /f5 /f6 /f7 /f8 /f9 /f10 /f11 /f12 /f13 /f14 /f15 /f16 /f17",
+	  "target: 17 files on 1 thread(s) is more than 16 files per thread (t/io_uring's limit); add --threads" },
 	{ "--verify nop", "--verify needs a write workload (write, randwrite, randrw)" },
 	{ "--verify --rw=randread /tmp/f", "--verify needs a write workload (write, randwrite, randrw)" },
 	{ "--verify --rw=randwrite nop", "--verify needs a file or a block device" },
@@ -782,7 +789,8 @@ static const char *const cli_names[] = {
 	"ramp-time", "threads", "cpus", "size", "offset", "direct",
 	"allow-write", "seed", "verify", "engine", "mode", "fixedbufs",
 	"registerfiles", "submit-batch", "complete-batch", "sqpoll-cpu",
-	"completion", "completion-cpu", "max-memory", "lat", "inject-ns", "bio-cache",
+	"completion", "completion-cpu", "max-memory", "lat", "inject-ns",
+	"nop-kind", "model", "bio-cache",
 	"split-check", "bio-layout", "max-sectors-kb", "max-segments",
 	"max-segment-size", "seg-boundary", "virt-boundary",
 	"chunk-sectors", "lbs", "json", "quiet", "help",
@@ -791,6 +799,74 @@ static const char *const bool_names[] = {
 	"direct", "allow-write", "verify", "fixedbufs", "registerfiles",
 	"json", "quiet",
 };
+
+/* Several targets: the command line's trailing arguments, a JSON array,
+ * and back; t/io_uring's spread of files over threads. */
+static void test_several_targets(void **state)
+{
+	struct bb_config a, b;
+	struct json_object *ja, *t;
+	unsigned f[BB_MAX_TARGETS_PER_THREAD], n;
+	const char *p;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse_str("--threads 2 /tmp/a /dev/loop7 /tmp/c", &a,
+				   err, sizeof(err)), 0);
+	assert_int_equal(a.ntargets, 3);
+	assert_string_equal(a.target, "/tmp/a");
+	p = bb_config_next_target(&a, a.target);
+	assert_string_equal(p, "/dev/loop7");
+	p = bb_config_next_target(&a, p);
+	assert_string_equal(p, "/tmp/c");
+	assert_null(bb_config_next_target(&a, p));
+	ja = bb_config_to_json(&a);
+	t = json_object_object_get(ja, "target");
+	assert_true(json_object_is_type(t, json_type_array));
+	assert_string_equal(json_object_to_json_string_ext(t, JSON_C_TO_STRING_PLAIN |
+							    JSON_C_TO_STRING_NOSLASHESCAPE),
+			    "[\"/tmp/a\",\"/dev/loop7\",\"/tmp/c\"]");
+	bb_config_default(&b);
+	assert_int_equal(bb_options_from_json(&b, ja, "config", err,
+					      sizeof(err)), 0);
+	assert_int_equal(bb_config_check(&b, err, sizeof(err)), 0);
+	assert_memory_equal(&a, &b, sizeof(a));
+	json_object_put(ja);
+	/* one target stays a string */
+	assert_int_equal(parse_str("/tmp/a", &a, err, sizeof(err)), 0);
+	ja = bb_config_to_json(&a);
+	assert_string_equal(json_object_get_string(json_object_object_get(ja, "target")),
+			    "/tmp/a");
+	json_object_put(ja);
+	/* JSON: an array element that is not a string */
+	bb_config_default(&b);
+	ja = json_tokener_parse("{\"target\": [\"/tmp/a\", 3]}");
+	assert_int_equal(bb_options_from_json(&b, ja, "workload", err,
+					      sizeof(err)), -EINVAL);
+	assert_string_equal(err, "workload.target[1]: expected a string");
+	json_object_put(ja);
+
+	/* t/io_uring: files over threads */
+	n = bb_spread_targets(3, 1, 0, f);
+	assert_int_equal(n, 3);
+	assert_int_equal(f[0] + f[1] * 10 + f[2] * 100, 0 + 10 + 200);
+	for (unsigned th = 0; th < 4; th++) { /* 1 file, 4 threads */
+		assert_int_equal(bb_spread_targets(1, 4, th, f), 1);
+		assert_int_equal(f[0], 0);
+	}
+	/* 2 files, 3 threads: file 0 gets threads 0 and 1, file 1 thread 2 */
+	assert_int_equal(bb_spread_targets(2, 3, 0, f), 1);
+	assert_int_equal(f[0], 0);
+	assert_int_equal(bb_spread_targets(2, 3, 1, f), 1);
+	assert_int_equal(f[0], 0);
+	assert_int_equal(bb_spread_targets(2, 3, 2, f), 1);
+	assert_int_equal(f[0], 1);
+	/* 5 files, 2 threads: round robin */
+	assert_int_equal(bb_spread_targets(5, 2, 0, f), 3);
+	assert_int_equal(f[0] * 100 + f[1] * 10 + f[2], 24);
+	assert_int_equal(bb_spread_targets(5, 2, 1, f), 2);
+	assert_int_equal(f[0] * 10 + f[1], 13);
+}
 
 static void test_help_lists_everything(void **state)
 {
@@ -844,7 +920,8 @@ static const char *const json_names[] = {
 	"number_ios", "ramp_time", "threads", "cpus", "size", "offset",
 	"direct", "allow_write", "seed", "verify", "engine", "mode", "fixedbufs",
 	"registerfiles", "submit_batch", "complete_batch", "sqpoll_cpu",
-	"completion", "completion_cpu", "lat", "inject_ns", "bio_cache",
+	"completion", "completion_cpu", "lat", "inject_ns", "nop_kind",
+	"model", "bio_cache",
 	"split_check", "bio_layout", "max_sectors_kb", "max_segments",
 	"max_segment_size", "seg_boundary", "virt_boundary",
 	"chunk_sectors", "lbs",
@@ -991,6 +1068,7 @@ int main(void)
 		cmocka_unit_test(test_json_bad),
 		cmocka_unit_test(test_json_field),
 		cmocka_unit_test(test_json_round_trip),
+		cmocka_unit_test(test_several_targets),
 		cmocka_unit_test(test_help_lists_everything),
 		cmocka_unit_test(test_schema_by_hand),
 		cmocka_unit_test(test_schema_validates),

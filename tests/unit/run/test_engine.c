@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* test_engine.c - the engine and its worker with real io_uring: the bio
+ * model and --model none count the same I/Os, the NOP kinds, several files
+ * per thread, cancel and stop within a second whatever inject_ns says,
+ * and a worker that cannot be started is an error.  Skipped (77) when
+ * io_uring is not available. */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <liburing.h>
+
+#include <biobench/engine.h>
+#include <biobench/options.h>
+
+#include "helpers.h"
+
+static void cfg_of(struct bb_config *cfg, const char *args)
+{
+	char buf[1024], err[512], *argv[64];
+	int argc = 0;
+
+	snprintf(buf, sizeof(buf), "run %s", args);
+	for (char *t = strtok(buf, " "); t && argc < 63; t = strtok(NULL, " "))
+		argv[argc++] = t;
+	argv[argc] = NULL;
+	bb_config_default(cfg);
+	if (bb_options_parse(argc, argv, cfg, err, sizeof(err)))
+		fail_msg("'%s': %s", args, err);
+}
+
+static int run_cfg(const struct bb_config *cfg, struct bb_result *r,
+		   char *err, size_t len)
+{
+	return bb_run(cfg, r, NULL, NULL, err, len);
+}
+
+/* The same number_ios through the model and without it: the same parent
+ * I/Os and requests; the model's counters only with the model. */
+static void test_model_none_counts(void **state)
+{
+	struct bb_config cfg;
+	struct bb_result r;
+	char err[512];
+
+	(void)state;
+	cfg_of(&cfg, "--number-ios 20000 --iodepth 32 --quiet nop");
+	assert_int_equal(run_cfg(&cfg, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.io.ios, 20000);
+	assert_int_equal(r.io.dev_reads, 20000);
+	assert_int_equal(r.io.sectors_read, 20000 * 8);
+	assert_int_equal(r.cache.alloc_hit + r.cache.alloc_miss, 20000);
+	assert_int_equal(r.split.checks, 20000);
+	assert_true(r.lat.count > 0);
+	bb_result_free(&r);
+
+	cfg_of(&cfg, "--number-ios 20000 --iodepth 32 --model none --quiet nop");
+	assert_int_equal(run_cfg(&cfg, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.io.ios, 20000);
+	assert_int_equal(r.io.reads, 20000);
+	assert_int_equal(r.io.bytes_read, 20000ull * 4096);
+	assert_int_equal(r.io.dev_reads, 20000);
+	assert_int_equal(r.io.reaped, 20000);
+	assert_int_equal(r.cache.alloc_hit + r.cache.alloc_miss, 0);
+	assert_int_equal(r.split.checks, 0);
+	/* latency per batch: each I/O counted once, in runs of a stamp */
+	assert_int_equal(r.lat.count, 20000);
+	bb_result_free(&r);
+
+	/* mixed directions and per-I/O latency: the general build */
+	cfg_of(&cfg, "--number-ios 5000 --rw randrw --lat io --model none --quiet nop");
+	assert_int_equal(run_cfg(&cfg, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.io.ios, 5000);
+	assert_int_equal(r.io.reads + r.io.writes, 5000);
+	assert_true(r.io.reads > 1000 && r.io.writes > 1000);
+	assert_int_equal(r.io.dev_reads + r.io.dev_writes, 5000);
+	assert_int_equal(r.lat.count, 5000);
+	bb_result_free(&r);
+}
+
+/* t/io_uring -N1's NOPs: a file and a buffer looked up, res = bs checked
+ * on every CQE (a NOP that returned 0 would be an error). */
+static void test_nop_file_kind(void **state)
+{
+	struct bb_config cfg;
+	struct bb_result r;
+	char err[512];
+	int ret;
+
+	(void)state;
+	for (int model = 0; model < 2; model++) {
+		cfg_of(&cfg, model ? "--number-ios 10000 --nop-kind file --quiet nop"
+				   : "--number-ios 10000 --nop-kind file --model none --quiet nop");
+		ret = run_cfg(&cfg, &r, err, sizeof(err));
+		if (ret == -EOPNOTSUPP) {
+			print_message("  skipped: %s\n", err);
+			bb_result_free(&r);
+			skip();
+		}
+		if (ret)
+			fail_msg("nop-kind file: %s", err);
+		assert_int_equal(r.io.ios, 10000);
+		assert_int_equal(r.io.errors, 0);
+		bb_result_free(&r);
+	}
+	/* without registered files and buffers: the plain fd */
+	cfg_of(&cfg, "--number-ios 1000 --nop-kind file --no-registerfiles --no-fixedbufs --quiet nop");
+	assert_int_equal(run_cfg(&cfg, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.io.ios, 1000);
+	bb_result_free(&r);
+}
+
+/* Several files on one thread and on two: every I/O issued and counted,
+ * and reads land in each file. */
+static void test_several_files(void **state)
+{
+	char dir[] = "/tmp/bb-engine-XXXXXX", args[1024];
+	struct bb_config cfg;
+	struct bb_result r;
+	char err[512];
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	/* a read job does not create files: lay them out first */
+	for (const char *n = "abc"; *n; n++) {
+		char path[64];
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/%c", dir, *n);
+		fd = open(path, O_CREAT | O_WRONLY | O_EXCL, 0600);
+		assert_true(fd >= 0);
+		assert_int_equal(ftruncate(fd, 1 << 20), 0);
+		close(fd);
+	}
+	for (int t = 1; t <= 2; t++) {
+		for (int model = 0; model < 2; model++) {
+			snprintf(args, sizeof(args),
+				 "--threads %d --number-ios 3000 --iodepth 16 "
+				 "--size 1m --direct=0 %s --quiet "
+				 "%s/a %s/b %s/c",
+				 t, model ? "" : "--model none", dir, dir, dir);
+			cfg_of(&cfg, args);
+			assert_int_equal(cfg.ntargets, 3);
+			if (run_cfg(&cfg, &r, err, sizeof(err)))
+				fail_msg("%s: %s", args, err);
+			assert_int_equal(r.io.ios, 3000ull * t);
+			assert_int_equal(r.io.dev_reads, 3000ull * t);
+			assert_int_equal(r.io.errors, 0);
+			bb_result_free(&r);
+		}
+	}
+	/* verify over several files: written, read back, checked */
+	snprintf(args, sizeof(args),
+		 "--rw randwrite --verify --number-ios 2000 --iodepth 8 --bs 8k "
+		 "--size 1m --direct=0 --max-sectors-kb 4 --quiet %s/a %s/b",
+		 dir, dir);
+	cfg_of(&cfg, args);
+	if (run_cfg(&cfg, &r, err, sizeof(err)))
+		fail_msg("%s: %s", args, err);
+	assert_int_equal(r.io.ios, 2000);
+	assert_int_equal(r.io.verify_errors, 0);
+	/* the verify pass's reads are not the run's */
+	assert_int_equal(r.io.reads, 0);
+	assert_int_equal(r.io.dev_writes, 4000); /* split at 4k */
+	bb_result_free(&r);
+	run("rm -rf %s", dir);
+}
+
+static double ms_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 +
+	       (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+struct canceller {
+	_Atomic bool *flag;
+	unsigned delay_ms;
+};
+
+static void *cancel_after(void *arg)
+{
+	struct canceller *c = arg;
+
+	usleep(c->delay_ms * 1000u);
+	atomic_store(c->flag, true);
+	return NULL;
+}
+
+/* Issue 12 #15: with a second of delay per I/O, a cancel and the end of
+ * the runtime take effect within a second, in both completion modes. */
+static void test_cancel_and_stop_with_inject(void **state)
+{
+	static const char *const modes[] = {
+		"--inject-ns 1000000000 --iodepth 8 --runtime 20s --quiet nop",
+		"--inject-ns 1000000000 --iodepth 8 --runtime 20s --completion thread --quiet nop",
+		"--inject-ns 1000000000 --iodepth 8 --runtime 20s --model none --quiet nop",
+		"--inject-ns 1000000000 --iodepth 8 --runtime 20s --rw randwrite --verify --size 1m --direct=0 --allow-write --quiet /tmp/bb-engine-inject.dat",
+	};
+	struct bb_config cfg;
+	struct bb_result r;
+	char err[512];
+
+	(void)state;
+	for (size_t i = 0; i < bb_array_size(modes); i++) {
+		_Atomic bool flag = false;
+		struct canceller c = { &flag, 300 };
+		struct timespec t0;
+		pthread_t th;
+		double ms;
+		int ret;
+
+		cfg_of(&cfg, modes[i]);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		assert_int_equal(pthread_create(&th, NULL, cancel_after, &c), 0);
+		ret = bb_run_cancellable(&cfg, &r, NULL, NULL, &flag, err,
+					 sizeof(err));
+		ms = ms_since(&t0);
+		pthread_join(th, NULL);
+		print_message("  cancel after 300 ms: returned after %.0f ms (%s)\n",
+			      ms, modes[i]);
+		assert_int_equal(ret, -ECANCELED);
+		assert_true(ms < 1300);
+		bb_result_free(&r);
+	}
+	unlink("/tmp/bb-engine-inject.dat");
+
+	/* the runtime's end */
+	cfg_of(&cfg, "--inject-ns 1000000000 --iodepth 8 --runtime 300ms --quiet nop");
+	{
+		struct timespec t0;
+		double ms;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		assert_int_equal(run_cfg(&cfg, &r, err, sizeof(err)), 0);
+		ms = ms_since(&t0);
+		print_message("  runtime 300 ms: returned after %.0f ms\n", ms);
+		assert_true(ms < 1300);
+		bb_result_free(&r);
+	}
+}
+
+/* A worker thread that cannot be started (no address space left for its
+ * stack) is an error, not a successful run with nothing in it.  In a
+ * child, whose address space is capped. */
+static void test_worker_start_failure(void **state)
+{
+	pid_t pid;
+	int status;
+
+	(void)state;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct bb_config cfg;
+		struct bb_result r;
+		struct rlimit rl;
+		char err[512];
+		long pages = 0, dummy;
+		FILE *f = fopen("/proc/self/statm", "r");
+		int ret;
+
+		cfg_of(&cfg, "--threads 2 --runtime 100ms --quiet nop");
+		if (!f || fscanf(f, "%ld %ld", &pages, &dummy) != 2)
+			_exit(3);
+		fclose(f);
+		/* what the process has, plus 256 KiB: less than one thread
+		 * stack (8 MiB) */
+		rl.rlim_cur = rl.rlim_max =
+			(rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + (256u << 10);
+		if (setrlimit(RLIMIT_AS, &rl))
+			_exit(3);
+		ret = bb_run(&cfg, &r, NULL, NULL, err, sizeof(err));
+		if (ret == 0)
+			_exit(1); /* the bug: reported as success */
+		_exit(strstr(err, "cannot start worker") ? 0 : 2);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 3)
+		skip();
+	if (WEXITSTATUS(status) == 1)
+		fail_msg("a worker that could not be started was reported as success");
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		/* first: no thread has run yet, so no stack is cached for
+		 * pthread_create to reuse */
+		cmocka_unit_test(test_worker_start_failure),
+		cmocka_unit_test(test_model_none_counts),
+		cmocka_unit_test(test_nop_file_kind),
+		cmocka_unit_test(test_several_files),
+		cmocka_unit_test(test_cancel_and_stop_with_inject),
+	};
+	struct io_uring ring;
+
+	if (io_uring_queue_init(8, &ring, 0)) {
+		fprintf(stderr, "io_uring not available: skipped\n");
+		return 77;
+	}
+	io_uring_queue_exit(&ring);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
