@@ -97,11 +97,12 @@ st=$(WAIT_S=60 wait_state "$id_dist" done failed cancelled interrupted || true)
 kill "$spin" 2>/dev/null; wait "$spin" 2>/dev/null || true
 [ "$st" = done ] && pass "job $id_dist (disturbed) done" || fail "job $id_dist (disturbed): state '$st'"
 
-# one job running while the browser looks: 2 variants x 20 runs of 1 s,
-# blocked (A A ... B B ...), so that it has measured runs but no
-# comparison until its end (the page must show them all the same)
+# one job running while the browser looks: 2 variants x 40 runs of 1 s
+# (cancelled at the end), blocked (A A ... B B ...), so that it has
+# measured runs but no comparison until its end (the page must show them
+# all the same)
 id_run=$(submit '{"name":"long running","target":"nop","workload":{"runtime":"1s"},
-  "repeat":20,"warmup":0,"order":"blocked","variants":{"A":{},"B":{"inject_ns":200}}}')
+  "repeat":40,"warmup":0,"order":"blocked","variants":{"A":{},"B":{"inject_ns":200}}}')
 st=$(WAIT_S=30 wait_state "$id_run" running || true)
 [ "$st" = running ] && pass "job $id_run running" || fail "job $id_run running (state '$st')"
 

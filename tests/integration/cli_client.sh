@@ -132,10 +132,10 @@ else fail "submit -"; id3=; fi
 
 # jobs
 if expect_rc 0 jobs; then
-  head -n1 "$TMP/out" | grep -q "ID.*NAME.*STATE.*PROGRESS.*VERDICT.*AGE" \
+  head -n1 "$TMP/out" | grep -q "ID.*NAME.*STATE.*PROGRESS.*CHANGE.*VERDICT.*AGE" \
     && pass "jobs: table header" || fail "jobs header: $(head -n1 "$TMP/out")"
-  grep -Eq "^ *$id +cli: inject 1500 ns in B +done +([0-9]+)/\1 100% +slower +[0-9]" "$TMP/out" \
-    && pass "jobs lists job $id done, n/n runs, slower" || { fail "jobs row of $id"; show_out; }
+  grep -Eq "^ *$id +cli: inject 1500 ns in B +done +([0-9]+)/\1 100% +-[0-9.]+% +slower +[0-9]" "$TMP/out" \
+    && pass "jobs lists job $id done, n/n runs, its (negative) change, slower" || { fail "jobs row of $id"; show_out; }
 else fail "jobs"; fi
 expect_rc 0 jobs --json && cp "$TMP/out" "$TMP/jobs.json" \
   && check_openapi "$TMP/jobs.json" GET /api/v1/jobs 200 && pass "jobs --json matches openapi" || fail "jobs --json"
