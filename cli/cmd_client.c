@@ -97,7 +97,9 @@ static const struct ccmd cmd_submit = {
 };
 static const struct ccmd cmd_jobs = {
 	"jobs", "", 0, 0, O_JSON | O_STATE | O_LIMIT,
-	"List jobs, newest first: id, name, state, progress, verdict, age.",
+	"List jobs, newest first: id, name, state, progress, the change of B\n"
+	"against A (the estimate compare shows; a + when the job has more\n"
+	"variants), verdict, age.",
 	"GET", NULL /* jobs_path() */, print_jobs,
 };
 static const struct ccmd cmd_show = {
@@ -112,7 +114,9 @@ static const struct ccmd cmd_compare = {
 	"Print a job's comparison: per variant the runs, the median of the\n"
 	"metric, the change against the baseline with its confidence interval,\n"
 	"the p-value and the verdict; then warnings (e.g. variants run on\n"
-	"different devices, runs that did not finish).\n\n"
+	"different devices, runs that did not finish, disturbed runs and what\n"
+	"disturbed them).  A job that failed, was cancelled or interrupted\n"
+	"says so first and exits 1: its comparison is of the runs before.\n\n"
 	"With two or more ids (BASE OTHER...; at most 8 others), compare the\n"
 	"jobs (e.g. the same job on two kernels): each variant of OTHER against\n"
 	"the same-named variant of BASE (an A/A job's A and A2 pool), as\n"
@@ -201,7 +205,7 @@ static void cmd_usage(FILE *f, const struct ccmd *cmd)
 			"failed",
 		cmd->opts & O_ALLOW_DIFF ? " or a refused\ncomparison of jobs "
 					   "(a workload that differs)" :
-					   "");
+		cmd == &cmd_submit ? " or invalid job (as for ab)" : "");
 }
 
 static int usage_err(const struct ccmd *cmd, const char *fmt, ...)
@@ -267,9 +271,20 @@ static int parse_opts(const struct ccmd *cmd, int argc, char **argv,
 			    !strncmp(arg, table[k].name, nlen) &&
 			    (!table[k].bit || (cmd->opts & table[k].bit)))
 				break;
-		if (k == bb_array_size(table))
-			return usage_err(cmd, "unknown option '%.*s'",
-					 (int)nlen, arg);
+		if (k == bb_array_size(table)) {
+			char name[64];
+			struct bb_nearest nr;
+
+			snprintf(name, sizeof(name), "%.*s", (int)nlen, arg);
+			bb_nearest_init(&nr, name);
+			for (k = 0; k < bb_array_size(table); k++)
+				if (!table[k].bit || (cmd->opts & table[k].bit))
+					bb_nearest_add(&nr, table[k].name);
+			return usage_err(cmd, "unknown option '%s'%s%s%s", name,
+					 nr.best ? ": did you mean " : "",
+					 nr.best ? nr.best : "",
+					 nr.best ? "?" : "");
+		}
 		if (table[k].value) {
 			if (eq)
 				val = eq + 1;
@@ -486,10 +501,17 @@ static int api(struct bb_client *c, const struct ccmd *cmd,
 		return BB_EXIT_FAIL;
 	}
 	if (st < 200 || st > 299) {
+		/* an invalid job is the same exit code as `ab` and
+		 * `calibrate` give it (the usage code): the file is wrong,
+		 * not the daemon */
+		const char *code = bb_cli_jstr(*doc, "error.code", "");
+
+		ret = st == 400 && !strcmp(code, "invalid_job") ?
+			      BB_EXIT_USAGE : BB_EXIT_FAIL;
 		print_api_error(cmd, st, *doc);
 		json_object_put(*doc);
 		*doc = NULL;
-		return BB_EXIT_FAIL;
+		return ret;
 	}
 	if (!*doc) {
 		fprintf(stderr, "biobench %s: %s %s: empty answer (HTTP %ld)\n",
@@ -518,7 +540,16 @@ static double age_s(const char *iso)
 	if (*rest == '.')
 		frac = strtod(rest, NULL);
 	t = timegm(&tm);
-	return difftime(time(NULL), t) - frac;
+	/* the clock to the millisecond, like the API's times; a time just
+	 * ahead of ours (another host's clock) is "0" ago, not unreadable */
+	{
+		struct timespec now;
+		double a;
+
+		clock_gettime(CLOCK_REALTIME, &now);
+		a = difftime(now.tv_sec, t) + (double)now.tv_nsec / 1e9 - frac;
+		return a < 0 ? 0 : a;
+	}
 }
 
 static void fmt_bytes(char *buf, size_t len, double v)
@@ -632,6 +663,30 @@ out:
 
 /* ---- submit / watch ----------------------------------------------------- */
 
+/* A job that ended without finishing: failed, cancelled, interrupted. */
+static bool state_unfinished(const char *s)
+{
+	return state_final(s) && strcmp(s, "done");
+}
+
+/* The job's own counts and state in (the shown copy of) its comparison:
+ * the stored comparison is that of its last measured round, and `jobs`,
+ * `show` and `compare` must all say the job's "N of M runs done". */
+static void cmp_sync(struct json_object *cmp, struct json_object *job)
+{
+	static const char *const keys[] = { "runs_done", "runs_planned",
+					    "state" };
+	struct json_object *v;
+
+	if (!cmp || !json_object_is_type(cmp, json_type_object))
+		return;
+	for (size_t i = 0; i < bb_array_size(keys); i++)
+		if (json_object_object_get_ex(job, keys[i], &v) && v)
+			json_object_object_add(cmp, i < 2 ? keys[i] :
+							    "job_state",
+					       json_object_get(v));
+}
+
 /* The comparison of a job with the API's warnings, and its end state.
  * job is the final job document. */
 static int print_end(struct bb_client *c, const struct ccmd *cmd, int64_t id,
@@ -651,6 +706,9 @@ static int print_end(struct bb_client *c, const struct ccmd *cmd, int64_t id,
 		if (ret == BB_EXIT_UNREACHABLE)
 			goto out;
 		shown = bb_cli_json_escaped(cmp);
+		cmp_sync(shown ? bb_cli_jget(shown, "compare") :
+				 bb_cli_jget(job, "compare"),
+			 job);
 		bb_cli_compare_print(stdout,
 				     shown ? bb_cli_jget(shown, "compare") :
 					     bb_cli_jget(job, "compare"),
@@ -837,16 +895,31 @@ static int print_jobs(struct csess *s, struct json_object *doc)
 		return BB_EXIT_OK;
 	}
 	bb_cli_fit(name, sizeof(name), "NAME", JOBS_NAME_COLS);
-	printf("%6s  %s  %-11s  %-12s  %-12s  %s\n", "ID", name, "STATE",
-	       "PROGRESS", "VERDICT", "AGE");
+	printf("%6s  %s  %-11s  %-12s  %8s  %-12s  %s\n", "ID", name, "STATE",
+	       "PROGRESS", "CHANGE", "VERDICT", "AGE");
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *j = json_object_array_get_idx(jobs, i);
 		const char *state = bb_cli_jstr(j, "state", "?");
 		const char *verdict = bb_cli_jstr(j, "verdict", NULL);
 		double planned = bb_cli_jnum(j, "runs_planned", 0);
 		double done = bb_cli_jnum(j, "runs_done", 0);
-		char prog[32], age[32];
+		char prog[32], age[32], chg[32];
 		double a = age_s(bb_cli_jstr(j, "created", NULL));
+		struct json_object *cmps = bb_cli_jget(j, "compare.comparisons");
+		struct json_object *c0 = cmps && json_object_is_type(
+				cmps, json_type_array) &&
+				json_object_array_length(cmps) ?
+				json_object_array_get_idx(cmps, 0) : NULL;
+		double change = bb_cli_jnum(c0, "change", NAN);
+		size_t nc = c0 ? json_object_array_length(cmps) : 0;
+
+		/* the change of the first variant against the baseline (the
+		 * same estimate compare shows), "+" when there are more */
+		if (isfinite(change))
+			snprintf(chg, sizeof(chg), "%+.2f%%%s", change * 100,
+				 nc > 1 ? "+" : "");
+		else
+			snprintf(chg, sizeof(chg), "-");
 
 		if (planned > 0)
 			snprintf(prog, sizeof(prog), "%.0f/%.0f %3.0f%%", done,
@@ -856,8 +929,8 @@ static int print_jobs(struct csess *s, struct json_object *doc)
 		bb_cli_fmt_duration(age, sizeof(age), a < 0 ? 0 : a);
 		bb_cli_fit(name, sizeof(name), bb_cli_jstr(j, "name", ""),
 			   JOBS_NAME_COLS);
-		printf("%6.0f  %s  %-11s  %-12s  %-12s  %s\n",
-		       bb_cli_jnum(j, "id", 0), name, state, prog,
+		printf("%6.0f  %s  %-11s  %-12s  %8s  %-12s  %s\n",
+		       bb_cli_jnum(j, "id", 0), name, state, prog, chg,
 		       verdict ? (!strcmp(verdict, "no_change") ? "no change" :
 								 verdict) :
 				 "-",
@@ -889,12 +962,127 @@ static void fmt_members(char *buf, size_t len, struct json_object *o)
 				json_object_is_type(v, json_type_string) ?
 				     json_object_get_string(v) :
 				     json_object_to_json_string_ext(
-					     v, JSON_C_TO_STRING_PLAIN);
+					     v, JSON_C_TO_STRING_PLAIN |
+						     JSON_C_TO_STRING_NOSLASHESCAPE);
 
 		if (off < len)
 			off += (size_t)snprintf(buf + off, len - off, "%s%s=%s",
 						off ? " " : "", k, s);
 	}
+}
+
+/* A device field of the job document: flat (this version), else from
+ * the nested disk object of older daemons. */
+static struct json_object *dev_get(struct json_object *dev, const char *key)
+{
+	struct json_object *v = bb_cli_jget(dev, key), *sub;
+
+	if (v || bb_cli_jget(dev, "disk"))
+		return v;
+	sub = bb_cli_jget(dev, "device");
+	if (!sub || !json_object_is_type(sub, json_type_object))
+		return NULL;
+	return bb_cli_jget(sub, !strcmp(key, "disk") ? "name" :
+				!strcmp(key, "disk_path") ? "path" : key);
+}
+
+static const char *dev_str(struct json_object *dev, const char *key,
+			   const char *dflt)
+{
+	struct json_object *v = dev_get(dev, key);
+
+	return v && json_object_is_type(v, json_type_string) ?
+		       json_object_get_string(v) : dflt;
+}
+
+/* The device lines of `show`: what the target is, the disk under it,
+ * its identity and its queue limits, in words. */
+static void show_device(struct json_object *dev)
+{
+	static const struct {
+		const char *key, *label;
+		bool bytes;
+	} lim[] = {
+		{ "logical_block_size", "logical block", true },
+		{ "physical_block_size", "physical block", true },
+		{ "max_sectors_kb", "max_sectors_kb", false },
+		{ "max_hw_sectors_kb", "max_hw_sectors_kb", false },
+		{ "max_segments", "max_segments", false },
+		{ "max_segment_size", "max_segment_size", false },
+		{ "virt_boundary_mask", "virt_boundary_mask", false },
+		{ "chunk_sectors", "chunk_sectors", false },
+		{ "nr_requests", "nr_requests", false },
+	};
+	const char *kind = bb_cli_jstr(dev, "kind", "?");
+	const char *disk = dev_str(dev, "disk", NULL);
+	struct json_object *limits = dev_get(dev, "limits");
+	struct json_object *nvme = dev_get(dev, "nvme");
+	struct json_object *v;
+	char buf[1024], size[32];
+	size_t off = 0;
+
+	if (!strcmp(kind, "nop")) {
+		printf("  %-10s none (nop: io_uring NOPs through the bio model)\n",
+		       "device");
+		return;
+	}
+	if (!disk) {
+		printf("  %-10s %s %s, on no block device (e.g. tmpfs)\n",
+		       "device", kind, bb_cli_jstr(dev, "path", "?"));
+		return;
+	}
+	fmt_bytes(size, sizeof(size), bb_cli_jnum(dev_get(dev, "size_bytes"), "", 0));
+	v = dev_get(dev, "rotational");
+	off = (size_t)snprintf(buf, sizeof(buf), "%s, %s",
+			       size, !v ? "rotational unknown" :
+			       json_object_get_boolean(v) ? "rotational" :
+							    "non-rotational");
+	if (off < sizeof(buf))
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off,
+					", scheduler %s, %s",
+					dev_str(dev, "scheduler", "unknown"),
+					json_object_get_boolean(dev_get(dev, "io_poll")) ?
+						"can poll" : "no poll queues");
+	if (!strcmp(kind, "file"))
+		printf("  %-10s file %s, on disk %s (%s: %s)\n", "device",
+		       bb_cli_jstr(dev, "path", "?"), disk,
+		       dev_str(dev, "disk_path", "?"), buf);
+	else
+		printf("  %-10s %s %s (disk %s: %s)\n", "device", kind,
+		       bb_cli_jstr(dev, "path", "?"), disk, buf);
+	printf("  %-10s model %s, serial %s, firmware %s\n", "",
+	       dev_str(dev, "model", "-"), dev_str(dev, "serial", "-"),
+	       dev_str(dev, "firmware", "-"));
+	if (dev_str(dev, "backing_file", NULL))
+		printf("  %-10s loop device backed by %s\n", "",
+		       dev_str(dev, "backing_file", ""));
+	if (nvme && json_object_is_type(nvme, json_type_object))
+		printf("  %-10s NVMe %s nsid %.0f, LBA %.0f B, MDTS %s, %.0f poll "
+		       "queue(s), passthrough %s\n", "",
+		       bb_cli_jstr(nvme, "controller", "?"),
+		       bb_cli_jnum(nvme, "nsid", 0),
+		       bb_cli_jnum(nvme, "lba_size", 0),
+		       bb_cli_jget(nvme, "mdts") ?
+			       json_object_to_json_string(bb_cli_jget(nvme, "mdts")) :
+			       "-",
+		       bb_cli_jnum(nvme, "poll_queues", 0),
+		       bb_cli_jstr(nvme, "char_path", "-"));
+	if (!limits || !json_object_is_type(limits, json_type_object))
+		return;
+	off = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < bb_array_size(lim) && off < sizeof(buf); i++) {
+		struct json_object *l = bb_cli_jget(limits, lim[i].key);
+
+		if (!l)
+			continue;
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off,
+					"%s%s %.0f%s", off ? ", " : "",
+					lim[i].label, json_object_get_double(l),
+					lim[i].bytes ? " B" : "");
+	}
+	if (buf[0])
+		printf("  %-10s %s\n", "limits", buf);
 }
 
 static void show_job(struct json_object *job)
@@ -970,15 +1158,8 @@ static void show_job(struct json_object *job)
 		       bb_cli_jstr(host, "cpu_model", "?"), mem,
 		       bb_cli_jstr(host, "governor", "unknown"));
 	}
-	if (dev) {
-		struct json_object *d = json_object_get(dev);
-
-		/* everything but the store's id */
-		json_object_object_del(d, "id");
-		fmt_members(buf, sizeof(buf), d);
-		json_object_put(d);
-		printf("  %-10s %s\n", "device", buf);
-	}
+	if (dev)
+		show_device(dev);
 	if (knobs && json_object_is_type(knobs, json_type_array)) {
 		size_t n = json_object_array_length(knobs);
 
@@ -994,6 +1175,7 @@ static int print_show(struct csess *s, struct json_object *doc)
 {
 	(void)s;
 	show_job(doc);
+	cmp_sync(bb_cli_jget(doc, "compare"), doc);
 	if (bb_cli_jget(doc, "compare"))
 		bb_cli_compare_print(stdout, bb_cli_jget(doc, "compare"),
 				     bb_cli_jget(doc, "spec"), NULL,
@@ -1011,6 +1193,7 @@ int bb_cmd_show(const struct bb_cli_globals *g, int argc, char **argv)
 static int print_compare(struct csess *s, struct json_object *doc)
 {
 	struct json_object *raw = NULL, *job;
+	const char *state;
 	char path[64];
 	int ret;
 
@@ -1020,16 +1203,30 @@ static int print_compare(struct csess *s, struct json_object *doc)
 	if (ret)
 		return ret;
 	job = bb_cli_json_escaped(raw);
+	state = bb_cli_jstr(job, "state", "?");
 	printf("job %" PRId64 ": %s (%s on %s)\n", s->id,
-	       bb_cli_jstr(job, "name", ""), bb_cli_jstr(doc, "state", "?"),
+	       bb_cli_jstr(job, "name", ""), state,
 	       bb_cli_jstr(job, "target", "?"));
+	/* a job that ended without finishing says so first, and the
+	 * command fails: its comparison is only of the runs before */
+	if (state_unfinished(state))
+		printf("the job %s after %.0f of %.0f runs%s%s\n",
+		       !strcmp(state, "failed") ? "failed" :
+		       !strcmp(state, "cancelled") ? "was cancelled" :
+						     "was interrupted",
+		       bb_cli_jnum(job, "runs_done", 0),
+		       bb_cli_jnum(job, "runs_planned", 0),
+		       bb_cli_jget(job, "error") ? ": " : "",
+		       bb_cli_jstr(job, "error", ""));
+	cmp_sync(bb_cli_jget(doc, "compare"), job);
 	bb_cli_compare_print(stdout, bb_cli_jget(doc, "compare"),
 			     bb_cli_jget(job, "spec"),
 			     bb_cli_jget(doc, "warnings"),
 			     bb_cli_jget(job, "noise_floor"));
+	ret = state_unfinished(state) ? BB_EXIT_FAIL : BB_EXIT_OK;
 	json_object_put(job);
 	json_object_put(raw);
-	return BB_EXIT_OK;
+	return ret;
 }
 
 /* BASE OTHER...: GET /api/v1/compare; a refusal (400: a workload that

@@ -263,7 +263,9 @@ static int hook_after_run(void *arg, struct bb_jobrun *jr,
 		return kret;
 	}
 	pthread_mutex_lock(&s->lock);
-	s->prog.runs_done = jr->runs_done + 1;
+	/* jr->runs_done counts this run once it finished (after this hook):
+	 * the same count as the store's, never a failed or cancelled run */
+	s->prog.runs_done = jr->runs_done + (rc == 0);
 	s->prog.eta_s = bb_jobrun_eta_s(jr);
 	if (!rc && r) {
 		s->prog.latest_iops = bb_result_iops(r);

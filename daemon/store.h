@@ -153,7 +153,9 @@ int bb_store_run_insert(struct bb_store *s, const struct bb_store_run *run,
  *       "spec": {..},"compare": {..} | null,
  *       "noise_floor": {..} | null (bb_store_host_noise_add),
  *       "knobs": [bb_store_job_knobs rows]}
- * list: {"jobs":[job without spec/compare/host/device/knobs],
+ * list: {"jobs":[job without spec/host/device/knobs, its "compare"
+ *        slimmed as in the history (the change, CI and verdict of each
+ *        comparison) | null],
  *        "next_cursor": id | null}: newest first, ids below cursor
  *        (0 = from the newest), state filter (NULL = all), limit 1..500
  *        (-EINVAL otherwise, and for an unknown state); next_cursor is the

@@ -73,13 +73,15 @@
     return v.toPrecision(3);
   }
 
-  /* 7432965 -> "7.43 M" */
+  /* IOPS and counts by biobench's one rule (bb_fmt_iops in the CLI): an
+   * integer below 1000, then 80.4K, 100.9K, 8.90M, 1.23G. */
   function si(v) {
     if (!num(v)) return '—';
     const a = Math.abs(v);
-    for (const [d, s] of [[1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'k']])
-      if (a >= d) return fmtSig(v / d) + ' ' + s;
-    return fmtSig(v);
+    if (a < 999.5) return v.toFixed(0);
+    if (a < 999950) return (v / 1e3).toFixed(1) + 'K';
+    if (a < 999995000) return (v / 1e6).toFixed(2) + 'M';
+    return (v / 1e9).toFixed(2) + 'G';
   }
 
   /* nanoseconds -> "43.3 µs" */
@@ -100,11 +102,12 @@
     return fmtSig(v) + ' ' + units[i];
   }
 
-  /* Axis ticks: 9000000 -> "9M", 2500 -> "2.5k" (no padding zeros). */
+  /* Axis ticks: 9000000 -> "9M", 2500 -> "2.5K" (no padding zeros; the
+   * suffixes of si()). */
   function siTick(v) {
     if (!num(v)) return '';
     const a = Math.abs(v);
-    for (const [d, s] of [[1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'k']])
+    for (const [d, s] of [[1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'K']])
       if (a >= d) return parseFloat((v / d).toPrecision(3)) + s;
     return String(parseFloat(v.toPrecision(3)));
   }
@@ -119,7 +122,7 @@
     if (!num(v)) return '—';
     if (unit === 'ns') return fmtNs(v);
     if (unit === 'ns/IO') return fmtNs(v) + '/IO';
-    if (unit === 'B/s') return si(v) + 'B/s';
+    if (unit === 'B/s') return fmtBytes(v) + '/s';
     return si(v) + ' ' + (unit || '');
   }
 
@@ -391,7 +394,7 @@
     });
     const count = el('span', { class: 'muted', 'aria-live': 'polite' });
     const tbody = el('tbody', { 'data-testid': 'jobs-body' },
-      el('tr', null, el('td', { colspan: 7, class: 'muted' }, 'Loading…')));
+      el('tr', null, el('td', { colspan: 8, class: 'muted' }, 'Loading…')));
     const more = el('button', { type: 'button', class: 'secondary', hidden: true }, 'Show more');
     more.addEventListener('click', () => { limit = Math.min(500, limit + 100); refresh(); });
     view.root.append(
@@ -408,6 +411,7 @@
             el('th', { scope: 'col' }, 'Target'),
             el('th', { scope: 'col' }, 'State'),
             el('th', { scope: 'col', class: 'progress-col' }, 'Progress'),
+            el('th', { scope: 'col', class: 'num' }, 'Change'),
             el('th', { scope: 'col' }, 'Verdict'),
             el('th', { scope: 'col' }, 'Created'))),
           tbody)),
@@ -426,6 +430,7 @@
         target: el('td', { class: 'mono' }),
         state: el('td', { 'data-testid': 'job-state' }),
         progress: el('td', { class: 'progress-col', 'data-testid': 'job-progress' }),
+        change: el('td', { class: 'num nowrap', 'data-testid': 'job-change' }),
         verdict: el('td', { 'data-testid': 'job-verdict' }),
         age: el('td', { class: 'nowrap' }),
         key: {},
@@ -433,7 +438,7 @@
       r.bar = progressBar(0, 0, 'runs done of job ' + j.id);
       r.ptext = el('span', { class: 'ptext' });
       r.progress.append(r.bar, r.ptext);
-      r.tr.append(r.id, r.name, r.target, r.state, r.progress, r.verdict, r.age);
+      r.tr.append(r.id, r.name, r.target, r.state, r.progress, r.change, r.verdict, r.age);
       return r;
     }
 
@@ -450,6 +455,13 @@
           : verdictBadge(j.verdict));
         r.key.verdict = verdictKey;
       }
+      /* the change of the first variant against the baseline: the
+       * estimate the verdict is about (as `biobench jobs`) */
+      const cs = (j.compare && j.compare.comparisons) || [];
+      const c0 = cs.find((c) => num(c.change));
+      setText(r.change, c0 ? fmtPct(c0.change, 2) + (cs.length > 1 ? ' +' + (cs.length - 1) : '') : '—');
+      r.change.title = c0 ? c0.variant + ' vs ' + c0.baseline + ': ' + ciLabel(c0) + ' ' +
+        fmtPct(c0.ci_lo) + ' .. ' + fmtPct(c0.ci_hi) : '';
       updateBar(r.bar, j.runs_done, j.runs_planned);
       r.bar.classList.toggle('live', j.state === 'running');
       let t = j.runs_done + ' / ' + j.runs_planned;
@@ -475,7 +487,7 @@
       }
       for (const [id, r] of rows) if (!seen.has(id)) { r.tr.remove(); rows.delete(id); }
       if (!d.jobs.length) {
-        tbody.replaceChildren(el('tr', null, el('td', { colspan: 7, class: 'empty' },
+        tbody.replaceChildren(el('tr', null, el('td', { colspan: 8, class: 'empty' },
           state ? 'No ' + state + ' jobs.' :
             'No jobs yet. Submit one with: biobench submit examples/nop-bio-cache.json')));
       } else {
@@ -522,6 +534,43 @@
     }
     if (!dl.children.length) return el('p', { class: 'muted' }, 'Not recorded.');
     return dl;
+  }
+
+  /* The device card: what the target is, the disk under it and its queue
+   * limits, in words (the job document's flat "device"; an older
+   * daemon's nested one is read too). */
+  function deviceView(dev) {
+    if (!dev) return [el('p', { class: 'muted' }, 'Not recorded.')];
+    if (dev.kind === 'nop')
+      return [el('p', { 'data-testid': 'device-text' }, 'No device: the nop target sends io_uring NOPs through the bio model.')];
+    const d = !('disk' in dev) && dev.device && typeof dev.device === 'object'
+      ? Object.assign({}, dev.device, { kind: dev.kind, path: dev.path, disk: dev.device.name, disk_path: dev.device.path })
+      : dev;
+    const yesNo = (v, yes, no) => (v === true ? yes : v === false ? no : '—');
+    const rows = [
+      ['Target', (d.kind || '?') + ' ' + (d.path || '')],
+      ['Disk', d.disk ? d.disk + (d.disk_path ? ' (' + d.disk_path + ')' : '') : 'none (e.g. tmpfs)'],
+    ];
+    if (d.disk) {
+      rows.push(['Size', fmtBytes(d.size_bytes)],
+        ['Rotational', yesNo(d.rotational, 'yes', 'no')],
+        ['Scheduler', d.scheduler || '—'],
+        ['Polling', yesNo(d.io_poll, 'poll queues', 'no poll queues')],
+        ['Model', d.model || '—'], ['Serial', d.serial || '—'], ['Firmware', d.firmware || '—']);
+      if (d.backing_file) rows.push(['Backing file', d.backing_file]);
+      if (d.nvme) rows.push(['NVMe', [d.nvme.controller, d.nvme.nsid !== undefined ? 'nsid ' + d.nvme.nsid : null,
+        d.nvme.lba_size ? 'LBA ' + d.nvme.lba_size + ' B' : null, d.nvme.char_path].filter(Boolean).join(' · ')]);
+    }
+    const dl = el('dl', { class: 'kv', 'data-testid': 'device-kv' });
+    for (const [k, v] of rows) dl.append(el('dt', null, k), el('dd', null, String(v)));
+    const out = [dl];
+    if (d.limits && Object.keys(d.limits).length) {
+      const bytes = new Set(['logical_block_size', 'physical_block_size', 'max_segment_size']);
+      out.push(el('details', { class: 'limits' }, el('summary', null, 'Queue limits'),
+        table(['Limit', 'Value'], Object.entries(d.limits).map(([k, v]) =>
+          [k, v === null ? '—' : bytes.has(k) ? fmtInt(v) + ' B' : fmtInt(v)]), { numeric: true })));
+    }
+    return out;
   }
 
   function noChart(holder) {
@@ -674,12 +723,12 @@
     }
 
     /* verdict */
-    renderVerdict(p, j, cmpDoc, cmp);
+    renderVerdict(p, j, cmpDoc, cmp, runs);
 
     /* charts and tables */
     renderRunsChart(view, p, runs, names, metric, unit);
     renderCiChart(view, p, cmp);
-    renderSummary(p, cmp, names, unit, j.spec || {});
+    renderSummary(p, cmp, runs, names, unit, j.spec || {});
     renderLatency(view, p, runs, names);
     renderCounters(p, cmp, names, j.spec || {});
     renderRunsTable(p, runs, unit);
@@ -691,7 +740,7 @@
     if (j.host && j.host.cmdline)
       p.host.append(el('details', { class: 'cmdline' }, el('summary', null, 'kernel command line'),
         el('code', null, j.host.cmdline)));
-    p.device.replaceChildren(kvList(j.device));
+    p.device.replaceChildren(...deviceView(j.device));
     if (j.knobs && j.knobs.length) {
       p.knobsCard.hidden = false;
       p.knobs.replaceChildren(table(['Target', 'Knob', 'Original', 'Applied', 'State'],
@@ -741,12 +790,16 @@
     return { iops: 'IO/s', bw: 'B/s', cpu_per_io: 'ns/IO' }[metric] || (metric ? 'ns' : 'IO/s');
   }
 
-  function renderVerdict(p, j, cmpDoc, cmp) {
+  function renderVerdict(p, j, cmpDoc, cmp, runs) {
     const body = [];
     const comps = (cmp && cmp.comparisons) || [];
+    const measured = runs.filter((r) => !r.warmup && r.state === 'done').length;
     if (!comps.length) {
       body.push(el('p', { class: 'muted' }, ACTIVE.has(j.state)
-        ? 'No comparison yet: it appears once a round of runs is measured.'
+        ? 'No comparison yet: it comes ' + (j.spec && j.spec.order === 'blocked'
+          ? 'when the job ends (blocked order: each variant\'s runs in one block)'
+          : 'once two rounds of runs are measured') + ' (' + measured +
+          ' measured run' + (measured === 1 ? '' : 's') + ' finished so far).'
         : 'This job has no comparison.'));
     }
     for (const c of comps) {
@@ -774,6 +827,17 @@
     if (nt) body.push(el('p', { class: 'note', 'data-testid': 'noise' }, nt));
     const nf = noiseFloorText(j.noise_floor);
     if (nf) body.push(el('p', { class: 'note', 'data-testid': 'noise-floor' }, nf));
+    const dist = disturbedRuns(runs);
+    if (dist.length)
+      body.push(el('div', { class: 'warn-box', role: 'note', 'data-testid': 'disturbed-warning' },
+        el('p', null, dist.length + ' measured run' + (dist.length === 1 ? ' was' : 's were') +
+          ' disturbed (other load on the benchmark CPUs, or the process stalled)' +
+          (cmp && cmp.rounds_excluded ? '; ' + cmp.rounds_excluded + ' round(s) left out of the statistics' : '') +
+          ': marked × on the per-run chart.'),
+        el('ul', null, dist.slice(0, 8).map((r) => el('li', null, 'run ' + (r.seq + 1) + ' (' + r.variant +
+          ', round ' + (r.round + 1 - (j.spec && j.spec.warmup ? j.spec.warmup : 0)) + '): ' +
+          (r.result.quiescence.reason || 'disturbed')))),
+        dist.length > 8 ? el('p', { class: 'muted' }, (dist.length - 8) + ' more') : null));
     const warnings = (cmpDoc && cmpDoc.warnings) || [];
     if (warnings.length)
       body.push(el('ul', { class: 'warnings', 'aria-label': 'Warnings' },
@@ -781,15 +845,24 @@
     p.verdictBody.replaceChildren(...body);
   }
 
+  /* The measured runs the quiescence gate or the stall check marked. */
+  function disturbedRuns(runs) {
+    return runs.filter((r) => !r.warmup && r.result && r.result.quiescence && r.result.quiescence.disturbed);
+  }
+
   function renderRunsChart(view, p, runs, names, metric, unit) {
     const done = runs.filter((r) => r.state === 'done' && num(r.metric));
-    const failed = runs.filter((r) => r.state !== 'done');
+    const failed = runs.filter((r) => r.state === 'failed').length;
+    const cancelled = runs.filter((r) => r.state === 'cancelled').length;
     const warm = runs.filter((r) => r.warmup).length;
+    const dist = new Set(disturbedRuns(runs).map((r) => r.seq));
     setText(p.runsNote, runs.length
       ? runs.length + ' runs in execution order (x), each a point coloured by variant; ' +
         (warm ? 'hollow triangles are warm-up runs (not in the comparison); ' : '') +
+        (dist.size ? 'a × marks a disturbed run (' + dist.size + ': other load on its CPUs, or the process stalled; why in its tooltip); ' : '') +
         'the grey line joins the runs in the order they ran' +
-        (failed.length ? '; ' + failed.length + ' failed run(s) not drawn' : '') + '.'
+        (failed ? '; ' + failed + ' failed run(s) not drawn' : '') +
+        (cancelled ? '; ' + cancelled + ' cancelled run(s) not drawn' : '') + '.'
       : 'No run has finished yet.');
     if (!window.Chart) return noChart(p.runsChartHolder);
     const datasets = [{
@@ -800,13 +873,15 @@
     names.forEach((name, i) => {
       const color = variantColor(i);
       const rs = done.filter((r) => r.variant === name);
+      const why = (r) => (dist.has(r.seq) ? r.result.quiescence.reason || 'disturbed' : null);
       datasets.push({
         type: 'scatter', label: 'variant ' + name,
-        data: rs.map((r) => ({ x: r.seq + 1, y: r.metric, warmup: r.warmup, round: r.round })),
+        data: rs.map((r) => ({ x: r.seq + 1, y: r.metric, warmup: r.warmup, round: r.round, disturbed: why(r) })),
         backgroundColor: rs.map((r) => (r.warmup ? '#ffffff' : color)),
         borderColor: color, borderWidth: 2,
-        pointStyle: rs.map((r) => (r.warmup ? 'triangle' : 'circle')),
-        pointRadius: rs.map((r) => (r.warmup ? 7 : 5)), pointHoverRadius: 8, order: 1,
+        pointBorderWidth: rs.map((r) => (dist.has(r.seq) ? 3 : 2)),
+        pointStyle: rs.map((r) => (r.warmup ? 'triangle' : dist.has(r.seq) ? 'crossRot' : 'circle')),
+        pointRadius: rs.map((r) => (r.warmup ? 7 : dist.has(r.seq) ? 8 : 5)), pointHoverRadius: 9, order: 1,
       });
     });
     const label = metric + (unit ? ' (' + unit + ')' : '');
@@ -824,14 +899,14 @@
               ticks: { callback: (v) => tickMetric(v, unit) } },
           },
           plugins: {
-            legend: { labels: { usePointStyle: true } },
+            legend: { labels: { usePointStyle: true, pointStyle: 'circle' } },
             tooltip: {
               callbacks: {
                 label: (c) => {
                   if (c.dataset.type === 'line') return null;
                   const d = c.raw;
                   return c.dataset.label + ', run ' + d.x + (d.warmup ? ' (warm-up)' : ', round ' + (d.round + 1)) +
-                    ': ' + fmtMetric(d.y, unit);
+                    ': ' + fmtMetric(d.y, unit) + (d.disturbed ? ' — disturbed: ' + d.disturbed : '');
                 },
               },
             },
@@ -956,31 +1031,49 @@
     return v.model || (spec.workload || {}).model || 'bio';
   }
 
-  function renderSummary(p, cmp, names, unit, spec) {
+  /* Per variant: its model, the measured runs' n, median, CV, min and max
+   * (the comparison's values once there is one, the finished runs before
+   * that), and the change against the baseline: the comparison's
+   * Hodges-Lehmann estimate, the one figure its CI and verdict are about
+   * (the same as `biobench compare` prints), never the ratio of the
+   * medians beside it. */
+  function renderSummary(p, cmp, runs, names, unit, spec) {
     const variants = spec.variants || {};
     const vars = (cmp && cmp.variants) || {};
+    const comps = (cmp && cmp.comparisons) || [];
     const rows = [];
-    const base = vars[names[0]] && num(vars[names[0]].median) ? vars[names[0]].median : null;
+    let fromRuns = false;
     names.forEach((name) => {
       const v = vars[name];
-      const s = v ? stats(v.values || []) : null;
+      let values = v && v.values && v.values.length ? v.values : null;
+      if (!values) {
+        values = runs.filter((r) => r.variant === name && !r.warmup && r.state === 'done' && num(r.metric))
+          .map((r) => r.metric);
+        fromRuns = fromRuns || values.length > 0;
+      }
+      const s = stats(values);
       if (!s) return;
-      const row = [
+      const c = comps.find((x) => x.variant === name);
+      rows.push([
         el('span', { class: 'swatch-label' }, el('span', { class: 'swatch', style: 'background:' + variantColor(names.indexOf(name)) }), name),
         el('span', { 'data-testid': 'variant-model' }, variantModel(spec, name)),
-        String(s.n), fmtMetric(num(v.median) ? v.median : s.median, unit),
+        String(s.n), fmtMetric(v && num(v.median) ? v.median : s.median, unit),
         s.mean ? (100 * s.sd / s.mean).toFixed(1) + '%' : '—',
         fmtMetric(s.min, unit), fmtMetric(s.max, unit),
-        base && name !== names[0] ? fmtPct((v.median - base) / base) : '—',
-      ];
-      rows.push(row);
+        name === names[0] ? 'baseline' : c && num(c.change) ? fmtPct(c.change, 2) : '—',
+      ]);
     });
     if (!rows.length) {
-      p.summaryTable.replaceChildren(el('p', { class: 'muted' }, 'No measured run yet.'));
+      p.summaryTable.replaceChildren(el('p', { class: 'muted' }, 'No measured run has finished yet.'));
       return;
     }
-    p.summaryTable.replaceChildren(table(['Variant', 'Model', 'n', 'Median', 'CV', 'Min', 'Max', 'vs ' + names[0]],
-      rows, { numeric: true }), overridesList(variants, names));
+    p.summaryTable.replaceChildren(table(['Variant', 'Model', 'n', 'Median', 'CV', 'Min', 'Max', 'Change vs ' + names[0]],
+      rows, { numeric: true }), overridesList(variants, names),
+      el('p', { class: 'note', 'data-testid': 'summary-note' },
+        (fromRuns ? 'From the measured runs finished so far (the comparison comes once enough rounds are measured). ' : '') +
+        'Change: the Hodges–Lehmann estimate of the change against ' + names[0] +
+        ', the figure the confidence interval and the verdict are about (as biobench compare prints it); ' +
+        'it is not the ratio of the two medians, which can differ.'));
   }
 
   /* What each variant changes, e.g. "B: inject_ns=1500". */
@@ -1100,7 +1193,10 @@
     p.runsTable.replaceChildren(table(
       ['Run', 'Round', 'Variant', 'Kind', 'State', 'Metric', 'IOPS', 'p50', 'p99', 'CPU/IO', 'Started'],
       runs.map((r) => [String(r.seq + 1), String(r.round + 1), r.variant, r.warmup ? 'warm-up' : 'measured',
-        r.state + (r.error ? ': ' + r.error : ''), fmtMetric(r.metric, unit),
+        r.state + (r.error && r.error !== r.state ? ': ' + r.error : '') +
+          (!r.warmup && r.result && r.result.quiescence && r.result.quiescence.disturbed
+            ? ' (disturbed: ' + (r.result.quiescence.reason || '?') + ')' : ''),
+        fmtMetric(r.metric, unit),
         num(r.iops) ? si(r.iops) : '—', fmtNs(r.lat_p50_ns), fmtNs(r.lat_p99_ns),
         fmtNs(r.cpu_per_io_ns), fmtDate(r.started, true)]),
       { numeric: false, class: 'runs' }));
@@ -1258,7 +1354,7 @@
           (j.host && j.host.hostname) || '—',
           (j.host && j.host.kernel) || '—',
           j.target,
-          (j.device && (j.device.model || j.device.name || j.device.kind)) || '—',
+          (j.device && (j.device.model || j.device.disk || j.device.kind)) || '—',
           verdictBadge(c.verdict || j.verdict),
           num(c.change) ? fmtPct(c.change) : '—',
           num(c.ci_lo) ? ciLabel(c) + ' ' + fmtPct(c.ci_lo) + ' .. ' + fmtPct(c.ci_hi) : '—',

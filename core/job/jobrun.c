@@ -111,6 +111,21 @@ static void step_label(const struct bb_jobrun *jr,
 			 st->round - job->warmup + 1);
 }
 
+/* A measured run marked disturbed: named, with why, while there is room
+ * (disturbed_runs counts them all). */
+static void note_disturbed(struct bb_jobrun *jr, const struct bb_job_step *st)
+{
+	struct bb_jobrun_disturbed *d;
+
+	if (jr->ndisturbed == BB_JOBRUN_MAX_DISTURBED)
+		return;
+	d = &jr->disturbed[jr->ndisturbed++];
+	d->run = jr->seq + 1;
+	d->variant = st->variant;
+	d->round = st->round - jr->job->warmup + 1;
+	snprintf(d->reason, sizeof(d->reason), "%s", jr->quiet.reason);
+}
+
 /* One step: before_run, the run, after_run; the metric kept when the run
  * is measured and everything succeeded. */
 static int run_step(struct bb_jobrun *jr, const struct bb_job_step *st,
@@ -123,6 +138,7 @@ static int run_step(struct bb_jobrun *jr, const struct bb_job_step *st,
 	struct bb_result r;
 	uint64_t t0 = bb_now_ns();
 	int ret = 0, aret;
+	bool gated = false;
 
 	memset(&r, 0, sizeof(r));
 	bb_hist_init(&r.lat);
@@ -143,6 +159,7 @@ static int run_step(struct bb_jobrun *jr, const struct bb_job_step *st,
 		 * (an unreadable /proc/stat leaves quiet.checked false) */
 		bb_quiesce_check(cfg->cpus, cfg->ncpus, &job->quiesce,
 				 jr->cancel, &jr->quiet);
+		gated = true;
 		if (jr->quiet.disturbed && !st->warmup) {
 			jr->disturbed_runs++;
 			jr->round_disturbed = true;
@@ -168,6 +185,8 @@ static int run_step(struct bb_jobrun *jr, const struct bb_job_step *st,
 			jr->round_disturbed = true;
 		}
 	}
+	if (gated && jr->quiet.disturbed && !st->warmup)
+		note_disturbed(jr, st);
 	if (ops && ops->after_run) {
 		aret = ops->after_run(arg, jr, st, ret, &r, amsg, sizeof(amsg));
 		if (aret > 0)
@@ -442,6 +461,7 @@ struct json_object *bb_jobrun_to_json(const struct bb_jobrun *jr)
 	struct json_object *o = json_object_new_object();
 	struct json_object *cmps = json_object_new_array();
 	struct json_object *vars = json_object_new_object();
+	struct json_object *dist = json_object_new_array();
 	const char *verdict = bb_jobrun_verdict(jr);
 
 	json_object_object_add(o, "verdict", verdict ?
@@ -460,6 +480,20 @@ struct json_object *bb_jobrun_to_json(const struct bb_jobrun *jr)
 			       json_object_new_int64(jr->disturbed_runs));
 	json_object_object_add(o, "rounds_excluded",
 			       json_object_new_int64(jr->rounds_excluded));
+	json_object_object_add(o, "disturbed", dist);
+	for (unsigned i = 0; i < jr->ndisturbed; i++) {
+		const struct bb_jobrun_disturbed *d = &jr->disturbed[i];
+		struct json_object *one = json_object_new_object();
+
+		json_object_object_add(one, "run", json_object_new_int64(d->run));
+		json_object_object_add(one, "variant",
+				       json_object_new_string(job->v[d->variant].name));
+		json_object_object_add(one, "round",
+				       json_object_new_int64(d->round));
+		json_object_object_add(one, "reason",
+				       json_object_new_string(d->reason));
+		json_object_array_add(dist, one);
+	}
 	for (unsigned i = 1; jr->have_cmp && i < job->nvariants; i++) {
 		struct json_object *c;
 

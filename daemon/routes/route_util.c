@@ -86,6 +86,45 @@ void bb_route_add_progress(const struct bb_route_req *r,
 	}
 }
 
+void bb_route_device_flat(struct json_object *job)
+{
+	struct json_object *dev, *sub = NULL, *flat;
+	bool nested;
+
+	if (!json_object_object_get_ex(job, "device", &dev) ||
+	    !json_object_is_type(dev, json_type_object))
+		return;
+	nested = json_object_object_get_ex(dev, "device", &sub);
+	flat = json_object_new_object();
+	json_object_object_foreach(dev, k, v) {
+		if (nested && !strcmp(k, "device"))
+			continue;
+		/* a bare disk document names the disk itself */
+		if (!nested && !strcmp(k, "name"))
+			json_object_object_add(flat, "disk", json_object_get(v));
+		json_object_object_add(flat, k, json_object_get(v));
+	}
+	if (nested) {
+		json_object_object_add(flat, "disk", NULL);
+		json_object_object_add(flat, "disk_path", NULL);
+	}
+	if (nested && json_object_is_type(sub, json_type_object)) {
+		json_object_object_foreach(sub, k, v) {
+			const char *name = !strcmp(k, "name") ? "disk" :
+					   !strcmp(k, "path") ? "disk_path" : k;
+
+			if (name == k && json_object_object_get_ex(flat, k, NULL))
+				continue;
+			json_object_object_add(flat, name, json_object_get(v));
+		}
+	}
+	/* deprecated: the nested object of earlier versions, for one
+	 * release */
+	if (nested)
+		json_object_object_add(flat, "device", json_object_get(sub));
+	json_object_object_add(job, "device", flat);
+}
+
 int bb_route_store_check(const struct bb_route_req *r,
 			 struct bb_http_response *rs)
 {

@@ -45,6 +45,14 @@ double bb_route_uptime_s(const struct bb_http_ctx *ctx);
 void bb_route_add_progress(const struct bb_route_req *r,
 			   struct json_object *job);
 
+/* The job document's "device" made flat: the target's kind and path
+ * with the disk's fields beside them ("disk" and "disk_path" for the
+ * disk's own name and path), instead of bb_target_device_info's
+ * {"kind", "path", "device": {...}}.  The nested object stays as
+ * "device" inside it for this release (deprecated, schema/openapi.yaml
+ * JobDevice). */
+void bb_route_device_flat(struct json_object *job);
+
 /* The store's health (bb_store_check of the HTTP handle, and of the
  * scheduler's: bb_sched_store_check): 0, or -errno with a 503
  * "store_unavailable" naming the reason. */

@@ -7,9 +7,10 @@
 #include <errno.h>
 #include <string.h>
 
-/* The comparison of a finished job, slimmed for the history: its metric
- * and, per comparison, the change with its interval and the medians. */
-static struct json_object *bb_store_history_compare(struct json_object *cmp)
+/* The comparison of a finished job, slimmed for the history and the job
+ * list: its metric and, per comparison, the change with its interval and
+ * the medians. */
+struct json_object *bb_store_history_compare(struct json_object *cmp)
 {
 	static const char *const keys[] = {
 		"baseline", "variant", "metric", "unit", "higher_is_better",

@@ -75,6 +75,7 @@ static const struct bb_query q_job_get = BB_SELECT(bb_job_doc_cols,
 /* Lists: newest first, below the cursor (id < ?1), limit ?2. */
 static const struct bb_col bb_job_list_cols[] = {
 	BB_JOB_COLS,
+	{ "compare", BB_COL_JSON | BB_COL_HIDDEN, NULL },
 };
 static const struct bb_query q_jobs_list = BB_SELECT(bb_job_list_cols,
 	"FROM jobs WHERE id < ?1 ORDER BY id DESC LIMIT ?2", "listing jobs");
@@ -480,7 +481,7 @@ int bb_store_jobs_list(struct bb_store *s, const char *state,
 		       unsigned limit, int64_t cursor,
 		       struct json_object **out, char *err, size_t errlen)
 {
-	struct json_object *doc = NULL, *jobs;
+	struct json_object *doc = NULL, *jobs, *job, *cmp;
 	int64_t last = 0;
 	unsigned n = 0;
 	bool more = false;
@@ -514,7 +515,14 @@ int bb_store_jobs_list(struct bb_store *s, const char *state,
 			more = true;
 			break;
 		}
-		json_object_array_add(jobs, bb_db_json(&r));
+		job = bb_db_json(&r);
+		/* each job's change with its interval and verdict, slim as
+		 * in the history (the list shows them) */
+		cmp = bb_db_value(&r, "compare");
+		json_object_object_add(job, "compare",
+				       bb_store_history_compare(cmp));
+		json_object_put(cmp);
+		json_object_array_add(jobs, job);
 		last = bb_db_int(&r, "id");
 		n++;
 	}

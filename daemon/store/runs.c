@@ -27,8 +27,9 @@ static const struct bb_query q_sample_insert = BB_STATEMENT(
 static const struct bb_query q_hist_insert = BB_STATEMENT(
 	"INSERT INTO lat_hist (run_id, bucket, count) VALUES (?1, ?2, ?3)",
 	"storing a histogram");
+/* runs_done counts the runs that finished, not a failed or cancelled one */
 static const struct bb_query q_job_runs_done = BB_STATEMENT(
-	"UPDATE jobs SET runs_done = runs_done + 1 WHERE id = ?1",
+	"UPDATE jobs SET runs_done = runs_done + 1 WHERE id = ?1 AND ?2 = 'done'",
 	"counting a run");
 
 /* {"id","seq",...,"result"}: a run of the job's runs document */
@@ -225,7 +226,8 @@ int bb_store_run_insert(struct bb_store *s, const struct bb_store_run *run,
 	if (!ret && r)
 		ret = bb_store_run_series(&op, rid, r);
 	if (!ret)
-		ret = bb_db_run(&op, &q_job_runs_done, NULL, "i", run->job_id);
+		ret = bb_db_run(&op, &q_job_runs_done, NULL, "it", run->job_id,
+				run->state);
 out:
 	ret = bb_db_end(&op, ret);
 	if (!ret && id)

@@ -52,6 +52,10 @@ struct json_object *bb_store_time_json(int64_t ms);
 	{ "verdict", BB_COL_TEXT, NULL }, \
 	{ "error", BB_COL_TEXT, NULL }
 
+/* history.c: a job's comparison slimmed to its figures (the history and
+ * the job list); NULL when cmp is not a comparison. */
+struct json_object *bb_store_history_compare(struct json_object *cmp);
+
 /* jobs.c: the state of job id into state[16]; -ENOENT. */
 int bb_store_state_read(struct bb_db_op *op, int64_t id, char *state);
 

@@ -669,6 +669,10 @@ static void run_with_samples_and_histogram(void **state)
 	assert_int_equal(raw_int(db, "SELECT iops IS NULL AND lat_p50_ns IS "
 				 "NULL AND result IS NULL FROM runs WHERE id = ?1",
 				 rid3), 1);
+	/* runs_done counts the two runs that finished, not the failed one
+	 * (jobs, show and compare say the same "2 of N") */
+	assert_int_equal(raw_int(db, "SELECT runs_done FROM jobs WHERE id = ?1",
+				 job), 2);
 	assert_int_equal(insert_run(c->s, job, 3, "A", false, "done", "{",
 				    NULL, 0, NULL), -EINVAL);
 	assert_int_equal(insert_run(c->s, job, 3, "A", false, "weird", NULL,
