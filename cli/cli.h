@@ -2,7 +2,9 @@
 /* cli.h - the biobench subcommands and what they share.  Each command
  * returns the process exit code:
  *   0 ok, 1 the run or job failed or the server answered an error,
- *   2 usage error, 3 the daemon cannot be reached. */
+ *   2 usage error or invalid job (a job file refused by the parser, here
+ *   or by the daemon: the same code for ab, calibrate and submit),
+ *   3 the daemon cannot be reached. */
 #ifndef BB_CLI_H
 #define BB_CLI_H
 
@@ -14,7 +16,7 @@
 enum {
 	BB_EXIT_OK = 0,
 	BB_EXIT_FAIL = 1,
-	BB_EXIT_USAGE = 2,
+	BB_EXIT_USAGE = 2,   /* also: an invalid job */
 	BB_EXIT_UNREACHABLE = 3,
 };
 
@@ -55,8 +57,10 @@ int bb_cmd_host(const struct bb_cli_globals *g, int argc, char **argv);
  * change, the CI under its real coverage, p-value, adjusted p when
  * several variants, TOST p, verdict, the measured values when few,
  * cache and split counters), then each comparison's one-line text, the
- * noise by level, the host's noise floor, the warnings, and
- * "verdict: <job verdict>". */
+ * noise by level, the host's noise floor, the disturbed runs with what
+ * disturbed each, the warnings, and "verdict: <job verdict>" ("none (the
+ * job failed)" when cmp carries a "job_state" of a job that ended
+ * without finishing: cmd_client.c puts the job's state and counts in). */
 void bb_cli_compare_print(FILE *f, struct json_object *cmp,
 			  struct json_object *spec,
 			  struct json_object *warnings,
@@ -66,7 +70,8 @@ void bb_cli_compare_print(FILE *f, struct json_object *cmp,
  * "10.78M", "1.23 GiB/s", "12.3us", "123.4ns". */
 void bb_cli_fmt_metric(char *buf, size_t len, double v, const char *unit);
 
-/* 1234567 -> "1.23M", 612948 -> "612.9K", 999 -> "999". */
+/* 1234567 -> "1.23M", 612948 -> "612.9K", 999 -> "999": bb_fmt_iops(),
+ * the rule biobench prints IOPS with everywhere. */
 void bb_cli_fmt_si(char *buf, size_t len, double v);
 
 /* Seconds as "850ms", "42s", "3m05s", "2h10m", "3d4h". */
@@ -76,6 +81,18 @@ void bb_cli_fmt_duration(char *buf, size_t len, double s);
  * sysfs.nomerges=2"), "(workload)" when it has none. */
 void bb_cli_variant_label(char *buf, size_t len, struct json_object *spec,
 			  const char *variant);
+
+/* ---- compare_jobs_fmt.c: the comparison of jobs ----------------------- */
+
+/* Print GET /api/v1/compare's document (bb_jobcmp, jobcompare.h): the
+ * jobs, the statistics used, per variant a table with a column per job
+ * (runs, median, run-to-run spread, boots, disturbed runs, ratio of
+ * medians, change, the CI under its real coverage, p, Holm p, TOST p,
+ * verdict), each comparison's line, the boots statement, the table of
+ * what differs ("*" marks a row that differs; host, run, target, device
+ * and queue rows all, job and config rows only when they differ), the
+ * warnings and "verdict: <worst>". */
+void bb_cli_compare_jobs_print(FILE *f, struct json_object *doc);
 
 /* ---- util.c ----------------------------------------------------------- */
 
@@ -115,5 +132,8 @@ void bb_cli_fputs_json(FILE *f, const char *text);
 /* s cut to width characters (a cut one ends with an ellipsis, U+2026)
  * on a character boundary, padded with spaces to width. */
 void bb_cli_fit(char *out, size_t len, const char *s, unsigned width);
+
+/* The characters of s (UTF-8; a byte that is not UTF-8 counts one). */
+unsigned bb_cli_chars(const char *s);
 
 #endif

@@ -484,9 +484,11 @@ static int override_json(const struct bb_config *base,
 	*cfg = *base;
 	ret = bb_options_set(cfg, key, eq + 1, err, errlen);
 	if (ret == -ENOENT) {
-		snprintf(err, errlen,
-			 "--%s: unknown option '%s' (see biobench run --help)",
-			 side, key);
+		char msg[512];
+
+		/* bb_options_set's message, with the nearest option */
+		snprintf(msg, sizeof(msg), "%s", err);
+		snprintf(err, errlen, "--%s: %s", side, msg);
 		ret = -EINVAL;
 		goto out;
 	}

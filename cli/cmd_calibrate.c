@@ -520,9 +520,10 @@ int bb_cmd_calibrate(int argc, char **argv)
 			half[nhalf++] = (c->ci_hi - c->ci_lo) / 2;
 			zsum += c->change;
 			nok++;
+			/* the line names its verdict ("inconclusive: ...",
+			 * "no change: ...", "B is 1.2% faster ...") */
 			if (log && !bb_ab_format(c, line, sizeof(line)))
-				fprintf(log, "job %3u/%u: %-12s %s\n", k + 1,
-					o.jobs, bb_ab_verdict_name(c->verdict),
+				fprintf(log, "job %3u/%u: %s\n", k + 1, o.jobs,
 					line);
 		} else if (log) {
 			fprintf(log, "job %3u/%u: no comparison (%s)\n", k + 1,

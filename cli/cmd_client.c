@@ -7,6 +7,7 @@
 #include "client.h"
 
 #include <biobench/common.h>
+#include <biobench/jobcompare.h>
 
 #include <errno.h>
 #include <inttypes.h>
@@ -28,6 +29,8 @@ enum {
 	O_STATE = 1u << 2,
 	O_LIMIT = 1u << 3,
 	O_INTERVAL = 1u << 4,
+	O_VARIANT = 1u << 5,
+	O_ALLOW_DIFF = 1u << 6,
 };
 
 struct csess;
@@ -39,7 +42,8 @@ struct ccmd {
 	const char *name;
 	const char *args;    /* positional arguments, for the usage line;
 				"ID" is a job id (session's id) */
-	unsigned npos;       /* exactly this many */
+	unsigned npos;       /* at least this many */
+	unsigned npos_max;   /* at most this many (0: npos) */
 	unsigned opts;       /* O_* accepted besides --server/--token-file */
 	const char *summary; /* what it does, for --help */
 	const char *method;  /* client_cmd: "GET" or "POST" */
@@ -57,7 +61,9 @@ struct copts {
 	const char *state;
 	unsigned limit;
 	double interval;
-	const char *pos[2];
+	const char *variant;
+	bool allow_diff;
+	const char *pos[1 + BB_JOBCMP_MAX_WITH];
 	unsigned npos;
 };
 
@@ -81,7 +87,7 @@ static const char *const job_states[] = { "queued", "running", "done",
 					  "interrupted" };
 
 static const struct ccmd cmd_submit = {
-	"submit", "FILE|-", 1, O_JSON | O_WAIT | O_INTERVAL,
+	"submit", "FILE|-", 1, 0, O_JSON | O_WAIT | O_INTERVAL,
 	"Submit the job in FILE (a job JSON document, schema/job.schema.json;\n"
 	"`-` reads standard input) and print its id.  With --wait, follow it\n"
 	"like `watch` and exit 0 when it is done, 1 when it failed, was\n"
@@ -90,26 +96,42 @@ static const struct ccmd cmd_submit = {
 	NULL, NULL, NULL, /* its own: bb_cmd_submit */
 };
 static const struct ccmd cmd_jobs = {
-	"jobs", "", 0, O_JSON | O_STATE | O_LIMIT,
-	"List jobs, newest first: id, name, state, progress, verdict, age.",
+	"jobs", "", 0, 0, O_JSON | O_STATE | O_LIMIT,
+	"List jobs, newest first: id, name, state, progress, the change of B\n"
+	"against A (the estimate compare shows; a + when the job has more\n"
+	"variants), verdict, age.",
 	"GET", NULL /* jobs_path() */, print_jobs,
 };
 static const struct ccmd cmd_show = {
-	"show", "ID", 1, O_JSON,
+	"show", "ID", 1, 0, O_JSON,
 	"Show one job: state, plan, variants, host, device, progress, and its\n"
 	"comparison once there is one.",
 	"GET", "/api/v1/jobs/%" PRId64, print_show,
 };
 static const struct ccmd cmd_compare = {
-	"compare", "ID", 1, O_JSON,
+	"compare", "ID [OTHER...]", 1, 1 + BB_JOBCMP_MAX_WITH,
+	O_JSON | O_VARIANT | O_ALLOW_DIFF,
 	"Print a job's comparison: per variant the runs, the median of the\n"
 	"metric, the change against the baseline with its confidence interval,\n"
 	"the p-value and the verdict; then warnings (e.g. variants run on\n"
-	"different devices, runs that did not finish).",
+	"different devices, runs that did not finish, disturbed runs and what\n"
+	"disturbed them).  A job that failed, was cancelled or interrupted\n"
+	"says so first and exits 1: its comparison is of the runs before.\n\n"
+	"With two or more ids (BASE OTHER...; at most 8 others), compare the\n"
+	"jobs (e.g. the same job on two kernels): each variant of OTHER against\n"
+	"the same-named variant of BASE (an A/A job's A and A2 pool), as\n"
+	"independent samples: the change (two-sample Hodges-Lehmann of the log\n"
+	"metric) with its confidence interval under its real coverage, the\n"
+	"ratio of medians, the rank-sum p-value, Holm over all, TOST, the\n"
+	"verdict; each job's run-to-run spread (its noise floor), the boots\n"
+	"behind each side, and what differs between the jobs (kernel, boot,\n"
+	"host, device, queue settings, configuration: * marks it).  A workload\n"
+	"that differs (target, rw, bs, iodepth, threads, runtime...) is refused\n"
+	"(exit 2) unless --allow-different-workload.",
 	"GET", "/api/v1/jobs/%" PRId64 "/compare", print_compare,
 };
 static const struct ccmd cmd_watch = {
-	"watch", "ID", 1, O_JSON | O_INTERVAL,
+	"watch", "ID", 1, 0, O_JSON | O_INTERVAL,
 	"Follow a job until it ends: a progress bar (run i/n, ETA, the last\n"
 	"finished run's IOPS with its variant) on a terminal, a line per run\n"
 	"otherwise; then the verdict and\n"
@@ -119,13 +141,13 @@ static const struct ccmd cmd_watch = {
 	NULL, NULL, NULL, /* its own: watch_job */
 };
 static const struct ccmd cmd_cancel = {
-	"cancel", "ID", 1, O_JSON,
+	"cancel", "ID", 1, 0, O_JSON,
 	"Cancel a job: a queued one at once, a running one within a second\n"
 	"(its sysfs knobs restored).",
 	"POST", "/api/v1/jobs/%" PRId64 "/cancel", print_cancel,
 };
 static const struct ccmd cmd_devices = {
-	"devices", "", 0, O_JSON,
+	"devices", "", 0, 0, O_JSON,
 	"List the daemon host's block devices and what the daemon's\n"
 	"allow-list permits on each.  `biobench devices --local [--json]`\n"
 	"lists this host's NVMe controllers and block devices instead,\n"
@@ -133,9 +155,9 @@ static const struct ccmd cmd_devices = {
 	"GET", "/api/v1/devices", print_devices,
 };
 static const struct ccmd cmd_host = {
-	"host", "", 0, O_JSON,
-	"Show the daemon's host (kernel, CPUs, memory, governor) and the\n"
-	"daemon's version, uptime and pid.",
+	"host", "", 0, 0, O_JSON,
+	"Show the daemon's host (kernel, CPUs and microcode, memory, governor,\n"
+	"boot id) and the daemon's version, uptime and pid.",
 	"GET", "/api/v1/host", print_host,
 };
 
@@ -159,6 +181,13 @@ static void cmd_usage(FILE *f, const struct ccmd *cmd)
 		fprintf(f, "  --interval SEC     poll every SEC seconds "
 			   "(default %.1f)\n",
 			WATCH_INTERVAL_S);
+	if (cmd->opts & O_VARIANT)
+		fprintf(f, "  --variant NAME     BASE OTHER...: compare only "
+			   "variant NAME\n");
+	if (cmd->opts & O_ALLOW_DIFF)
+		fprintf(f, "  --allow-different-workload\n"
+			   "                     BASE OTHER...: compare even "
+			   "when workload fields differ\n");
 	if (cmd->opts & O_JSON)
 		fprintf(f, "  --json             print the API's JSON "
 			   "document as is\n");
@@ -169,11 +198,14 @@ static void cmd_usage(FILE *f, const struct ccmd *cmd)
 		"$BIOBENCH_TOKEN_FILE)\n"
 		"  -h, --help         this text\n\n"
 		"Exit status: 0 ok, 1 %s or the server answered an error, "
-		"2 usage error,\n3 biobenchd cannot be reached.\n",
+		"2 usage error%s,\n3 biobenchd cannot be reached.\n",
 		BB_DEFAULT_SERVER,
 		cmd->opts & O_WAIT || !strcmp(cmd->name, "watch") ?
 			"the job did not finish" :
-			"failed");
+			"failed",
+		cmd->opts & O_ALLOW_DIFF ? " or a refused\ncomparison of jobs "
+					   "(a workload that differs)" :
+		cmd == &cmd_submit ? " or invalid job (as for ab)" : "");
 }
 
 static int usage_err(const struct ccmd *cmd, const char *fmt, ...)
@@ -204,6 +236,8 @@ static int parse_opts(const struct ccmd *cmd, int argc, char **argv,
 		{ "--json", O_JSON, false },	{ "--wait", O_WAIT, false },
 		{ "--state", O_STATE, true },	{ "--limit", O_LIMIT, true },
 		{ "--interval", O_INTERVAL, true },
+		{ "--variant", O_VARIANT, true },
+		{ "--allow-different-workload", O_ALLOW_DIFF, false },
 	};
 	bool opts_done = false;
 
@@ -216,7 +250,7 @@ static int parse_opts(const struct ccmd *cmd, int argc, char **argv,
 		size_t k;
 
 		if (opts_done || arg[0] != '-' || !strcmp(arg, "-")) {
-			if (o->npos == cmd->npos)
+			if (o->npos == bb_max(cmd->npos, cmd->npos_max))
 				return usage_err(cmd, "unexpected argument '%s'",
 						 arg);
 			o->pos[o->npos++] = arg;
@@ -237,9 +271,20 @@ static int parse_opts(const struct ccmd *cmd, int argc, char **argv,
 			    !strncmp(arg, table[k].name, nlen) &&
 			    (!table[k].bit || (cmd->opts & table[k].bit)))
 				break;
-		if (k == bb_array_size(table))
-			return usage_err(cmd, "unknown option '%.*s'",
-					 (int)nlen, arg);
+		if (k == bb_array_size(table)) {
+			char name[64];
+			struct bb_nearest nr;
+
+			snprintf(name, sizeof(name), "%.*s", (int)nlen, arg);
+			bb_nearest_init(&nr, name);
+			for (k = 0; k < bb_array_size(table); k++)
+				if (!table[k].bit || (cmd->opts & table[k].bit))
+					bb_nearest_add(&nr, table[k].name);
+			return usage_err(cmd, "unknown option '%s'%s%s%s", name,
+					 nr.best ? ": did you mean " : "",
+					 nr.best ? nr.best : "",
+					 nr.best ? "?" : "");
+		}
 		if (table[k].value) {
 			if (eq)
 				val = eq + 1;
@@ -264,6 +309,26 @@ static int parse_opts(const struct ccmd *cmd, int argc, char **argv,
 			break;
 		case O_WAIT:
 			o->wait = true;
+			break;
+		case O_VARIANT: {
+			size_t n = strlen(val), k;
+
+			for (k = 0; k < n; k++)
+				if (!strchr("abcdefghijklmnopqrstuvwxyz"
+					    "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					    "0123456789_-", val[k]))
+					break;
+			if (!n || n > 31 || k < n)
+				return usage_err(cmd,
+						 "--variant: '%s' is not a "
+						 "variant name ([A-Za-z0-9_-], "
+						 "1..31 characters)",
+						 val);
+			o->variant = val;
+			break;
+		}
+		case O_ALLOW_DIFF:
+			o->allow_diff = true;
 			break;
 		case O_STATE: {
 			size_t s;
@@ -353,7 +418,7 @@ static int sess_begin(struct csess *s, const struct ccmd *cmd,
 		*done = true;
 	if (ret)
 		return ret < 0 ? BB_EXIT_OK : ret;
-	if (!strcmp(cmd->args, "ID")) {
+	if (!strncmp(cmd->args, "ID", 2)) {
 		ret = parse_id(cmd, s->o.pos[0], &s->id);
 		if (ret)
 			return ret;
@@ -436,10 +501,17 @@ static int api(struct bb_client *c, const struct ccmd *cmd,
 		return BB_EXIT_FAIL;
 	}
 	if (st < 200 || st > 299) {
+		/* an invalid job is the same exit code as `ab` and
+		 * `calibrate` give it (the usage code): the file is wrong,
+		 * not the daemon */
+		const char *code = bb_cli_jstr(*doc, "error.code", "");
+
+		ret = st == 400 && !strcmp(code, "invalid_job") ?
+			      BB_EXIT_USAGE : BB_EXIT_FAIL;
 		print_api_error(cmd, st, *doc);
 		json_object_put(*doc);
 		*doc = NULL;
-		return BB_EXIT_FAIL;
+		return ret;
 	}
 	if (!*doc) {
 		fprintf(stderr, "biobench %s: %s %s: empty answer (HTTP %ld)\n",
@@ -468,7 +540,16 @@ static double age_s(const char *iso)
 	if (*rest == '.')
 		frac = strtod(rest, NULL);
 	t = timegm(&tm);
-	return difftime(time(NULL), t) - frac;
+	/* the clock to the millisecond, like the API's times; a time just
+	 * ahead of ours (another host's clock) is "0" ago, not unreadable */
+	{
+		struct timespec now;
+		double a;
+
+		clock_gettime(CLOCK_REALTIME, &now);
+		a = difftime(now.tv_sec, t) + (double)now.tv_nsec / 1e9 - frac;
+		return a < 0 ? 0 : a;
+	}
 }
 
 static void fmt_bytes(char *buf, size_t len, double v)
@@ -582,6 +663,30 @@ out:
 
 /* ---- submit / watch ----------------------------------------------------- */
 
+/* A job that ended without finishing: failed, cancelled, interrupted. */
+static bool state_unfinished(const char *s)
+{
+	return state_final(s) && strcmp(s, "done");
+}
+
+/* The job's own counts and state in (the shown copy of) its comparison:
+ * the stored comparison is that of its last measured round, and `jobs`,
+ * `show` and `compare` must all say the job's "N of M runs done". */
+static void cmp_sync(struct json_object *cmp, struct json_object *job)
+{
+	static const char *const keys[] = { "runs_done", "runs_planned",
+					    "state" };
+	struct json_object *v;
+
+	if (!cmp || !json_object_is_type(cmp, json_type_object))
+		return;
+	for (size_t i = 0; i < bb_array_size(keys); i++)
+		if (json_object_object_get_ex(job, keys[i], &v) && v)
+			json_object_object_add(cmp, i < 2 ? keys[i] :
+							    "job_state",
+					       json_object_get(v));
+}
+
 /* The comparison of a job with the API's warnings, and its end state.
  * job is the final job document. */
 static int print_end(struct bb_client *c, const struct ccmd *cmd, int64_t id,
@@ -601,6 +706,9 @@ static int print_end(struct bb_client *c, const struct ccmd *cmd, int64_t id,
 		if (ret == BB_EXIT_UNREACHABLE)
 			goto out;
 		shown = bb_cli_json_escaped(cmp);
+		cmp_sync(shown ? bb_cli_jget(shown, "compare") :
+				 bb_cli_jget(job, "compare"),
+			 job);
 		bb_cli_compare_print(stdout,
 				     shown ? bb_cli_jget(shown, "compare") :
 					     bb_cli_jget(job, "compare"),
@@ -787,16 +895,31 @@ static int print_jobs(struct csess *s, struct json_object *doc)
 		return BB_EXIT_OK;
 	}
 	bb_cli_fit(name, sizeof(name), "NAME", JOBS_NAME_COLS);
-	printf("%6s  %s  %-11s  %-12s  %-12s  %s\n", "ID", name, "STATE",
-	       "PROGRESS", "VERDICT", "AGE");
+	printf("%6s  %s  %-11s  %-12s  %8s  %-12s  %s\n", "ID", name, "STATE",
+	       "PROGRESS", "CHANGE", "VERDICT", "AGE");
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *j = json_object_array_get_idx(jobs, i);
 		const char *state = bb_cli_jstr(j, "state", "?");
 		const char *verdict = bb_cli_jstr(j, "verdict", NULL);
 		double planned = bb_cli_jnum(j, "runs_planned", 0);
 		double done = bb_cli_jnum(j, "runs_done", 0);
-		char prog[32], age[32];
+		char prog[32], age[32], chg[32];
 		double a = age_s(bb_cli_jstr(j, "created", NULL));
+		struct json_object *cmps = bb_cli_jget(j, "compare.comparisons");
+		struct json_object *c0 = cmps && json_object_is_type(
+				cmps, json_type_array) &&
+				json_object_array_length(cmps) ?
+				json_object_array_get_idx(cmps, 0) : NULL;
+		double change = bb_cli_jnum(c0, "change", NAN);
+		size_t nc = c0 ? json_object_array_length(cmps) : 0;
+
+		/* the change of the first variant against the baseline (the
+		 * same estimate compare shows), "+" when there are more */
+		if (isfinite(change))
+			snprintf(chg, sizeof(chg), "%+.2f%%%s", change * 100,
+				 nc > 1 ? "+" : "");
+		else
+			snprintf(chg, sizeof(chg), "-");
 
 		if (planned > 0)
 			snprintf(prog, sizeof(prog), "%.0f/%.0f %3.0f%%", done,
@@ -806,8 +929,8 @@ static int print_jobs(struct csess *s, struct json_object *doc)
 		bb_cli_fmt_duration(age, sizeof(age), a < 0 ? 0 : a);
 		bb_cli_fit(name, sizeof(name), bb_cli_jstr(j, "name", ""),
 			   JOBS_NAME_COLS);
-		printf("%6.0f  %s  %-11s  %-12s  %-12s  %s\n",
-		       bb_cli_jnum(j, "id", 0), name, state, prog,
+		printf("%6.0f  %s  %-11s  %-12s  %8s  %-12s  %s\n",
+		       bb_cli_jnum(j, "id", 0), name, state, prog, chg,
 		       verdict ? (!strcmp(verdict, "no_change") ? "no change" :
 								 verdict) :
 				 "-",
@@ -839,12 +962,127 @@ static void fmt_members(char *buf, size_t len, struct json_object *o)
 				json_object_is_type(v, json_type_string) ?
 				     json_object_get_string(v) :
 				     json_object_to_json_string_ext(
-					     v, JSON_C_TO_STRING_PLAIN);
+					     v, JSON_C_TO_STRING_PLAIN |
+						     JSON_C_TO_STRING_NOSLASHESCAPE);
 
 		if (off < len)
 			off += (size_t)snprintf(buf + off, len - off, "%s%s=%s",
 						off ? " " : "", k, s);
 	}
+}
+
+/* A device field of the job document: flat (this version), else from
+ * the nested disk object of older daemons. */
+static struct json_object *dev_get(struct json_object *dev, const char *key)
+{
+	struct json_object *v = bb_cli_jget(dev, key), *sub;
+
+	if (v || bb_cli_jget(dev, "disk"))
+		return v;
+	sub = bb_cli_jget(dev, "device");
+	if (!sub || !json_object_is_type(sub, json_type_object))
+		return NULL;
+	return bb_cli_jget(sub, !strcmp(key, "disk") ? "name" :
+				!strcmp(key, "disk_path") ? "path" : key);
+}
+
+static const char *dev_str(struct json_object *dev, const char *key,
+			   const char *dflt)
+{
+	struct json_object *v = dev_get(dev, key);
+
+	return v && json_object_is_type(v, json_type_string) ?
+		       json_object_get_string(v) : dflt;
+}
+
+/* The device lines of `show`: what the target is, the disk under it,
+ * its identity and its queue limits, in words. */
+static void show_device(struct json_object *dev)
+{
+	static const struct {
+		const char *key, *label;
+		bool bytes;
+	} lim[] = {
+		{ "logical_block_size", "logical block", true },
+		{ "physical_block_size", "physical block", true },
+		{ "max_sectors_kb", "max_sectors_kb", false },
+		{ "max_hw_sectors_kb", "max_hw_sectors_kb", false },
+		{ "max_segments", "max_segments", false },
+		{ "max_segment_size", "max_segment_size", false },
+		{ "virt_boundary_mask", "virt_boundary_mask", false },
+		{ "chunk_sectors", "chunk_sectors", false },
+		{ "nr_requests", "nr_requests", false },
+	};
+	const char *kind = bb_cli_jstr(dev, "kind", "?");
+	const char *disk = dev_str(dev, "disk", NULL);
+	struct json_object *limits = dev_get(dev, "limits");
+	struct json_object *nvme = dev_get(dev, "nvme");
+	struct json_object *v;
+	char buf[1024], size[32];
+	size_t off = 0;
+
+	if (!strcmp(kind, "nop")) {
+		printf("  %-10s none (nop: io_uring NOPs through the bio model)\n",
+		       "device");
+		return;
+	}
+	if (!disk) {
+		printf("  %-10s %s %s, on no block device (e.g. tmpfs)\n",
+		       "device", kind, bb_cli_jstr(dev, "path", "?"));
+		return;
+	}
+	fmt_bytes(size, sizeof(size), bb_cli_jnum(dev_get(dev, "size_bytes"), "", 0));
+	v = dev_get(dev, "rotational");
+	off = (size_t)snprintf(buf, sizeof(buf), "%s, %s",
+			       size, !v ? "rotational unknown" :
+			       json_object_get_boolean(v) ? "rotational" :
+							    "non-rotational");
+	if (off < sizeof(buf))
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off,
+					", scheduler %s, %s",
+					dev_str(dev, "scheduler", "unknown"),
+					json_object_get_boolean(dev_get(dev, "io_poll")) ?
+						"can poll" : "no poll queues");
+	if (!strcmp(kind, "file"))
+		printf("  %-10s file %s, on disk %s (%s: %s)\n", "device",
+		       bb_cli_jstr(dev, "path", "?"), disk,
+		       dev_str(dev, "disk_path", "?"), buf);
+	else
+		printf("  %-10s %s %s (disk %s: %s)\n", "device", kind,
+		       bb_cli_jstr(dev, "path", "?"), disk, buf);
+	printf("  %-10s model %s, serial %s, firmware %s\n", "",
+	       dev_str(dev, "model", "-"), dev_str(dev, "serial", "-"),
+	       dev_str(dev, "firmware", "-"));
+	if (dev_str(dev, "backing_file", NULL))
+		printf("  %-10s loop device backed by %s\n", "",
+		       dev_str(dev, "backing_file", ""));
+	if (nvme && json_object_is_type(nvme, json_type_object))
+		printf("  %-10s NVMe %s nsid %.0f, LBA %.0f B, MDTS %s, %.0f poll "
+		       "queue(s), passthrough %s\n", "",
+		       bb_cli_jstr(nvme, "controller", "?"),
+		       bb_cli_jnum(nvme, "nsid", 0),
+		       bb_cli_jnum(nvme, "lba_size", 0),
+		       bb_cli_jget(nvme, "mdts") ?
+			       json_object_to_json_string(bb_cli_jget(nvme, "mdts")) :
+			       "-",
+		       bb_cli_jnum(nvme, "poll_queues", 0),
+		       bb_cli_jstr(nvme, "char_path", "-"));
+	if (!limits || !json_object_is_type(limits, json_type_object))
+		return;
+	off = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < bb_array_size(lim) && off < sizeof(buf); i++) {
+		struct json_object *l = bb_cli_jget(limits, lim[i].key);
+
+		if (!l)
+			continue;
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off,
+					"%s%s %.0f%s", off ? ", " : "",
+					lim[i].label, json_object_get_double(l),
+					lim[i].bytes ? " B" : "");
+	}
+	if (buf[0])
+		printf("  %-10s %s\n", "limits", buf);
 }
 
 static void show_job(struct json_object *job)
@@ -920,15 +1158,8 @@ static void show_job(struct json_object *job)
 		       bb_cli_jstr(host, "cpu_model", "?"), mem,
 		       bb_cli_jstr(host, "governor", "unknown"));
 	}
-	if (dev) {
-		struct json_object *d = json_object_get(dev);
-
-		/* everything but the store's id */
-		json_object_object_del(d, "id");
-		fmt_members(buf, sizeof(buf), d);
-		json_object_put(d);
-		printf("  %-10s %s\n", "device", buf);
-	}
+	if (dev)
+		show_device(dev);
 	if (knobs && json_object_is_type(knobs, json_type_array)) {
 		size_t n = json_object_array_length(knobs);
 
@@ -944,6 +1175,7 @@ static int print_show(struct csess *s, struct json_object *doc)
 {
 	(void)s;
 	show_job(doc);
+	cmp_sync(bb_cli_jget(doc, "compare"), doc);
 	if (bb_cli_jget(doc, "compare"))
 		bb_cli_compare_print(stdout, bb_cli_jget(doc, "compare"),
 				     bb_cli_jget(doc, "spec"), NULL,
@@ -961,6 +1193,7 @@ int bb_cmd_show(const struct bb_cli_globals *g, int argc, char **argv)
 static int print_compare(struct csess *s, struct json_object *doc)
 {
 	struct json_object *raw = NULL, *job;
+	const char *state;
 	char path[64];
 	int ret;
 
@@ -970,21 +1203,97 @@ static int print_compare(struct csess *s, struct json_object *doc)
 	if (ret)
 		return ret;
 	job = bb_cli_json_escaped(raw);
+	state = bb_cli_jstr(job, "state", "?");
 	printf("job %" PRId64 ": %s (%s on %s)\n", s->id,
-	       bb_cli_jstr(job, "name", ""), bb_cli_jstr(doc, "state", "?"),
+	       bb_cli_jstr(job, "name", ""), state,
 	       bb_cli_jstr(job, "target", "?"));
+	/* a job that ended without finishing says so first, and the
+	 * command fails: its comparison is only of the runs before */
+	if (state_unfinished(state))
+		printf("the job %s after %.0f of %.0f runs%s%s\n",
+		       !strcmp(state, "failed") ? "failed" :
+		       !strcmp(state, "cancelled") ? "was cancelled" :
+						     "was interrupted",
+		       bb_cli_jnum(job, "runs_done", 0),
+		       bb_cli_jnum(job, "runs_planned", 0),
+		       bb_cli_jget(job, "error") ? ": " : "",
+		       bb_cli_jstr(job, "error", ""));
+	cmp_sync(bb_cli_jget(doc, "compare"), job);
 	bb_cli_compare_print(stdout, bb_cli_jget(doc, "compare"),
 			     bb_cli_jget(job, "spec"),
 			     bb_cli_jget(doc, "warnings"),
 			     bb_cli_jget(job, "noise_floor"));
+	ret = state_unfinished(state) ? BB_EXIT_FAIL : BB_EXIT_OK;
 	json_object_put(job);
 	json_object_put(raw);
+	return ret;
+}
+
+/* BASE OTHER...: GET /api/v1/compare; a refusal (400: a workload that
+ * differs, a variant neither job has) is a usage error (exit 2). */
+static int compare_jobs(struct csess *s)
+{
+	struct json_object *doc = NULL, *shown = NULL;
+	char path[512];
+	size_t off;
+	long status = 0;
+	int64_t id = 0;
+	int ret;
+
+	off = (size_t)snprintf(path, sizeof(path),
+			       "/api/v1/compare?base=%" PRId64, s->id);
+	for (unsigned i = 1; i < s->o.npos; i++) {
+		ret = parse_id(s->cmd, s->o.pos[i], &id);
+		if (ret)
+			return ret;
+		off += (size_t)snprintf(path + off, sizeof(path) - off,
+					"&with=%" PRId64, id);
+	}
+	if (s->o.variant)
+		off += (size_t)snprintf(path + off, sizeof(path) - off,
+					"&variant=%s", s->o.variant);
+	if (s->o.allow_diff)
+		snprintf(path + off, sizeof(path) - off,
+			 "&allow_different_workload=1");
+	ret = api(&s->c, s->cmd, "GET", path, NULL, 0, &doc, &status);
+	if (ret)
+		return ret == BB_EXIT_FAIL && status == 400 ? BB_EXIT_USAGE :
+							       ret;
+	if (s->o.json) {
+		bb_cli_print_json(stdout, doc);
+	} else {
+		shown = bb_cli_json_escaped(doc);
+		bb_cli_compare_jobs_print(stdout, shown);
+	}
+	json_object_put(shown);
+	json_object_put(doc);
 	return BB_EXIT_OK;
 }
 
 int bb_cmd_compare(const struct bb_cli_globals *g, int argc, char **argv)
 {
-	return client_cmd(&cmd_compare, g, argc, argv);
+	struct csess s;
+	bool done;
+	int ret;
+
+	ret = sess_begin(&s, &cmd_compare, g, argc, argv, &done);
+	if (ret || done)
+		goto out;
+	if (s.o.npos == 1) {
+		sess_end(&s);
+		if (s.o.variant || s.o.allow_diff)
+			return usage_err(&cmd_compare,
+					 "%s needs two or more job ids (BASE "
+					 "OTHER...)",
+					 s.o.variant ? "--variant" :
+						       "--allow-different-workload");
+		/* one job: its own comparison */
+		return client_cmd(&cmd_compare, g, argc, argv);
+	}
+	ret = compare_jobs(&s);
+out:
+	sess_end(&s);
+	return ret;
 }
 
 /* ---- cancel ------------------------------------------------------------- */
@@ -1062,8 +1371,11 @@ static int print_host(struct csess *s, struct json_object *doc)
 	       bb_cli_jstr(doc, "kernel", "?"),
 	       bb_cli_jstr(doc, "machine", ""),
 	       bb_cli_jstr(doc, "kernel_version", "?"));
-	printf("%-10s %.0f x %s\n", "cpus", bb_cli_jnum(doc, "cpus", 0),
-	       bb_cli_jstr(doc, "cpu_model", "?"));
+	printf("%-10s %.0f x %s%s%s\n", "cpus", bb_cli_jnum(doc, "cpus", 0),
+	       bb_cli_jstr(doc, "cpu_model", "?"),
+	       bb_cli_jget(doc, "microcode") ? ", microcode " : "",
+	       bb_cli_jstr(doc, "microcode", ""));
+	printf("%-10s %s\n", "boot id", bb_cli_jstr(doc, "boot_id", "unknown"));
 	printf("%-10s %s\n", "memory", mem);
 	printf("%-10s %s\n", "governor",
 	       bb_cli_jstr(doc, "governor", "unknown"));

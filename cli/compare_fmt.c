@@ -14,6 +14,7 @@
 #define T_MAXROWS 64
 #define T_CELL 160
 #define T_MAX_VALUE_ROWS 12 /* measured values shown per run up to this */
+#define T_MAX_DISTURBED 8   /* disturbed runs named, one line each */
 
 struct table {
 	unsigned ncols, nrows;
@@ -49,18 +50,7 @@ static void t_print(FILE *f, const struct table *t)
 
 void bb_cli_fmt_si(char *buf, size_t len, double v)
 {
-	double a = fabs(v);
-
-	if (!isfinite(v))
-		snprintf(buf, len, "-");
-	else if (a >= 1e9)
-		snprintf(buf, len, "%.3gG", v / 1e9);
-	else if (a >= 1e6)
-		snprintf(buf, len, "%.2fM", v / 1e6);
-	else if (a >= 1e3)
-		snprintf(buf, len, "%.1fK", v / 1e3);
-	else
-		snprintf(buf, len, "%.0f", v);
+	bb_fmt_iops(buf, len, v);
 }
 
 static void fmt_ns(char *buf, size_t len, double v)
@@ -142,7 +132,8 @@ static size_t label_add(char *buf, size_t len, size_t off, const char *key,
 	s = !v ? "null" :
 	    json_object_is_type(v, json_type_string) ?
 		 json_object_get_string(v) :
-		 json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN);
+		 json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN |
+						   JSON_C_TO_STRING_NOSLASHESCAPE);
 	if (off < len)
 		off += (size_t)snprintf(buf + off, len - off, "%s%s=%s",
 					off ? " " : "", key, s);
@@ -282,6 +273,83 @@ static void print_noise_floor(FILE *f, struct json_object *nf)
 		   "target spread %s (SD of the pair ratios, %.0f pairs); a "
 		   "change well inside it needs many pairs\n",
 		bb_cli_jnum(nf, "job_id", 0), sd, bb_cli_jnum(nf, "pairs", 0));
+}
+
+/* One line on how noisy the host was during the job, in the terms of
+ * the result: the spread of the baseline's measured runs (their CV, min
+ * and max) next to the change, so that a first result says whether it
+ * stands out of the noise or sits inside it. */
+static void print_spread(FILE *f, const char *base, struct json_object *bv,
+			 struct json_object *c, const char *unit)
+{
+	struct json_object *vals = bb_cli_jget(bv, "values");
+	size_t n = vals && json_object_is_type(vals, json_type_array) ?
+			   json_object_array_length(vals) : 0;
+	double sum = 0, ss = 0, lo = INFINITY, hi = -INFINITY, mean, cv;
+	double change = bb_cli_jnum(c, "change", NAN);
+	char slo[32], shi[32];
+
+	if (n < 2 || !isfinite(change))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		double v = json_object_get_double(json_object_array_get_idx(vals, i));
+
+		sum += v;
+		lo = fmin(lo, v);
+		hi = fmax(hi, v);
+	}
+	mean = sum / (double)n;
+	for (size_t i = 0; i < n; i++) {
+		double d = json_object_get_double(json_object_array_get_idx(vals, i)) -
+			   mean;
+
+		ss += d * d;
+	}
+	if (!(mean > 0))
+		return;
+	cv = sqrt(ss / (double)(n - 1)) / mean;
+	bb_cli_fmt_metric(slo, sizeof(slo), lo, unit);
+	bb_cli_fmt_metric(shi, sizeof(shi), hi, unit);
+	fprintf(f, "host noise: %s's %zu runs spread ±%.1f%% (CV; %s .. %s) "
+		   "against a change of %+.1f%%: %s\n",
+		base, n, cv * 100, slo, shi, change * 100,
+		fabs(change) >= 3 * cv ? "the change stands well clear of "
+					 "the run-to-run noise" :
+		fabs(change) >= cv ? "the change is larger than the "
+				     "run-to-run noise, not by much: trust "
+				     "the CI, not the figure" :
+				     "the change is inside the run-to-run "
+				     "noise: only the CI and the verdict tell "
+				     "it apart (more pairs or a quieter host "
+				     "make it clearer)");
+}
+
+/* "warning: 3 measured run(s) disturbed ..." and, one line each, which
+ * runs and what disturbed them (the comparison's "disturbed"). */
+static void print_disturbed(FILE *f, struct json_object *cmp)
+{
+	struct json_object *list = bb_cli_jget(cmp, "disturbed");
+	double total = bb_cli_jnum(cmp, "disturbed_runs", 0);
+	double excl = bb_cli_jnum(cmp, "rounds_excluded", 0);
+	size_t n = list && json_object_is_type(list, json_type_array) ?
+			   json_object_array_length(list) : 0;
+	size_t shown = n < T_MAX_DISTURBED ? n : T_MAX_DISTURBED;
+
+	fprintf(f, "warning: %.0f measured run(s) disturbed (other load on "
+		   "the benchmark CPUs, or the process stalled)", total);
+	if (excl > 0)
+		fprintf(f, "; %.0f round(s) left out of the statistics", excl);
+	fprintf(f, "%s\n", n ? ":" : "");
+	for (size_t i = 0; i < shown; i++) {
+		struct json_object *d = json_object_array_get_idx(list, i);
+
+		fprintf(f, "  run %.0f (%s, round %.0f): %s\n",
+			bb_cli_jnum(d, "run", 0), bb_cli_jstr(d, "variant", "?"),
+			bb_cli_jnum(d, "round", 0),
+			bb_cli_jstr(d, "reason", "?"));
+	}
+	if (total > (double)shown && n)
+		fprintf(f, "  (%.0f more)\n", total - (double)shown);
 }
 
 void bb_cli_compare_print(FILE *f, struct json_object *cmp,
@@ -502,7 +570,11 @@ void bb_cli_compare_print(FILE *f, struct json_object *cmp,
 		for (unsigned i = 0; i < nv; i++)
 			snprintf(row[1 + i], T_CELL, "%s",
 				 bb_cli_jstr(vobj[i], "put_context", "?"));
-	t_print(f, t);
+	/* a job that ended before any measured run has nothing to show */
+	if (maxn)
+		t_print(f, t);
+	else
+		fprintf(f, "  no measured run finished: nothing to compare\n");
 	free(t);
 
 	fputc('\n', f);
@@ -522,20 +594,12 @@ void bb_cli_compare_print(FILE *f, struct json_object *cmp,
 	if (bb_cli_jstr(bb_cli_jget(cmp, "scope"), "note", NULL))
 		fprintf(f, "scope: %s\n",
 			bb_cli_jstr(bb_cli_jget(cmp, "scope"), "note", ""));
+	if (nv > 1)
+		print_spread(f, names[0], vobj[0], find_cmp(cmps, names[1]), unit);
 	print_noise(f, bb_cli_jget(cmp, "noise"));
 	print_noise_floor(f, noise_floor);
-	if (bb_cli_jnum(cmp, "disturbed_runs", 0) > 0) {
-		double excl = bb_cli_jnum(cmp, "rounds_excluded", 0);
-
-		fprintf(f, "warning: %.0f measured run(s) disturbed (other "
-			   "load on the benchmark CPUs, or the process "
-			   "stalled)",
-			bb_cli_jnum(cmp, "disturbed_runs", 0));
-		if (excl > 0)
-			fprintf(f, "; %.0f round(s) left out of the statistics",
-				excl);
-		fputc('\n', f);
-	}
+	if (bb_cli_jnum(cmp, "disturbed_runs", 0) > 0)
+		print_disturbed(f, cmp);
 	if (warnings && json_object_is_type(warnings, json_type_array)) {
 		size_t n = json_object_array_length(warnings);
 
@@ -544,6 +608,20 @@ void bb_cli_compare_print(FILE *f, struct json_object *cmp,
 				json_object_get_string(
 					json_object_array_get_idx(warnings, i)));
 	}
-	fprintf(f, "verdict: %s\n",
-		verdict_text(bb_cli_jstr(cmp, "verdict", NULL)));
+	{
+		/* the job's state, when the caller put it in (cmd_client's
+		 * cmp_sync): a job that ended early has no verdict to wait
+		 * for */
+		const char *js = bb_cli_jstr(cmp, "job_state", "");
+		const char *v = bb_cli_jstr(cmp, "verdict", NULL);
+
+		if (!v && (!strcmp(js, "failed") || !strcmp(js, "cancelled") ||
+			   !strcmp(js, "interrupted")))
+			fprintf(f, "verdict: none (the job %s)\n",
+				!strcmp(js, "failed") ? "failed" :
+				!strcmp(js, "cancelled") ? "was cancelled" :
+							   "was interrupted");
+		else
+			fprintf(f, "verdict: %s\n", verdict_text(v));
+	}
 }

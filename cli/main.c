@@ -94,6 +94,22 @@ static const struct bb_cli_cmd *find_cmd(const char *name)
 	return NULL;
 }
 
+/* "biobench: unknown command 'comapre': did you mean compare? ..."; the
+ * usage exit code. */
+static int unknown_cmd(const char *name)
+{
+	struct bb_nearest nr;
+
+	bb_nearest_init(&nr, name);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		bb_nearest_add(&nr, commands[i].name);
+	fprintf(stderr, "biobench: unknown command '%s'%s%s%s (see biobench "
+			"help)\n",
+		name, nr.best ? ": did you mean " : "", nr.best ? nr.best : "",
+		nr.best ? "?" : "");
+	return BB_EXIT_USAGE;
+}
+
 /* `biobench devices --local ...`: the local listing, without --local. */
 static int devices_local(int argc, char **argv)
 {
@@ -198,22 +214,13 @@ int main(int argc, char **argv)
 			return BB_EXIT_OK;
 		}
 		cmd = find_cmd(argv[i + 1]);
-		if (!cmd) {
-			fprintf(stderr,
-				"biobench: unknown command '%s' (see biobench "
-				"help)\n",
-				argv[i + 1]);
-			return BB_EXIT_USAGE;
-		}
+		if (!cmd)
+			return unknown_cmd(argv[i + 1]);
 		return run_cmd(cmd, &g, 2, hargv);
 	}
 	cmd = find_cmd(argv[i]);
-	if (!cmd) {
-		fprintf(stderr, "biobench: unknown command '%s' (see biobench "
-				"help)\n",
-			argv[i]);
-		return BB_EXIT_USAGE;
-	}
+	if (!cmd)
+		return unknown_cmd(argv[i]);
 	if (cmd->local && (g.server || g.token_file)) {
 		fprintf(stderr, "biobench %s: runs locally; --server and "
 				"--token-file are for the client commands\n",

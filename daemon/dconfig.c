@@ -73,7 +73,10 @@ struct dopt {
 	size_t off;          /* field in struct bb_dconfig */
 	size_t off2;         /* DT_CPULIST: the count field */
 	unsigned long long min, max;
-	const char *def;     /* default as shown by --help */
+	const char *def;     /* default as shown by --help when it is not a
+				value of bb_dconfig_default() (computed on
+				the host, or none); NULL: --help prints the
+				value bb_dconfig_default() sets */
 	const char *help;
 };
 
@@ -87,50 +90,50 @@ static const struct dopt dopt_table[] = {
 	  "none", "INI file, loaded before the other options wherever it is "
 		  "given" },
 	{ "server", "listen", "listen", "ADDR:PORT", DT_LISTEN, 0, 0, 0, 0,
-	  "127.0.0.1:8420", "numeric address and port ([v6]:PORT for "
+	  NULL, "numeric address and port ([v6]:PORT for "
 			    "IPv6); not loopback needs token_file" },
 	{ "server", "db", "db", "PATH", DT_PATH, F(db_path), 0, 0, 0,
-	  DEFAULT_DB, "sqlite database" },
+	  NULL, "sqlite database" },
 	{ "server", "web_root", "web-root", "DIR", DT_PATH, F(web_root), 0, 0,
-	  0, DEFAULT_WEB_ROOT, "dashboard files" },
+	  0, NULL, "dashboard files" },
 	{ "server", "token_file", "token-file", "FILE", DT_OPTPATH,
 	  F(token_file), 0, 0, 0, "none",
 	  "bearer token (first line), mode 0600" },
 	{ "server", "http_cpus", "http-cpus", "LIST", DT_CPULIST, F(http_cpus),
-	  offsetof(struct bb_dconfig, n_http_cpus), 0, 0, "0",
+	  offsetof(struct bb_dconfig, n_http_cpus), 0, 0, NULL,
 	  "CPUs of the HTTP threads" },
 	{ "server", "bench_cpus", "bench-cpus", "LIST", DT_CPULIST,
 	  F(bench_cpus), offsetof(struct bb_dconfig, n_bench_cpus), 0, 0,
 	  "last online CPU", "default CPUs of jobs (none of http_cpus)" },
 	{ "server", "http_threads", "http-threads", "N", DT_UINT,
-	  F(http_threads), 0, 1, 64, "2", "HTTP threads (1..64)" },
+	  F(http_threads), 0, 1, 64, NULL, "HTTP threads (1..64)" },
 	{ "server", "max_body", "max-body", "SIZE", DT_SIZE, F(max_body), 0,
-	  1, 1ull << 30, "1m", "request body limit (1..1g)" },
+	  1, 1ull << 30, NULL, "request body limit (1..1g)" },
 	{ "server", "max_run_memory", "max-run-memory", "SIZE", DT_SIZE,
 	  F(max_run_memory), 0, 1ull << 20, 1ull << 50, "half of RAM",
 	  "memory a run may use for I/O (buffers, slots, rings, bio slabs, "
 	  "verify state), checked at submission (1m..1p)" },
 	{ "server", "max_connections", "max-connections", "N", DT_UINT,
-	  F(max_connections), 0, 1, 65536, "2048",
+	  F(max_connections), 0, 1, 65536, NULL,
 	  "simultaneous connections (1..65536)" },
 	{ "server", "timeout", "timeout", "SECONDS", DT_UINT, F(timeout_s), 0,
-	  1, 86400, "30", "seconds a connection may idle (1..86400)" },
+	  1, 86400, NULL, "seconds a connection may idle (1..86400)" },
 	{ "server", "request_timeout", "request-timeout", "SECONDS", DT_UINT,
-	  F(request_timeout_s), 0, 1, 3600, "10",
+	  F(request_timeout_s), 0, 1, 3600, NULL,
 	  "seconds from a connection's start (or its previous answer) to a "
 	  "whole request, head and body (1..3600)" },
 	{ "server", "max_connections_per_peer", "max-connections-per-peer",
-	  "N", DT_UINT, F(max_per_peer), 0, 1, 65536, "64",
+	  "N", DT_UINT, F(max_per_peer), 0, 1, 65536, NULL,
 	  "simultaneous connections of one client address, loopback "
 	  "included (1..65536)" },
 	{ "server", "allowed_hosts", "allowed-hosts", "NAMES", DT_HOSTS, 0, 0,
 	  0, 0, "none", "repeatable: Host names (NAME or NAME:PORT) "
 	  "accepted besides the listen address and localhost" },
 	{ "server", "max_queued_jobs", "max-queued-jobs", "N", DT_UINT,
-	  F(max_queued_jobs), 0, 1, 1000000, "1000",
+	  F(max_queued_jobs), 0, 1, 1000000, NULL,
 	  "jobs that may wait in the queue (1..1000000)" },
 	{ "server", "max_job_seconds", "max-job-seconds", "SECONDS", DT_UINT,
-	  F(max_job_s), 0, 1, 31536000, "604800",
+	  F(max_job_s), 0, 1, 31536000, NULL,
 	  "planned run time of one job: runs x (runtime + ramp) "
 	  "(1..31536000)" },
 	{ "targets", "allow", "allow", "GLOB", DT_ALLOW, 0, 0, 0, 0, "none",
@@ -815,10 +818,67 @@ int bb_dconfig_args(struct bb_dconfig *c, int argc, char **argv, char *err,
 	return 0;
 }
 
+/* The default of an option as the code sets it (bb_dconfig_default), in
+ * the option's own syntax: "2048", "1m", "127.0.0.1:8420", "0". */
+static void dopt_default_text(const struct dopt *o, const struct bb_dconfig *d,
+			      char *buf, size_t len)
+{
+	const char *p = (const char *)d + o->off;
+
+	switch (o->type) {
+	case DT_LISTEN:
+		snprintf(buf, len, "%s:%u", d->listen_addr, d->port);
+		break;
+	case DT_PATH:
+		snprintf(buf, len, "%s", p);
+		break;
+	case DT_UINT: {
+		unsigned v;
+
+		memcpy(&v, p, sizeof(v));
+		snprintf(buf, len, "%u", v);
+		break;
+	}
+	case DT_SIZE: {
+		static const char sfx[] = "kmgtp";
+		size_t v;
+		unsigned k = 0;
+
+		memcpy(&v, p, sizeof(v));
+		while (v && v % 1024 == 0 && k < sizeof(sfx) - 1) {
+			v /= 1024;
+			k++;
+		}
+		if (k)
+			snprintf(buf, len, "%zu%c", v, sfx[k - 1]);
+		else
+			snprintf(buf, len, "%zu", v);
+		break;
+	}
+	case DT_CPULIST: {
+		const int *cpus = (const int *)(const void *)p;
+		unsigned n, off = 0;
+
+		memcpy(&n, (const char *)d + o->off2, sizeof(n));
+		buf[0] = '\0';
+		for (unsigned i = 0; i < n && off < len; i++)
+			off += (unsigned)snprintf(buf + off, len - off, "%s%d",
+						  i ? "," : "", cpus[i]);
+		break;
+	}
+	default:
+		snprintf(buf, len, "none");
+		break;
+	}
+}
+
 void bb_dconfig_usage(FILE *f)
 {
-	char opt[64];
+	struct bb_dconfig *d = malloc(sizeof(*d));
+	char opt[64], def[PATH_MAX + 32];
 
+	if (d)
+		bb_dconfig_default(d);
 	fprintf(f, "Usage: biobenchd [OPTIONS]\n\n"
 		   "Options (the command line beats the config file):\n");
 	for (size_t i = 0; i < sizeof(dopt_table) / sizeof(dopt_table[0]);
@@ -828,9 +888,15 @@ void bb_dconfig_usage(FILE *f)
 		snprintf(opt, sizeof(opt), "--%s%s%s", o->cli,
 			 o->metavar ? " " : "", o->metavar ? o->metavar : "");
 		fprintf(f, "  %-24s %s\n", opt, o->help);
-		if (!o->def)
+		if (o->type == DT_HELP || o->type == DT_VERSION)
 			continue;
-		fprintf(f, "  %-24s default %s", "", o->def);
+		if (o->def)
+			snprintf(def, sizeof(def), "%s", o->def);
+		else if (d)
+			dopt_default_text(o, d, def, sizeof(def));
+		else
+			snprintf(def, sizeof(def), "?");
+		fprintf(f, "  %-24s default %s", "", def);
 		if (o->section)
 			fprintf(f, "; in the file: [%s] %s", o->section,
 				o->key);
@@ -839,6 +905,7 @@ void bb_dconfig_usage(FILE *f)
 	fprintf(f, "\nA listen address other than 127.0.0.0/8 or ::1 needs "
 		   "--token-file.\nThe allow-list is empty by default: no "
 		   "target may be used until one is allowed.\n");
+	free(d);
 }
 
 /* ---- final checks --------------------------------------------------------- */

@@ -241,11 +241,14 @@ static int hook_after_run(void *arg, struct bb_jobrun *jr,
 	}
 	if (r && (rc == 0 || r->io.ios)) {
 		doc = bb_result_to_json(&v->cfg, r);
-		if (doc)
+		if (doc) {
 			json_object_object_add(
 				doc, "quiescence",
 				bb_quiesce_to_json(&jr->quiet,
 						   &s->job->quiesce));
+			/* boot, kernel, version, queue settings at the start */
+			bb_run_context_add_json(doc, &jr->run_ctx);
+		}
 		run.result = doc ? json_object_to_json_string_ext(
 					   doc, JSON_C_TO_STRING_PLAIN) :
 				   NULL;
@@ -260,7 +263,9 @@ static int hook_after_run(void *arg, struct bb_jobrun *jr,
 		return kret;
 	}
 	pthread_mutex_lock(&s->lock);
-	s->prog.runs_done = jr->runs_done + 1;
+	/* jr->runs_done counts this run once it finished (after this hook):
+	 * the same count as the store's, never a failed or cancelled run */
+	s->prog.runs_done = jr->runs_done + (rc == 0);
 	s->prog.eta_s = bb_jobrun_eta_s(jr);
 	if (!rc && r) {
 		s->prog.latest_iops = bb_result_iops(r);

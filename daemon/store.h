@@ -15,7 +15,12 @@
  * or -errno (-ENOENT: no such row, -ENOSPC: disk full, -EIO: other sqlite
  * errors, a corrupt file or not a database, -EBUSY: locked beyond the
  * timeout, -EINVAL: bad argument, -EACCES/-ENOENT: the file cannot be
- * opened) with a one-line message in err when err is not NULL. */
+ * opened) with a one-line message in err when err is not NULL.
+ *
+ * Implemented in daemon/store/: one file per subject (jobs.c, runs.c,
+ * meta.c, knobs.c, events.c, noise.c, history.c, migrate.c, handle.c),
+ * each declaring its SQL once with the column table of its JSON (db.h),
+ * over a backend seam (backend.h; sqlite.c the only backend today). */
 #ifndef BB_STORE_H
 #define BB_STORE_H
 
@@ -148,7 +153,9 @@ int bb_store_run_insert(struct bb_store *s, const struct bb_store_run *run,
  *       "spec": {..},"compare": {..} | null,
  *       "noise_floor": {..} | null (bb_store_host_noise_add),
  *       "knobs": [bb_store_job_knobs rows]}
- * list: {"jobs":[job without spec/compare/host/device/knobs],
+ * list: {"jobs":[job without spec/host/device/knobs, its "compare"
+ *        slimmed as in the history (the change, CI and verdict of each
+ *        comparison) | null],
  *        "next_cursor": id | null}: newest first, ids below cursor
  *        (0 = from the newest), state filter (NULL = all), limit 1..500
  *        (-EINVAL otherwise, and for an unknown state); next_cursor is the

@@ -7,6 +7,9 @@
  *                           spec, host and device; live while it runs
  *   #/history               the workloads (job names) with finished jobs
  *   #/history?name=N        one workload's results over time and kernels
+ *   #/compare?base=ID&with=ID[&with=ID...]
+ *                           jobs against jobs, variant by variant (from a
+ *                           job page's "Compare with…" or History's ticks)
  *
  * Every text that comes from the API is put in the page with textContent
  * (the el() helper), never as HTML.  Charts: Chart.js from Debian's
@@ -70,13 +73,15 @@
     return v.toPrecision(3);
   }
 
-  /* 7432965 -> "7.43 M" */
+  /* IOPS and counts by biobench's one rule (bb_fmt_iops in the CLI): an
+   * integer below 1000, then 80.4K, 100.9K, 8.90M, 1.23G. */
   function si(v) {
     if (!num(v)) return '—';
     const a = Math.abs(v);
-    for (const [d, s] of [[1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'k']])
-      if (a >= d) return fmtSig(v / d) + ' ' + s;
-    return fmtSig(v);
+    if (a < 999.5) return v.toFixed(0);
+    if (a < 999950) return (v / 1e3).toFixed(1) + 'K';
+    if (a < 999995000) return (v / 1e6).toFixed(2) + 'M';
+    return (v / 1e9).toFixed(2) + 'G';
   }
 
   /* nanoseconds -> "43.3 µs" */
@@ -97,11 +102,12 @@
     return fmtSig(v) + ' ' + units[i];
   }
 
-  /* Axis ticks: 9000000 -> "9M", 2500 -> "2.5k" (no padding zeros). */
+  /* Axis ticks: 9000000 -> "9M", 2500 -> "2.5K" (no padding zeros; the
+   * suffixes of si()). */
   function siTick(v) {
     if (!num(v)) return '';
     const a = Math.abs(v);
-    for (const [d, s] of [[1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'k']])
+    for (const [d, s] of [[1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'K']])
       if (a >= d) return parseFloat((v / d).toPrecision(3)) + s;
     return String(parseFloat(v.toPrecision(3)));
   }
@@ -116,7 +122,7 @@
     if (!num(v)) return '—';
     if (unit === 'ns') return fmtNs(v);
     if (unit === 'ns/IO') return fmtNs(v) + '/IO';
-    if (unit === 'B/s') return si(v) + 'B/s';
+    if (unit === 'B/s') return fmtBytes(v) + '/s';
     return si(v) + ' ' + (unit || '');
   }
 
@@ -306,6 +312,9 @@
     } else if (path === '/history') {
       nav = 'history';
       historyView(view, params);
+    } else if (path === '/compare') {
+      nav = 'history';
+      compareView(view, params);
     } else {
       errorPage(view, 'Page not found',
         'There is no dashboard page "' + path + '".', null);
@@ -385,7 +394,7 @@
     });
     const count = el('span', { class: 'muted', 'aria-live': 'polite' });
     const tbody = el('tbody', { 'data-testid': 'jobs-body' },
-      el('tr', null, el('td', { colspan: 7, class: 'muted' }, 'Loading…')));
+      el('tr', null, el('td', { colspan: 8, class: 'muted' }, 'Loading…')));
     const more = el('button', { type: 'button', class: 'secondary', hidden: true }, 'Show more');
     more.addEventListener('click', () => { limit = Math.min(500, limit + 100); refresh(); });
     view.root.append(
@@ -402,6 +411,7 @@
             el('th', { scope: 'col' }, 'Target'),
             el('th', { scope: 'col' }, 'State'),
             el('th', { scope: 'col', class: 'progress-col' }, 'Progress'),
+            el('th', { scope: 'col', class: 'num' }, 'Change'),
             el('th', { scope: 'col' }, 'Verdict'),
             el('th', { scope: 'col' }, 'Created'))),
           tbody)),
@@ -420,6 +430,7 @@
         target: el('td', { class: 'mono' }),
         state: el('td', { 'data-testid': 'job-state' }),
         progress: el('td', { class: 'progress-col', 'data-testid': 'job-progress' }),
+        change: el('td', { class: 'num nowrap', 'data-testid': 'job-change' }),
         verdict: el('td', { 'data-testid': 'job-verdict' }),
         age: el('td', { class: 'nowrap' }),
         key: {},
@@ -427,7 +438,7 @@
       r.bar = progressBar(0, 0, 'runs done of job ' + j.id);
       r.ptext = el('span', { class: 'ptext' });
       r.progress.append(r.bar, r.ptext);
-      r.tr.append(r.id, r.name, r.target, r.state, r.progress, r.verdict, r.age);
+      r.tr.append(r.id, r.name, r.target, r.state, r.progress, r.change, r.verdict, r.age);
       return r;
     }
 
@@ -444,6 +455,13 @@
           : verdictBadge(j.verdict));
         r.key.verdict = verdictKey;
       }
+      /* the change of the first variant against the baseline: the
+       * estimate the verdict is about (as `biobench jobs`) */
+      const cs = (j.compare && j.compare.comparisons) || [];
+      const c0 = cs.find((c) => num(c.change));
+      setText(r.change, c0 ? fmtPct(c0.change, 2) + (cs.length > 1 ? ' +' + (cs.length - 1) : '') : '—');
+      r.change.title = c0 ? c0.variant + ' vs ' + c0.baseline + ': ' + ciLabel(c0) + ' ' +
+        fmtPct(c0.ci_lo) + ' .. ' + fmtPct(c0.ci_hi) : '';
       updateBar(r.bar, j.runs_done, j.runs_planned);
       r.bar.classList.toggle('live', j.state === 'running');
       let t = j.runs_done + ' / ' + j.runs_planned;
@@ -469,7 +487,7 @@
       }
       for (const [id, r] of rows) if (!seen.has(id)) { r.tr.remove(); rows.delete(id); }
       if (!d.jobs.length) {
-        tbody.replaceChildren(el('tr', null, el('td', { colspan: 7, class: 'empty' },
+        tbody.replaceChildren(el('tr', null, el('td', { colspan: 8, class: 'empty' },
           state ? 'No ' + state + ' jobs.' :
             'No jobs yet. Submit one with: biobench submit examples/nop-bio-cache.json')));
       } else {
@@ -516,6 +534,43 @@
     }
     if (!dl.children.length) return el('p', { class: 'muted' }, 'Not recorded.');
     return dl;
+  }
+
+  /* The device card: what the target is, the disk under it and its queue
+   * limits, in words (the job document's flat "device"; an older
+   * daemon's nested one is read too). */
+  function deviceView(dev) {
+    if (!dev) return [el('p', { class: 'muted' }, 'Not recorded.')];
+    if (dev.kind === 'nop')
+      return [el('p', { 'data-testid': 'device-text' }, 'No device: the nop target sends io_uring NOPs through the bio model.')];
+    const d = !('disk' in dev) && dev.device && typeof dev.device === 'object'
+      ? Object.assign({}, dev.device, { kind: dev.kind, path: dev.path, disk: dev.device.name, disk_path: dev.device.path })
+      : dev;
+    const yesNo = (v, yes, no) => (v === true ? yes : v === false ? no : '—');
+    const rows = [
+      ['Target', (d.kind || '?') + ' ' + (d.path || '')],
+      ['Disk', d.disk ? d.disk + (d.disk_path ? ' (' + d.disk_path + ')' : '') : 'none (e.g. tmpfs)'],
+    ];
+    if (d.disk) {
+      rows.push(['Size', fmtBytes(d.size_bytes)],
+        ['Rotational', yesNo(d.rotational, 'yes', 'no')],
+        ['Scheduler', d.scheduler || '—'],
+        ['Polling', yesNo(d.io_poll, 'poll queues', 'no poll queues')],
+        ['Model', d.model || '—'], ['Serial', d.serial || '—'], ['Firmware', d.firmware || '—']);
+      if (d.backing_file) rows.push(['Backing file', d.backing_file]);
+      if (d.nvme) rows.push(['NVMe', [d.nvme.controller, d.nvme.nsid !== undefined ? 'nsid ' + d.nvme.nsid : null,
+        d.nvme.lba_size ? 'LBA ' + d.nvme.lba_size + ' B' : null, d.nvme.char_path].filter(Boolean).join(' · ')]);
+    }
+    const dl = el('dl', { class: 'kv', 'data-testid': 'device-kv' });
+    for (const [k, v] of rows) dl.append(el('dt', null, k), el('dd', null, String(v)));
+    const out = [dl];
+    if (d.limits && Object.keys(d.limits).length) {
+      const bytes = new Set(['logical_block_size', 'physical_block_size', 'max_segment_size']);
+      out.push(el('details', { class: 'limits' }, el('summary', null, 'Queue limits'),
+        table(['Limit', 'Value'], Object.entries(d.limits).map(([k, v]) =>
+          [k, v === null ? '—' : bytes.has(k) ? fmtInt(v) + ' B' : fmtInt(v)]), { numeric: true })));
+    }
+    return out;
   }
 
   function noChart(holder) {
@@ -615,6 +670,7 @@
         section('Host', null, p.host),
         section('Device', null, p.device)),
       p.knobsCard);
+    p.links.after(compareWithForm(j));
     return p;
   }
 
@@ -667,12 +723,12 @@
     }
 
     /* verdict */
-    renderVerdict(p, j, cmpDoc, cmp);
+    renderVerdict(p, j, cmpDoc, cmp, runs);
 
     /* charts and tables */
     renderRunsChart(view, p, runs, names, metric, unit);
     renderCiChart(view, p, cmp);
-    renderSummary(p, cmp, names, unit, j.spec || {});
+    renderSummary(p, cmp, runs, names, unit, j.spec || {});
     renderLatency(view, p, runs, names);
     renderCounters(p, cmp, names, j.spec || {});
     renderRunsTable(p, runs, unit);
@@ -680,11 +736,11 @@
     const spec = JSON.stringify(j.spec, null, 2);
     setText(p.spec, spec);
     p.host.replaceChildren(kvList(j.host, ['hostname', 'kernel', 'kernel_version', 'machine',
-      'cpu_model', 'cpus', 'memory_bytes', 'governor']));
+      'cpu_model', 'microcode', 'cpus', 'memory_bytes', 'governor', 'boot_id']));
     if (j.host && j.host.cmdline)
       p.host.append(el('details', { class: 'cmdline' }, el('summary', null, 'kernel command line'),
         el('code', null, j.host.cmdline)));
-    p.device.replaceChildren(kvList(j.device));
+    p.device.replaceChildren(...deviceView(j.device));
     if (j.knobs && j.knobs.length) {
       p.knobsCard.hidden = false;
       p.knobs.replaceChildren(table(['Target', 'Knob', 'Original', 'Applied', 'State'],
@@ -744,12 +800,16 @@
     return { iops: 'IO/s', bw: 'B/s', cpu_per_io: 'ns/IO' }[metric] || (metric ? 'ns' : 'IO/s');
   }
 
-  function renderVerdict(p, j, cmpDoc, cmp) {
+  function renderVerdict(p, j, cmpDoc, cmp, runs) {
     const body = [];
     const comps = (cmp && cmp.comparisons) || [];
+    const measured = runs.filter((r) => !r.warmup && r.state === 'done').length;
     if (!comps.length) {
       body.push(el('p', { class: 'muted' }, ACTIVE.has(j.state)
-        ? 'No comparison yet: it appears once a round of runs is measured.'
+        ? 'No comparison yet: it comes ' + (j.spec && j.spec.order === 'blocked'
+          ? 'when the job ends (blocked order: each variant\'s runs in one block)'
+          : 'once two rounds of runs are measured') + ' (' + measured +
+          ' measured run' + (measured === 1 ? '' : 's') + ' finished so far).'
         : 'This job has no comparison.'));
     }
     for (const c of comps) {
@@ -779,6 +839,17 @@
     if (nt) body.push(el('p', { class: 'note', 'data-testid': 'noise' }, nt));
     const nf = noiseFloorText(j.noise_floor);
     if (nf) body.push(el('p', { class: 'note', 'data-testid': 'noise-floor' }, nf));
+    const dist = disturbedRuns(runs);
+    if (dist.length)
+      body.push(el('div', { class: 'warn-box', role: 'note', 'data-testid': 'disturbed-warning' },
+        el('p', null, dist.length + ' measured run' + (dist.length === 1 ? ' was' : 's were') +
+          ' disturbed (other load on the benchmark CPUs, or the process stalled)' +
+          (cmp && cmp.rounds_excluded ? '; ' + cmp.rounds_excluded + ' round(s) left out of the statistics' : '') +
+          ': marked × on the per-run chart.'),
+        el('ul', null, dist.slice(0, 8).map((r) => el('li', null, 'run ' + (r.seq + 1) + ' (' + r.variant +
+          ', round ' + (r.round + 1 - (j.spec && j.spec.warmup ? j.spec.warmup : 0)) + '): ' +
+          (r.result.quiescence.reason || 'disturbed')))),
+        dist.length > 8 ? el('p', { class: 'muted' }, (dist.length - 8) + ' more') : null));
     const warnings = (cmpDoc && cmpDoc.warnings) || [];
     if (warnings.length)
       body.push(el('ul', { class: 'warnings', 'aria-label': 'Warnings' },
@@ -786,15 +857,24 @@
     p.verdictBody.replaceChildren(...body);
   }
 
+  /* The measured runs the quiescence gate or the stall check marked. */
+  function disturbedRuns(runs) {
+    return runs.filter((r) => !r.warmup && r.result && r.result.quiescence && r.result.quiescence.disturbed);
+  }
+
   function renderRunsChart(view, p, runs, names, metric, unit) {
     const done = runs.filter((r) => r.state === 'done' && num(r.metric));
-    const failed = runs.filter((r) => r.state !== 'done');
+    const failed = runs.filter((r) => r.state === 'failed').length;
+    const cancelled = runs.filter((r) => r.state === 'cancelled').length;
     const warm = runs.filter((r) => r.warmup).length;
+    const dist = new Set(disturbedRuns(runs).map((r) => r.seq));
     setText(p.runsNote, runs.length
       ? runs.length + ' runs in execution order (x), each a point coloured by variant; ' +
         (warm ? 'hollow triangles are warm-up runs (not in the comparison); ' : '') +
+        (dist.size ? 'a × marks a disturbed run (' + dist.size + ': other load on its CPUs, or the process stalled; why in its tooltip); ' : '') +
         'the grey line joins the runs in the order they ran' +
-        (failed.length ? '; ' + failed.length + ' failed run(s) not drawn' : '') + '.'
+        (failed ? '; ' + failed + ' failed run(s) not drawn' : '') +
+        (cancelled ? '; ' + cancelled + ' cancelled run(s) not drawn' : '') + '.'
       : 'No run has finished yet.');
     if (!window.Chart) return noChart(p.runsChartHolder);
     const datasets = [{
@@ -805,13 +885,15 @@
     names.forEach((name, i) => {
       const color = variantColor(i);
       const rs = done.filter((r) => r.variant === name);
+      const why = (r) => (dist.has(r.seq) ? r.result.quiescence.reason || 'disturbed' : null);
       datasets.push({
         type: 'scatter', label: 'variant ' + name,
-        data: rs.map((r) => ({ x: r.seq + 1, y: r.metric, warmup: r.warmup, round: r.round })),
+        data: rs.map((r) => ({ x: r.seq + 1, y: r.metric, warmup: r.warmup, round: r.round, disturbed: why(r) })),
         backgroundColor: rs.map((r) => (r.warmup ? '#ffffff' : color)),
         borderColor: color, borderWidth: 2,
-        pointStyle: rs.map((r) => (r.warmup ? 'triangle' : 'circle')),
-        pointRadius: rs.map((r) => (r.warmup ? 7 : 5)), pointHoverRadius: 8, order: 1,
+        pointBorderWidth: rs.map((r) => (dist.has(r.seq) ? 3 : 2)),
+        pointStyle: rs.map((r) => (r.warmup ? 'triangle' : dist.has(r.seq) ? 'crossRot' : 'circle')),
+        pointRadius: rs.map((r) => (r.warmup ? 7 : dist.has(r.seq) ? 8 : 5)), pointHoverRadius: 9, order: 1,
       });
     });
     const label = metric + (unit ? ' (' + unit + ')' : '');
@@ -829,14 +911,14 @@
               ticks: { callback: (v) => tickMetric(v, unit) } },
           },
           plugins: {
-            legend: { labels: { usePointStyle: true } },
+            legend: { labels: { usePointStyle: true, pointStyle: 'circle' } },
             tooltip: {
               callbacks: {
                 label: (c) => {
                   if (c.dataset.type === 'line') return null;
                   const d = c.raw;
                   return c.dataset.label + ', run ' + d.x + (d.warmup ? ' (warm-up)' : ', round ' + (d.round + 1)) +
-                    ': ' + fmtMetric(d.y, unit);
+                    ': ' + fmtMetric(d.y, unit) + (d.disturbed ? ' — disturbed: ' + d.disturbed : '');
                 },
               },
             },
@@ -961,31 +1043,49 @@
     return v.model || (spec.workload || {}).model || 'bio';
   }
 
-  function renderSummary(p, cmp, names, unit, spec) {
+  /* Per variant: its model, the measured runs' n, median, CV, min and max
+   * (the comparison's values once there is one, the finished runs before
+   * that), and the change against the baseline: the comparison's
+   * Hodges-Lehmann estimate, the one figure its CI and verdict are about
+   * (the same as `biobench compare` prints), never the ratio of the
+   * medians beside it. */
+  function renderSummary(p, cmp, runs, names, unit, spec) {
     const variants = spec.variants || {};
     const vars = (cmp && cmp.variants) || {};
+    const comps = (cmp && cmp.comparisons) || [];
     const rows = [];
-    const base = vars[names[0]] && num(vars[names[0]].median) ? vars[names[0]].median : null;
+    let fromRuns = false;
     names.forEach((name) => {
       const v = vars[name];
-      const s = v ? stats(v.values || []) : null;
+      let values = v && v.values && v.values.length ? v.values : null;
+      if (!values) {
+        values = runs.filter((r) => r.variant === name && !r.warmup && r.state === 'done' && num(r.metric))
+          .map((r) => r.metric);
+        fromRuns = fromRuns || values.length > 0;
+      }
+      const s = stats(values);
       if (!s) return;
-      const row = [
+      const c = comps.find((x) => x.variant === name);
+      rows.push([
         el('span', { class: 'swatch-label' }, el('span', { class: 'swatch', style: 'background:' + variantColor(names.indexOf(name)) }), name),
         el('span', { 'data-testid': 'variant-model' }, variantModel(spec, name)),
-        String(s.n), fmtMetric(num(v.median) ? v.median : s.median, unit),
+        String(s.n), fmtMetric(v && num(v.median) ? v.median : s.median, unit),
         s.mean ? (100 * s.sd / s.mean).toFixed(1) + '%' : '—',
         fmtMetric(s.min, unit), fmtMetric(s.max, unit),
-        base && name !== names[0] ? fmtPct((v.median - base) / base) : '—',
-      ];
-      rows.push(row);
+        name === names[0] ? 'baseline' : c && num(c.change) ? fmtPct(c.change, 2) : '—',
+      ]);
     });
     if (!rows.length) {
-      p.summaryTable.replaceChildren(el('p', { class: 'muted' }, 'No measured run yet.'));
+      p.summaryTable.replaceChildren(el('p', { class: 'muted' }, 'No measured run has finished yet.'));
       return;
     }
-    p.summaryTable.replaceChildren(table(['Variant', 'Model', 'n', 'Median', 'CV', 'Min', 'Max', 'vs ' + names[0]],
-      rows, { numeric: true }), overridesList(variants, names));
+    p.summaryTable.replaceChildren(table(['Variant', 'Model', 'n', 'Median', 'CV', 'Min', 'Max', 'Change vs ' + names[0]],
+      rows, { numeric: true }), overridesList(variants, names),
+      el('p', { class: 'note', 'data-testid': 'summary-note' },
+        (fromRuns ? 'From the measured runs finished so far (the comparison comes once enough rounds are measured). ' : '') +
+        'Change: the Hodges–Lehmann estimate of the change against ' + names[0] +
+        ', the figure the confidence interval and the verdict are about (as biobench compare prints it); ' +
+        'it is not the ratio of the two medians, which can differ.'));
   }
 
   /* What each variant changes, e.g. "B: inject_ns=1500". */
@@ -1105,7 +1205,10 @@
     p.runsTable.replaceChildren(table(
       ['Run', 'Round', 'Variant', 'Kind', 'State', 'Metric', 'IOPS', 'p50', 'p99', 'CPU/IO', 'Started'],
       runs.map((r) => [String(r.seq + 1), String(r.round + 1), r.variant, r.warmup ? 'warm-up' : 'measured',
-        r.state + (r.error ? ': ' + r.error : ''), fmtMetric(r.metric, unit),
+        r.state + (r.error && r.error !== r.state ? ': ' + r.error : '') +
+          (!r.warmup && r.result && r.result.quiescence && r.result.quiescence.disturbed
+            ? ' (disturbed: ' + (r.result.quiescence.reason || '?') + ')' : ''),
+        fmtMetric(r.metric, unit),
         num(r.iops) ? si(r.iops) : '—', fmtNs(r.lat_p50_ns), fmtNs(r.lat_p99_ns),
         fmtNs(r.cpu_per_io_ns), fmtDate(r.started, true)]),
       { numeric: false, class: 'runs' }));
@@ -1263,7 +1366,7 @@
           (j.host && j.host.hostname) || '—',
           (j.host && j.host.kernel) || '—',
           j.target,
-          (j.device && (j.device.model || j.device.name || j.device.kind)) || '—',
+          (j.device && (j.device.model || j.device.disk || j.device.kind)) || '—',
           verdictBadge(c.verdict || j.verdict),
           num(c.change) ? fmtPct(c.change) : '—',
           num(c.ci_lo) ? ciLabel(c) + ' ' + fmtPct(c.ci_lo) + ' .. ' + fmtPct(c.ci_hi) : '—',
@@ -1276,6 +1379,7 @@
     const t = table(['Job', 'Finished', 'Host', 'Kernel', 'Target', 'Device', 'Verdict', 'Change', 'CI (coverage)', 'p', 'Host noise', 'Summary'],
       rows, { class: 'history', nowrap: [1, 3, 7, 8] });
     t.setAttribute('data-testid', 'history-table');
+    view.root.append(compareTicker(jobs));
     view.root.append(section('Jobs, newest first', { class: 'card flush' }, el('div', { class: 'table-wrap' }, t)));
   }
 
@@ -1319,6 +1423,254 @@
       if (d.next_cursor !== null)
         view.root.append(el('p', { class: 'note' }, 'From the newest 500 finished jobs.'));
     })();
+  }
+
+  /* ---- compare jobs ------------------------------------------------ */
+
+  /* "#/compare?base=3&with=4&with=5" */
+  function compareHash(base, others) {
+    const q = new URLSearchParams();
+    q.set('base', String(base));
+    for (const o of others) q.append('with', String(o));
+    return '#/compare?' + q.toString();
+  }
+
+  /* The job page's "Compare with…": ids typed, or picked from the
+   * finished jobs of the same name. */
+  function compareWithForm(j) {
+    const input = el('input', { type: 'text', id: 'compare-with', size: 14, list: 'compare-with-list',
+      placeholder: 'job id(s), e.g. 4, 5', autocomplete: 'off', 'data-testid': 'compare-with-input' });
+    const list = el('datalist', { id: 'compare-with-list' });
+    const msg = el('span', { class: 'warn', 'aria-live': 'polite' });
+    const form = el('form', { class: 'compare-with', 'data-testid': 'compare-with-form' },
+      el('label', { for: 'compare-with' }, 'Compare with… '), input, list, ' ',
+      el('button', { type: 'submit', 'data-testid': 'compare-with-button' }, 'Compare'), ' ', msg,
+      el('span', { class: 'muted' }, ' each variant of those jobs against the same-named variant of this one'));
+    form.addEventListener('submit', (ev) => {
+      ev.preventDefault();
+      const ids = input.value.split(/[\s,]+/).filter(Boolean);
+      if (!ids.length || ids.some((x) => !/^[1-9][0-9]{0,18}$/.test(x))) {
+        setText(msg, 'job ids, e.g. 4 or 4, 5');
+        return;
+      }
+      location.hash = compareHash(j.id, ids);
+    });
+    api('/api/v1/history?limit=50&name=' + encodeURIComponent(j.name || '')).then((d) => {
+      for (const o of d.jobs || [])
+        if (o.id !== j.id)
+          list.append(el('option', { value: String(o.id) },
+            '#' + o.id + ' ' + fmtDate(o.finished) + ' ' + ((o.host && o.host.kernel) || '')));
+    }).catch(() => { /* the list is a help only */ });
+    return form;
+  }
+
+  /* History: tick two or more jobs to compare them; the oldest ticked one
+   * is the base. */
+  function compareTicker(jobs) {
+    const button = el('button', { type: 'button', disabled: true, 'data-testid': 'compare-ticked' },
+      'Compare ticked jobs');
+    const boxes = jobs.map((j) => el('input', { type: 'checkbox', id: 'tick-' + j.id, value: String(j.id),
+      'data-testid': 'compare-tick' }));
+    const update = () => { button.disabled = boxes.filter((b) => b.checked).length < 2; };
+    boxes.forEach((b) => b.addEventListener('change', update));
+    button.addEventListener('click', () => {
+      const ids = boxes.filter((b) => b.checked).map((b) => Number(b.value)).sort((a, b) => a - b);
+      if (ids.length >= 2) location.hash = compareHash(ids[0], ids.slice(1));
+    });
+    return section('Compare jobs', { 'data-testid': 'compare-ticker' },
+      el('ul', { class: 'ticks' }, jobs.map((j, i) => el('li', null, boxes[i], ' ',
+        el('label', { for: 'tick-' + j.id }, '#' + j.id + ' · ' + fmtDate(j.finished) + ' · ' +
+          ((j.host && j.host.kernel) || 'kernel ?') + ' · ' + (VERDICT_TEXT[j.verdict] || j.verdict || '—'))))),
+      el('p', { class: 'note' }, button, ' Tick two or more jobs: each variant of the others is compared with the same-named variant of the oldest ticked one (runs of two jobs are independent samples, not pairs).'));
+  }
+
+  function compareView(view, params) {
+    const base = params.get('base');
+    const others = params.getAll('with');
+    setTitle('Compare jobs');
+    if (!base || !others.length)
+      return errorPage(view, 'Nothing to compare', 'A comparison needs a base job and one or more others ' +
+        '(base=ID&with=ID): tick two or more jobs in History, or use "Compare with…" on a job page.', null);
+    const q = new URLSearchParams();
+    q.set('base', base);
+    for (const o of others) q.append('with', o);
+    for (const k of ['variant', 'allow_different_workload']) if (params.get(k)) q.set(k, params.get(k));
+    view.root.append(el('p', { class: 'muted' }, 'Comparing…'));
+    (async () => {
+      let d;
+      try {
+        d = await api('/api/v1/compare?' + q.toString());
+      } catch (e) {
+        if (!view.alive) return;
+        if (e instanceof ApiError && e.code === 'different_workload') return refusedPage(view, e, q);
+        if (e instanceof ApiError && [400, 404, 409].includes(e.status))
+          return errorPage(view, 'Cannot compare these jobs', e.message, e);
+        return apiFailure(view, 'the comparison', e);
+      }
+      if (view.alive) renderCompare(view, d, q);
+    })();
+  }
+
+  /* A workload that differs: the API's message, and the way to compare
+   * anyway. */
+  function refusedPage(view, e, q) {
+    const anyway = new URLSearchParams(q);
+    anyway.set('allow_different_workload', '1');
+    setTitle('The workloads differ');
+    view.root.replaceChildren(el('section', { class: 'error-page', role: 'alert', 'data-testid': 'error-page' },
+      el('h1', null, 'The workloads differ'),
+      el('p', { class: 'error-message', 'data-testid': 'error-message' }, e.message),
+      el('p', null, el('a', { href: '#/compare?' + anyway.toString(), class: 'button', 'data-testid': 'compare-anyway' },
+        'Compare anyway'), ' ', el('a', { href: '#/history', class: 'button' }, '← History'))));
+  }
+
+  function renderCompare(view, d, q) {
+    const jobs = d.jobs || [];
+    const base = jobs[0] || {};
+    const unit = d.unit || '';
+    const comps = d.comparisons || [];
+    const jobLabel = (id) => '#' + id;
+    setTitle('Compare ' + jobLabel(base.id) + ' with ' + (d.with || []).map(jobLabel).join(', '));
+    view.root.replaceChildren(
+      el('div', { class: 'page-head' },
+        el('div', null,
+          el('p', { class: 'crumbs' }, el('a', { href: '#/history' }, 'History'), ' / ', 'compare'),
+          el('h1', { 'data-testid': 'compare-title' }, 'Job ' + jobLabel(base.id) + ' against ' +
+            (d.with || []).map(jobLabel).join(', ')),
+          el('p', { class: 'meta' }, ['metric ' + d.metric + (unit ? ' (' + unit + ', ' +
+            (d.higher_is_better ? 'higher' : 'lower') + ' is better)' : ''),
+          'confidence ' + (100 * d.confidence).toFixed(1) + '%', 'no change = TOST within ±' +
+            fmtSig(100 * d.min_effect) + '%', 'Holm over ' + d.family + ' comparison' + (d.family === 1 ? '' : 's'),
+          d.variant ? 'variant ' + d.variant + ' only' : null].filter(Boolean).join(' · '))),
+        el('div', { class: 'badges' }, d.verdict ? verdictBadge(d.verdict) : null)),
+      el('p', { class: 'links' }, 'Jobs: ', jobs.flatMap((j, i) => [i ? ' · ' : '',
+        el('a', { href: '#/job/' + j.id }, jobLabel(j.id) + (j.name ? ' ' + j.name : '') + (i ? '' : ' (base)'))]),
+      ' · API: ', el('a', { href: '/api/v1/compare?' + q.toString() }, 'compare')));
+
+    /* the verdict of each job x variant */
+    const lines = comps.map((c) => {
+      if (c.error)
+        return el('p', { class: 'verdict-line' }, 'job ' + c.job + ' ' + c.variant + ' vs job ' + c.base_job + ' ' +
+          c.baseline + ': ' + c.error);
+      const v = c.verdict || 'inconclusive';
+      return el('div', { class: 'verdict-line verdict-border-' + v.replace(/[^a-z_]/g, '') },
+        el('p', { class: 'verdict-what', 'data-testid': 'compare-verdict-what' },
+          '#' + c.job + ' ' + c.variant + ' vs #' + c.base_job + ' ' + c.baseline),
+        el('p', { class: 'verdict-text', 'data-testid': 'compare-verdict-text' }, c.text || ''),
+        el('p', { class: 'verdict-facts' }, verdictBadge(v), ' ',
+          el('span', null, 'change ' + fmtPct(c.change) + ' (Hodges–Lehmann of the logs)'),
+          el('span', null, 'ratio of medians ' + fmtPct(c.change_median)),
+          el('span', { 'data-testid': 'compare-ci-label' }, ciLabel(c) + ' ' + fmtPct(c.ci_lo) + ' .. ' + fmtPct(c.ci_hi)),
+          coverageNote(c) ? el('span', { class: 'warn' }, coverageNote(c)) : null,
+          el('span', null, 'p = ' + fmtP(c.p_value)),
+          c.family > 1 ? el('span', null, 'Holm p = ' + fmtP(c.p_adjusted) + ' of ' + c.family) : null,
+          num(c.tost_p) ? el('span', null, 'TOST p = ' + fmtP(c.tost_p)) : null,
+          el('span', null, 'n = ' + (c.a ? c.a.n : '?') + ' + ' + (c.b ? c.b.n : '?') + ' runs'),
+          el('span', null, 'run-to-run spread ' + fmtSig(100 * (c.base_spread || 0)) + '% / ' +
+            fmtSig(100 * (c.spread || 0)) + '%'),
+          c.boots ? el('span', null, 'boots ' + c.boots.base + ' / ' + c.boots.other) : null));
+    });
+    const st = d.statistics || {};
+    const warnings = d.warnings || [];
+    view.root.append(section('Verdict', { 'data-testid': 'compare-verdict-card' }, ...lines,
+      el('p', { class: 'note' }, 'Independent samples: ' + (st.change || '') + '; ' + (st.ci || '') + '; p: ' +
+        (st.p_value || '') + '.'),
+      warnings.length ? el('ul', { class: 'warnings', 'aria-label': 'Warnings' }, warnings.map((w) => el('li', null, w))) : null));
+
+    /* boots and each side's noise floor */
+    view.root.append(section('Boots and noise floor', { 'data-testid': 'compare-boots-card' },
+      el('p', { 'data-testid': 'compare-boots' }, (d.boots && d.boots.statement) || ''),
+      el('div', { class: 'table-wrap' }, table(['Job', 'Variant', 'Runs', 'Median', 'Run-to-run spread', 'Boots',
+        'Disturbed', 'Failed', 'Warm-ups', 'Host A/A noise floor'],
+      jobs.flatMap((j) => Object.entries(j.variants || {}).map(([name, v]) => [
+        el('a', { href: '#/job/' + j.id }, jobLabel(j.id) + (j.role === 'base' ? ' (base)' : '')), name,
+        String(v.n), fmtMetric(v.median, unit), num(v.spread) ? '±' + fmtSig(100 * v.spread) + '%' : '—',
+        String(v.boots), v.disturbed + (v.excluded ? ' (' + v.excluded + ' left out)' : ''), String(v.failed),
+        String(v.warmups),
+        j.noise_floor && num(j.noise_floor.log_sd) ? '±' + (100 * Math.expm1(j.noise_floor.log_sd)).toFixed(2) +
+          '% (A/A job #' + j.noise_floor.job_id + ')' : '—'])), { numeric: false })),
+      el('p', { class: 'note' }, 'Run-to-run spread: the SD of the log metric of a job\'s runs of that variant, the noise a difference between jobs has to stand out of.')));
+
+    /* charts: the change with its CI, and each variant's runs per job */
+    const grid = el('div', { class: 'grid-2' });
+    view.root.append(grid);
+    const ci = { ciChartHolder: el('div', { class: 'chart-box' }), ciNote: el('p', { class: 'note' }) };
+    grid.append(section('Change with its confidence interval', { class: 'card span-2' }, ci.ciChartHolder, ci.ciNote));
+    renderCiChart(view, ci, { comparisons: comps.filter((c) => !c.error).map((c) => Object.assign({}, c, {
+      variant: '#' + c.job + ' ' + c.variant, baseline: '#' + c.base_job + ' ' + c.baseline })) });
+    const names = [];
+    for (const c of comps) if (!names.includes(c.variant)) names.push(c.variant);
+    for (const name of names) {
+      const holder = el('div', { class: 'chart-box' });
+      grid.append(section('Variant ' + name + ': each job\'s runs', null, holder,
+        el('p', { class: 'note' }, 'x: the job\'s measured runs in order; dashed: its median.')));
+      renderCompareRuns(view, holder, jobs, name, d.metric, unit);
+    }
+
+    /* what differs */
+    view.root.append(compareDiff(d));
+  }
+
+  function renderCompareRuns(view, holder, jobs, name, metric, unit) {
+    if (!window.Chart) return noChart(holder);
+    const datasets = [];
+    jobs.forEach((j, i) => {
+      const v = (j.variants || {})[name];
+      if (!v || !v.values || !v.values.length) return;
+      const color = variantColor(i);
+      const label = '#' + j.id + (j.role === 'base' ? ' (base)' : '');
+      datasets.push({ type: 'scatter', label, data: v.values.map((y, k) => ({ x: k + 1, y })),
+        backgroundColor: color, borderColor: color, pointRadius: 4, order: 1 });
+      if (num(v.median))
+        datasets.push({ type: 'line', label: label + ' median', data: [{ x: 1, y: v.median }, { x: v.values.length, y: v.median }],
+          borderColor: color, borderDash: [6, 4], borderWidth: 1.5, pointRadius: 0, order: 2 });
+    });
+    const canvas = el('canvas', { role: 'img', 'aria-label': 'Runs of variant ' + name + ' per job',
+      'data-testid': 'compare-runs-chart', 'data-variant': name });
+    holder.replaceChildren(canvas);
+    view.chart(canvas, {
+      data: { datasets },
+      options: {
+        maintainAspectRatio: false,
+        scales: {
+          x: { type: 'linear', title: { display: true, text: 'measured run of the job' }, ticks: { stepSize: 1, precision: 0 } },
+          y: { title: { display: true, text: metric + (unit ? ' (' + unit + ')' : '') }, ticks: { callback: (x) => tickMetric(x, unit) } },
+        },
+        plugins: {
+          legend: { labels: { usePointStyle: true } },
+          tooltip: { callbacks: { label: (c) => c.dataset.label + ': ' + fmtMetric(c.raw.y, unit) } },
+        },
+      },
+    });
+  }
+
+  /* The table of what differs between the jobs, differing rows
+   * highlighted; equal job and config rows behind a toggle. */
+  function compareDiff(d) {
+    const jobs = d.jobs || [];
+    const rows = d.diff || [];
+    const extra = (r) => !r.differs && (r.section === 'job' || r.section === 'config');
+    const nextra = rows.filter(extra).length;
+    const ndiff = rows.filter((r) => r.differs).length;
+    const tbl = el('table', { class: 'data diff', 'data-testid': 'compare-diff' },
+      el('thead', null, el('tr', null, el('th', { scope: 'col' }, 'What'),
+        jobs.map((j) => el('th', { scope: 'col' }, '#' + j.id + (j.role === 'base' ? ' (base)' : ''))))),
+      el('tbody', null, rows.map((r) => el('tr', {
+        class: ['diff-row', r.differs ? 'differs' : '', extra(r) ? 'equal-extra' : ''].filter(Boolean).join(' '),
+        'data-key': r.key, 'data-variant': r.variant || null, 'data-differs': r.differs ? '1' : '0',
+      },
+      el('th', { scope: 'row' }, r.key + (r.variant ? ' [' + r.variant + ']' : ''),
+        r.workload && r.differs ? el('span', { class: 'warn' }, ' (workload)') : null),
+      (r.values || []).map((v) => el('td', { class: 'mono' }, v === null || v === undefined ? '—' : v))))));
+    const toggle = el('button', { type: 'button', class: 'secondary', 'data-testid': 'compare-diff-toggle' },
+      'Show the ' + nextra + ' equal job and config rows');
+    toggle.addEventListener('click', () => {
+      const all = tbl.classList.toggle('show-all');
+      setText(toggle, (all ? 'Hide' : 'Show') + ' the ' + nextra + ' equal job and config rows');
+    });
+    return section('What differs between the jobs', { 'data-testid': 'compare-diff-card' },
+      el('p', { class: 'note' }, ndiff + ' of ' + rows.length + ' rows differ (highlighted): job settings, each run\'s boot, kernel and version, the host, the target\'s device, the queue settings read at the start of every run, and each variant\'s effective configuration.'),
+      el('div', { class: 'table-wrap' }, tbl), nextra ? el('p', null, toggle) : null);
   }
 
   /* ---- header: the daemon's host ----------------------------------- */

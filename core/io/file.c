@@ -183,16 +183,9 @@ static int file_open(struct bb_target *t, const struct bb_config *cfg,
 		layout = true;
 	} else {
 		have = (uint64_t)p->st.st_size;
-		if (writes && p->st.st_nlink > 1)
-			return bb_errf(err, errlen, -EPERM,
-				       "refusing to write to %s: it has %lu hard "
-				       "links (the data of its other names would "
-				       "change too)",
-				       cfg->target,
-				       (unsigned long)p->st.st_nlink);
 		if (writes) {
-			ret = bb_file_check_unused(cfg->target, &p->st, err,
-						   errlen);
+			ret = bb_file_check_writable(cfg->target, &p->st, err,
+						     errlen);
 			if (ret)
 				return ret;
 		}

@@ -18,6 +18,8 @@
 #include "io/target.h"
 #include "util/mountinfo.h"
 
+#include <biobench/targetpath.h>
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -408,4 +410,29 @@ int bb_file_check_unused(const char *path, const struct stat *st, char *err,
 	ret = walk_check(w, path, err, len);
 	free(w);
 	return ret;
+}
+
+int bb_file_check_writable(const char *path, const struct stat *st,
+			   char *err, size_t len)
+{
+	if (st->st_nlink > 1)
+		return bb_errf(err, len, -EPERM,
+			       "refusing to write to %s: it has %lu hard "
+			       "links (the data of its other names would "
+			       "change too)",
+			       path, (unsigned long)st->st_nlink);
+	return bb_file_check_unused(path, st, err, len);
+}
+
+int bb_target_write_check(const char *target, char *err, size_t len)
+{
+	struct stat st;
+
+	if (bb_target_is_nop(target) || stat(target, &st))
+		return 0;
+	if (S_ISBLK(st.st_mode))
+		return bb_dev_check_unused(target, st.st_rdev, err, len);
+	if (S_ISREG(st.st_mode))
+		return bb_file_check_writable(target, &st, err, len);
+	return 0;
 }

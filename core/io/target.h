@@ -13,6 +13,7 @@
 #include <biobench/config.h>
 #include <biobench/nvme.h>
 #include <biobench/queue_limits.h>
+#include <biobench/stats.h>
 
 #include <limits.h>
 #include <sys/stat.h>
@@ -149,6 +150,29 @@ int bb_dev_check_unused(const char *path, dev_t dev, char *err, size_t len);
  * backing file of a loop device in use (as above, recursively). */
 int bb_file_check_unused(const char *path, const struct stat *st, char *err,
 			 size_t len);
+
+/* Both checks a write to a regular file passes (st of the file): not
+ * when it has hard links, nor when bb_file_check_unused refuses it. */
+int bb_file_check_writable(const char *path, const struct stat *st,
+			   char *err, size_t len);
+
+/* --- /proc/diskstats (diskstats.c) -------------------------------------- */
+
+/* At a phase change of the run: with end false, read the counters of the
+ * block device under the run's targets t[0..n) (t->dev: the device
+ * itself, or the one a file's filesystem is on) into d, not yet checked;
+ * with end true, read them again and leave the difference, d->checked
+ * when both reads found the device.  Nothing for nop, a filesystem
+ * without a block device (tmpfs, btrfs's anonymous devices), or targets
+ * on different devices. */
+void bb_diskstats_mark(const struct bb_target *t, unsigned n,
+		       struct bb_diskstats *d, bool end);
+
+/* The counters of device dev from a /proc/diskstats text: 0 with name and
+ * the four counts (reads, sectors read, writes, sectors written) filled,
+ * or -ENOENT. */
+int bb_diskstats_parse(const char *text, dev_t dev, char *name,
+		       size_t namelen, uint64_t v[4]);
 
 /* --- pinned paths (pin.c) ----------------------------------------------- */
 

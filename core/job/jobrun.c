@@ -112,6 +112,21 @@ static void step_label(const struct bb_jobrun *jr,
 			 st->round - job->warmup + 1);
 }
 
+/* A measured run marked disturbed: named, with why, while there is room
+ * (disturbed_runs counts them all). */
+static void note_disturbed(struct bb_jobrun *jr, const struct bb_job_step *st)
+{
+	struct bb_jobrun_disturbed *d;
+
+	if (jr->ndisturbed == BB_JOBRUN_MAX_DISTURBED)
+		return;
+	d = &jr->disturbed[jr->ndisturbed++];
+	d->run = jr->seq + 1;
+	d->variant = st->variant;
+	d->round = st->round - jr->job->warmup + 1;
+	snprintf(d->reason, sizeof(d->reason), "%s", jr->quiet.reason);
+}
+
 /* One step: before_run, the run, after_run; the metric kept when the run
  * is measured and everything succeeded. */
 static int run_step(struct bb_jobrun *jr, const struct bb_job_step *st,
@@ -124,9 +139,11 @@ static int run_step(struct bb_jobrun *jr, const struct bb_job_step *st,
 	struct bb_result r;
 	uint64_t t0 = bb_now_ns();
 	int ret = 0, aret;
+	bool gated = false;
 
 	memset(&r, 0, sizeof(r));
 	bb_hist_init(&r.lat);
+	jr->run_ctx.have = false;
 	step_label(jr, st, label, sizeof(label));
 	if (ops && ops->before_run) {
 		ret = ops->before_run(arg, jr, st, msg, sizeof(msg));
@@ -143,6 +160,7 @@ static int run_step(struct bb_jobrun *jr, const struct bb_job_step *st,
 		 * (an unreadable /proc/stat leaves quiet.checked false) */
 		bb_quiesce_check(cfg->cpus, cfg->ncpus, &job->quiesce,
 				 jr->cancel, &jr->quiet);
+		gated = true;
 		if (jr->quiet.disturbed && !st->warmup) {
 			jr->disturbed_runs++;
 			jr->round_disturbed = true;
@@ -153,6 +171,9 @@ static int run_step(struct bb_jobrun *jr, const struct bb_job_step *st,
 		snprintf(msg, sizeof(msg), "cancelled");
 	}
 	if (!ret) {
+		/* what the run starts with (the knobs are written by now) */
+		bb_run_context_read(job->v[st->variant].cfg.target,
+				    &jr->run_ctx);
 		ret = bb_run_cancellable(&job->v[st->variant].cfg, &r,
 					 ops ? ops->on_sample : NULL, arg,
 					 jr->cancel, msg, sizeof(msg));
@@ -165,6 +186,8 @@ static int run_step(struct bb_jobrun *jr, const struct bb_job_step *st,
 			jr->round_disturbed = true;
 		}
 	}
+	if (gated && jr->quiet.disturbed && !st->warmup)
+		note_disturbed(jr, st);
 	if (ops && ops->after_run) {
 		aret = ops->after_run(arg, jr, st, ret, &r, amsg, sizeof(amsg));
 		if (aret > 0)
@@ -361,33 +384,18 @@ out:
 
 const char *bb_jobrun_verdict(const struct bb_jobrun *jr)
 {
-	bool faster = false, inconclusive = false;
+	enum bb_ab_verdict v[BB_JOB_MAX_VARIANTS];
+	size_t n = 0, failed = 0;
 
 	if (!jr->have_cmp)
 		return NULL;
 	for (unsigned i = 1; i < jr->job->nvariants; i++) {
-		if (jr->cmp_ret[i]) {
-			inconclusive = true;
-			continue;
-		}
-		switch (jr->cmp[i].verdict) {
-		case BB_AB_SLOWER:
-			return bb_ab_verdict_name(BB_AB_SLOWER);
-		case BB_AB_FASTER:
-			faster = true;
-			break;
-		case BB_AB_INCONCLUSIVE:
-			inconclusive = true;
-			break;
-		case BB_AB_NO_CHANGE:
-			break;
-		}
+		if (jr->cmp_ret[i])
+			failed++;
+		else
+			v[n++] = jr->cmp[i].verdict;
 	}
-	if (faster)
-		return bb_ab_verdict_name(BB_AB_FASTER);
-	if (inconclusive)
-		return bb_ab_verdict_name(BB_AB_INCONCLUSIVE);
-	return bb_ab_verdict_name(BB_AB_NO_CHANGE);
+	return bb_ab_verdict_name(bb_ab_verdict_worst(v, n, failed));
 }
 
 /* ------------------------------------------------------------------ */
@@ -457,6 +465,7 @@ struct json_object *bb_jobrun_to_json(const struct bb_jobrun *jr)
 	struct json_object *o = json_object_new_object();
 	struct json_object *cmps = json_object_new_array();
 	struct json_object *vars = json_object_new_object();
+	struct json_object *dist = json_object_new_array();
 	const char *verdict = bb_jobrun_verdict(jr);
 	struct bb_job_scope scope;
 
@@ -476,6 +485,20 @@ struct json_object *bb_jobrun_to_json(const struct bb_jobrun *jr)
 			       json_object_new_int64(jr->disturbed_runs));
 	json_object_object_add(o, "rounds_excluded",
 			       json_object_new_int64(jr->rounds_excluded));
+	json_object_object_add(o, "disturbed", dist);
+	for (unsigned i = 0; i < jr->ndisturbed; i++) {
+		const struct bb_jobrun_disturbed *d = &jr->disturbed[i];
+		struct json_object *one = json_object_new_object();
+
+		json_object_object_add(one, "run", json_object_new_int64(d->run));
+		json_object_object_add(one, "variant",
+				       json_object_new_string(job->v[d->variant].name));
+		json_object_object_add(one, "round",
+				       json_object_new_int64(d->round));
+		json_object_object_add(one, "reason",
+				       json_object_new_string(d->reason));
+		json_object_array_add(dist, one);
+	}
 	for (unsigned i = 1; jr->have_cmp && i < job->nvariants; i++) {
 		struct json_object *c;
 

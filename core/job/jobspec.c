@@ -175,6 +175,16 @@ static void err_add(struct bb_job_errors *e, const char *field,
 	err_add_raw(e, field, msg);
 }
 
+/* ": did you mean \"iodepth\"?" for the nearest known name, "" for
+ * none. */
+static const char *hint_of(const char *near, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (near)
+		snprintf(buf, len, ": did you mean \"%s\"?", near);
+	return buf;
+}
+
 /* A NUL (\u0000) in any string of the document: an error on its path
  * each (C strings would cut the text short: a name, a target, a knob
  * value).  Returns how many. */
@@ -419,7 +429,7 @@ static unsigned apply_fields(struct job_ctx *c, struct bb_config *cfg,
 	unsigned before = c->errs->n;
 
 	json_object_object_foreach(obj, key, val) {
-		char field[128], msg[BB_JOB_ERRLEN];
+		char field[128], msg[BB_JOB_ERRLEN], hint[96];
 		int ret;
 
 		snprintf(field, sizeof(field), "%s.%s", path, key);
@@ -445,7 +455,9 @@ static unsigned apply_fields(struct job_ctx *c, struct bb_config *cfg,
 		ret = bb_option_from_json(cfg, path, key, val, field,
 					  sizeof(field), msg, sizeof(msg));
 		if (ret == -ENOENT)
-			err_add(c->errs, field, "unknown field (%s)",
+			err_add(c->errs, field, "unknown field%s (%s)",
+				hint_of(bb_option_nearest(key, true), hint,
+					sizeof(hint)),
 				v ? "a run option, \"sysfs.<knob>\" or \"sysfs\"; see biobench run --help" :
 				    "a run option; see biobench run --help");
 		else if (ret)
@@ -473,7 +485,13 @@ static void parse_variants(struct job_ctx *c, struct json_object *vars,
 		err_add(c->errs, "variants",
 			"an A/A job (aa: true) takes one variant, run twice; got %zu",
 			count);
-	if (!aa && count < 2)
+	if (!aa && count == 1)
+		err_add(c->errs, "variants",
+			"needs at least 2 variants (A and B), got 1: a one-variant "
+			"job needs \"aa\": true (an A/A job: the variant run as A "
+			"and A2, to measure the host's noise; biobench calibrate "
+			"runs a file like this as A/A jobs itself)");
+	else if (!aa && count < 2)
 		err_add(c->errs, "variants",
 			"needs at least 2 variants (A and B), got %zu", count);
 	if (count > BB_JOB_MAX_VARIANTS)
@@ -534,7 +552,7 @@ static struct json_object *json_u64(uint64_t v)
 
 /* A double printed in its shortest exact-enough form (0.95, not
  * 0.94999999999999996). */
-static struct json_object *json_short_double(double v)
+struct json_object *bb_json_short_double(double v)
 {
 	char buf[32];
 
@@ -576,9 +594,9 @@ static struct json_object *quiescence_json(const struct bb_job *job)
 			       json_object_new_string(
 				       bb_quiesce_mode_name(job->quiesce.mode)));
 	json_object_object_add(o, "max_busy",
-			       json_short_double(job->quiesce.max_busy * 100.0));
+			       bb_json_short_double(job->quiesce.max_busy * 100.0));
 	json_object_object_add(o, "max_wait",
-			       json_short_double(
+			       bb_json_short_double(
 				       (double)job->quiesce.max_wait_ns / 1e9));
 	json_object_object_add(o, "exclude_disturbed",
 			       json_object_new_boolean(job->exclude_disturbed));
@@ -641,11 +659,20 @@ static void parse_quiescence(struct bb_job_errors *e, struct json_object *q,
 				job->exclude_disturbed =
 					json_object_get_boolean(val);
 		} else {
-			char f[96];
+			static const char *const known[] = {
+				"mode", "max_busy", "max_wait",
+				"exclude_disturbed",
+			};
+			char f[96], hint[96];
+			struct bb_nearest nr;
 
 			snprintf(f, sizeof(f), "quiescence.%.60s", key);
-			err_add(e, f,
-				"unknown field (mode, max_busy, max_wait, exclude_disturbed)");
+
+			bb_nearest_init(&nr, key);
+			for (size_t i = 0; i < bb_array_size(known); i++)
+				bb_nearest_add(&nr, known[i]);
+			err_add(e, f, "unknown field%s (mode, max_busy, max_wait, exclude_disturbed)",
+				hint_of(nr.best, hint, sizeof(hint)));
 		}
 	}
 }
@@ -863,7 +890,7 @@ static struct json_object *top_encode(const struct bb_job *job,
 					*(const uint64_t *)m :
 					*(const unsigned *)m);
 	case TOP_NUMBER:
-		return json_short_double(*(const double *)m * f->scale);
+		return bb_json_short_double(*(const double *)m * f->scale);
 	case TOP_NAME:
 		return json_object_new_string(f->name_of(*(const int *)m));
 	case TOP_BOOL:
@@ -1022,7 +1049,7 @@ static void parse_top(struct job_ctx *c, struct json_object *doc)
 {
 	struct bb_job *job = c->job;
 	struct bb_job_errors *e = c->errs;
-	char names[256];
+	char names[256], hint[96];
 	size_t n = 0;
 
 	bb_config_default(&c->base);
@@ -1085,8 +1112,22 @@ static void parse_top(struct job_ctx *c, struct json_object *doc)
 				      i ? ", " : "", top_fields[i].name);
 	json_object_object_foreach(doc, key, val) {
 		(void)val;
-		if (!top_find(key))
-			err_add(e, key, "unknown field (%s)", names);
+		if (!top_find(key)) {
+			struct bb_nearest nr;
+
+			bb_nearest_init(&nr, key);
+			for (size_t i = 0; i < bb_array_size(top_fields); i++)
+				bb_nearest_add(&nr, top_fields[i].name);
+			/* a run option at the top level belongs in the
+			 * workload */
+			if (!nr.best && bb_option_json_known(key))
+				err_add(e, key, "unknown field: run options go in "
+					"\"workload\" or a variant (%s)", names);
+			else
+				err_add(e, key, "unknown field%s (%s)",
+					hint_of(nr.best, hint, sizeof(hint)),
+					names);
+		}
 	}
 }
 

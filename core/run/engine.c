@@ -305,6 +305,10 @@ int bb_run_cancellable(const struct bb_config *cfg, struct bb_result *r,
 			 "included", n);
 
 	irq_ok = irq_snapshot(&targets[0], &r->irq, &irq0);
+	/* the disk's counters where the measured interval starts: before the
+	 * first I/O without a ramp (else at the phase change below) */
+	if (!cfg->ramp_ns)
+		bb_diskstats_mark(targets, ntargets, &r->disk, false);
 	args = calloc(n, sizeof(*args));
 	tids = calloc(n, sizeof(*tids));
 	if (!args || !tids) {
@@ -347,6 +351,8 @@ int bb_run_cancellable(const struct bb_config *cfg, struct bb_result *r,
 	atomic_store_explicit(&phase, BB_PHASE_MEASURE, memory_order_release);
 	t_measure = t_prev = bb_now_ns();
 	ctxsw(&vcsw0, &ivcsw0);
+	if (cfg->ramp_ns)
+		bb_diskstats_mark(targets, ntargets, &r->disk, false);
 	/* the live counters restart at 0 when each side starts measuring;
 	 * the first sample may still include a few ramp completions of a
 	 * thread that has not seen the phase change yet */
@@ -400,6 +406,8 @@ join:
 	/* ret holds a failure to start a worker (or 0): it is not lost */
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(tids[i], NULL);
+	/* after the last completion: the disk's side of the measured I/O */
+	bb_diskstats_mark(targets, ntargets, &r->disk, true);
 	r->perf_available = started > 0;
 	for (unsigned i = 0; i < started; i++) {
 		struct bb_thread_result *tr = &args[i].res;

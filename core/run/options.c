@@ -985,6 +985,27 @@ static const struct bb_option *find_json(const char *name)
 	return NULL;
 }
 
+const char *bb_option_nearest(const char *name, bool json)
+{
+	struct bb_nearest n;
+
+	bb_nearest_init(&n, name);
+	for (size_t i = 0; i < bb_array_size(opt_table); i++)
+		bb_nearest_add(&n, json ? opt_table[i].json : opt_table[i].name);
+	return n.best;
+}
+
+/* " (did you mean --iodepth?)" for a mistyped long option, else "". */
+static const char *cli_hint(const char *name, char *buf, size_t len)
+{
+	const char *near = bb_option_nearest(name, false);
+
+	buf[0] = '\0';
+	if (near)
+		snprintf(buf, len, ": did you mean --%s?", near);
+	return buf;
+}
+
 static const char *type_hint(const struct bb_option *o, char *buf,
 			     size_t len)
 {
@@ -1021,8 +1042,12 @@ int bb_options_set(struct bb_config *cfg, const char *name,
 	if (!o)
 		o = find_json(name);
 	if (!o || o->type == OT_HELP) {
-		bb_errf(err, errlen, -EINVAL, "unknown option '%s' (see biobench run --help)",
-			name);
+		const char *near = bb_option_nearest(name, strchr(name, '_') != NULL);
+
+		bb_errf(err, errlen, -EINVAL,
+			"unknown option '%s'%s%s%s (see biobench run --help)",
+			name, near ? ": did you mean '" : "", near ? near : "",
+			near ? "'?" : "");
 		return -ENOENT;
 	}
 	if (!value) {
@@ -1051,10 +1076,14 @@ int bb_options_from_json(struct bb_config *cfg, struct json_object *obj,
 			snprintf(label, sizeof(label), "%s.%s", path, key);
 		else
 			snprintf(label, sizeof(label), "%s", key);
-		if (!o)
+		if (!o) {
+			const char *near = bb_option_nearest(key, true);
+
 			return bb_errf(err, errlen, -EINVAL,
-				       "%s: unknown option (see biobench run --help)",
-				       label);
+				       "%s: unknown option%s%s%s (see biobench run --help)",
+				       label, near ? ": did you mean \"" : "",
+				       near ? near : "", near ? "\"?" : "");
+		}
 		ret = opt_set_json(cfg, o, label, val, NULL, 0, err, errlen);
 		if (ret)
 			return ret;
@@ -1081,10 +1110,14 @@ int bb_option_from_json(struct bb_config *cfg, const char *path,
 	else
 		snprintf(label, sizeof(label), "%s", key);
 	snprintf(field, flen, "%s", label);
-	if (!o || o->type == OT_HELP)
+	if (!o || o->type == OT_HELP) {
+		const char *near = bb_option_nearest(key, true);
+
 		return bb_errf(err, errlen, -ENOENT,
-			       "%s: unknown option (see biobench run --help)",
-			       label);
+			       "%s: unknown option%s%s%s (see biobench run --help)",
+			       label, near ? ": did you mean \"" : "",
+			       near ? near : "", near ? "\"?" : "");
+	}
 	return opt_set_json(cfg, o, label, val, field, flen, err, errlen);
 }
 
@@ -1155,8 +1188,8 @@ int bb_options_parse(int argc, char **argv, struct bb_config *cfg,
 		}
 		if (!o)
 			return bb_errf(err, errlen, -EINVAL,
-				       "unknown option %s (see biobench run --help)",
-				       label);
+				       "unknown option %s%s (see biobench run --help)",
+				       label, cli_hint(name, hint, sizeof(hint)));
 		if (o->type == OT_HELP)
 			return 1;
 		if (o->type == OT_BOOL) {

@@ -255,6 +255,22 @@ static struct json_object *irq_json(const struct bb_result *r)
 	return o;
 }
 
+static struct json_object *diskstats_json(const struct bb_result *r)
+{
+	const struct bb_diskstats *d = &r->disk;
+	struct json_object *o;
+
+	if (!d->checked)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "device", json_object_new_string(d->name));
+	json_object_object_add(o, "reads", ju64(d->reads));
+	json_object_object_add(o, "sectors_read", ju64(d->sectors_read));
+	json_object_object_add(o, "writes", ju64(d->writes));
+	json_object_object_add(o, "sectors_written", ju64(d->sectors_written));
+	return o;
+}
+
 static struct json_object *stall_json(const struct bb_result *r)
 {
 	struct json_object *o = json_object_new_object();
@@ -326,6 +342,7 @@ struct json_object *bb_result_to_json(const struct bb_config *cfg,
 			       cfg->model == BB_MODEL_NONE ? NULL :
 			       bb_split_counters_to_json(&r->split));
 	json_object_object_add(doc, "interrupts", irq_json(r));
+	json_object_object_add(doc, "diskstats", diskstats_json(r));
 	pv = bb_poll_verified(cfg, &r->irq, r->io.dev_reads + r->io.dev_writes);
 	json_object_object_add(doc, "poll_verified",
 			       pv < 0 ? NULL : json_object_new_boolean(pv));

@@ -200,16 +200,6 @@ int bb_perf_read(int fd_instr, int fd_cycles, uint64_t *instr,
 /* ------------------------------------------------------------------ */
 /* human output */
 
-static void fmt_iops(char *buf, size_t len, double iops)
-{
-	if (iops > 1e6)
-		snprintf(buf, len, "%.2fM", iops / 1e6);
-	else if (iops > 1e5)
-		snprintf(buf, len, "%.2fK", iops / 1e3);
-	else
-		snprintf(buf, len, "%" PRIu64, (uint64_t)iops);
-}
-
 /* Integer MiB/s as t/io_uring; above 2000 MiB/s "x.xxGiB/s" (GiB =
  * 1024 MiB here, where t/io_uring divides by 1000). */
 static void fmt_bw(char *buf, size_t len, double bytes_per_s)
@@ -234,7 +224,7 @@ void bb_sample_fprint(FILE *f, const struct bb_config *cfg,
 	long long rpc = -1, ipc = -1;
 	char iops[32], bw[32];
 
-	fmt_iops(iops, sizeof(iops), (double)s->ios / secs);
+	bb_fmt_iops(iops, sizeof(iops), (double)s->ios / secs);
 	if (s->enters) {
 		rpc = (long long)(s->submitted / s->enters);
 		ipc = (long long)(s->reaped / s->enters);
@@ -282,6 +272,49 @@ static void fprint_cache(FILE *f, const char *what,
 		c->reserve_refill, c->bvec_alloc, c->bvec_free, c->prune);
 }
 
+/* The model's requests, and beside them what the disk under the target
+ * counted in /proc/diskstats.  For a block device the two are the same
+ * requests (the block layer may merge them); for a file and nop they are
+ * the model's: the page cache and the filesystem decide what reaches the
+ * disk, and nop has none. */
+static void fprint_device(FILE *f, const struct bb_config *cfg,
+			  const struct bb_result *r)
+{
+	const struct bb_diskstats *d = &r->disk;
+	bool block = !strcmp(r->target_kind, "block") ||
+		     !strcmp(r->target_kind, "nvme_char");
+
+	/* whose requests: the bio model's, or biobench's own I/Os when it
+	 * runs without the model (--model none) */
+	bool model = cfg->model != BB_MODEL_NONE;
+
+	fprintf(f,
+		"  device: %s read=%" PRIu64 " write=%" PRIu64
+		", sectors read=%" PRIu64 " written=%" PRIu64 "%s%s%s\n",
+		block ? "requests" : model ? "model requests" :
+					     "submitted requests",
+		r->io.dev_reads, r->io.dev_writes, r->io.sectors_read,
+		r->io.sectors_written, block ? "" : " (",
+		block ? "" : model ? "the bio model's" : "biobench's I/Os",
+		target_is_nop(cfg) ? "; nop has no device)" :
+		block ? "" :
+			", not the disk's: the file's I/O goes through the "
+			"page cache and the filesystem)");
+	if (d->checked)
+		fprintf(f,
+			"  disk: %s in /proc/diskstats: reads=%" PRIu64
+			" writes=%" PRIu64 ", sectors read=%" PRIu64
+			" written=%" PRIu64 " (the measured interval%s%s)\n",
+			d->name, d->reads, d->writes, d->sectors_read,
+			d->sectors_written,
+			block ? "" : "; other I/O to that disk counts too",
+			cfg->verify ? "; with the verify pass's reads" : "");
+	else if (!target_is_nop(cfg) && !block && cfg->ntargets <= 1)
+		fprintf(f, "  disk: none under %s in /proc/diskstats (a "
+			   "filesystem without a block device, e.g. tmpfs)\n",
+			cfg->target);
+}
+
 void bb_result_fprint(FILE *f, const struct bb_config *cfg,
 		      const struct bb_result *r)
 {
@@ -292,9 +325,14 @@ void bb_result_fprint(FILE *f, const struct bb_config *cfg,
 			  r->cpu_completion.usr_ns + r->cpu_completion.sys_ns;
 	char iops[32], bw[32];
 
-	fprintf(f, "target: %s (%s)%s%s\n", cfg->target,
-		r->target_kind[0] ? r->target_kind : "?",
-		r->kernel_helpers[0] ? ", kernel helpers: " : "",
+	/* the kind in parentheses, unless it is the target's own name */
+	if (target_is_nop(cfg))
+		fprintf(f, "target: nop (io_uring NOPs through the bio model, "
+			   "no device)");
+	else
+		fprintf(f, "target: %s (%s)", cfg->target,
+			r->target_kind[0] ? r->target_kind : "?");
+	fprintf(f, "%s%s\n", r->kernel_helpers[0] ? ", kernel helpers: " : "",
 		r->kernel_helpers);
 	if (cfg->ntargets > 1) {
 		fprintf(f, "  files:");
@@ -349,7 +387,7 @@ void bb_result_fprint(FILE *f, const struct bb_config *cfg,
 				  "driver has no working poll queues?)" : "");
 	}
 
-	fmt_iops(iops, sizeof(iops), bb_result_iops(r));
+	bb_fmt_iops(iops, sizeof(iops), bb_result_iops(r));
 	fprintf(f, "  IOPS=%s", iops);
 	if (!target_is_nop(cfg)) {
 		fmt_bw(bw, sizeof(bw), secs > 0 ? (double)bytes / secs : 0.0);
@@ -418,9 +456,5 @@ void bb_result_fprint(FILE *f, const struct bb_config *cfg,
 			r->split.full_walks, r->split.splits, r->split.pieces,
 			r->split.einval, r->split.eagain, r->split.segs);
 	}
-	fprintf(f,
-		"  device: requests read=%" PRIu64 " write=%" PRIu64
-		", sectors read=%" PRIu64 " written=%" PRIu64 "\n",
-		r->io.dev_reads, r->io.dev_writes, r->io.sectors_read,
-		r->io.sectors_written);
+	fprint_device(f, cfg, r);
 }

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* common.c - names of the shared enums, the clock, the error helper,
- * reading small files. */
+ * formatting, the nearest name of a typo, reading small files. */
 #include <biobench/common.h>
 
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -107,4 +108,93 @@ const char *bb_fmt_bytes(char *buf, size_t len, uint64_t bytes)
 	}
 	snprintf(buf, len, "%.1f %s", v, unit[i]);
 	return buf;
+}
+
+const char *bb_fmt_iops(char *buf, size_t len, double v)
+{
+	double a = fabs(v);
+
+	/* the thresholds are where the rounding would carry into the
+	 * next unit ("1000.0K" is "1.00M") */
+	if (!isfinite(v))
+		snprintf(buf, len, "-");
+	else if (a < 999.5)
+		snprintf(buf, len, "%.0f", v);
+	else if (a < 999950.0)
+		snprintf(buf, len, "%.1fK", v / 1e3);
+	else if (a < 999995000.0)
+		snprintf(buf, len, "%.2fM", v / 1e6);
+	else
+		snprintf(buf, len, "%.2fG", v / 1e9);
+	return buf;
+}
+
+#define NEAREST_MAX 64 /* longer names are not compared */
+
+static char nearest_fold(char c)
+{
+	return c == '-' ? '_' : (char)tolower((unsigned char)c);
+}
+
+/* Optimal string alignment distance of a and b (folded). */
+static unsigned nearest_dist(const char *a, size_t la, const char *b,
+			     size_t lb)
+{
+	unsigned d[NEAREST_MAX + 1][NEAREST_MAX + 1];
+
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = (unsigned)i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = (unsigned)j;
+	for (size_t i = 1; i <= la; i++) {
+		for (size_t j = 1; j <= lb; j++) {
+			unsigned cost = nearest_fold(a[i - 1]) !=
+					nearest_fold(b[j - 1]);
+			unsigned v = d[i - 1][j - 1] + cost;
+
+			if (d[i - 1][j] + 1 < v)
+				v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 &&
+			    nearest_fold(a[i - 1]) == nearest_fold(b[j - 2]) &&
+			    nearest_fold(a[i - 2]) == nearest_fold(b[j - 1]) &&
+			    d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	}
+	return d[la][lb];
+}
+
+void bb_nearest_init(struct bb_nearest *n, const char *word)
+{
+	size_t len = word ? strlen(word) : 0;
+
+	n->word = word;
+	n->best = NULL;
+	/* the most edits a typo of word may have, plus one */
+	n->dist = len <= 4 ? 2 : len <= 8 ? 3 : 4;
+	if (!len || len > NEAREST_MAX)
+		n->dist = 0;
+}
+
+void bb_nearest_add(struct bb_nearest *n, const char *cand)
+{
+	size_t la, lb;
+	unsigned d;
+
+	if (!n->dist || !cand)
+		return;
+	la = strlen(n->word);
+	lb = strlen(cand);
+	if (!lb || lb > NEAREST_MAX ||
+	    (la > lb ? la - lb : lb - la) >= n->dist)
+		return;
+	/* 0: the same name but for case or '-' / '_' */
+	d = nearest_dist(n->word, la, cand, lb);
+	if (d < n->dist) {
+		n->best = cand;
+		n->dist = d;
+	}
 }

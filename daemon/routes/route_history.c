@@ -17,7 +17,7 @@ void bb_route_history(const struct bb_route_req *r,
 	const char *name = bb_http_arg(r->rq, "name");
 	const char *target = bb_http_arg(r->rq, "target");
 	const char *limit_s = bb_http_arg(r->rq, "limit");
-	struct json_object *out = NULL;
+	struct json_object *out = NULL, *jobs;
 	unsigned limit = BB_HISTORY_DEFAULT;
 	char err[512] = "";
 	int ret;
@@ -54,5 +54,9 @@ void bb_route_history(const struct bb_route_req *r,
 		bb_route_store_error(rs, ret == -ENOENT ? -EIO : ret, 0, err);
 		return;
 	}
+	if (json_object_object_get_ex(out, "jobs", &jobs) &&
+	    json_object_is_type(jobs, json_type_array))
+		for (size_t i = 0; i < json_object_array_length(jobs); i++)
+			bb_route_device_flat(json_object_array_get_idx(jobs, i));
 	bb_http_json(rs, 200, out);
 }

@@ -24,5 +24,6 @@ void bb_route_job_get(const struct bb_route_req *r,
 	    !bb_store_job_knobs(r->ctx->store, id, &knobs, NULL, 0) && knobs)
 		json_object_object_add(job, "knobs", knobs);
 	bb_route_add_progress(r, job);
+	bb_route_device_flat(job);
 	bb_http_json(rs, 200, job);
 }

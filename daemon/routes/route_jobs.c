@@ -3,6 +3,7 @@
 #include "routes.h"
 #include <biobench/jobspec.h>
 #include <biobench/sysknob.h>
+#include <biobench/targetpath.h>
 #include "log.h"
 
 #include <errno.h>
@@ -297,6 +298,32 @@ static int bb_jobs_write_flag(const struct bb_job *job,
 	return 0;
 }
 
+/* A write job on a target the run would refuse to write (a mounted or
+ * held device, one aliased by a device in use, a file with hard links or
+ * backing a loop device in use): 400 now, naming the writing variant's
+ * rw, rather than a failure at the job's first run.  0 or -EINVAL with
+ * the response filled in. */
+static int bb_jobs_write_target(const struct bb_job *job,
+				struct bb_http_response *rs)
+{
+	char err[768], field[128];
+
+	for (unsigned i = 0; i < job->nvariants; i++) {
+		const struct bb_config *c = &job->v[i].cfg;
+
+		if (!bb_rw_writes(c->rw))
+			continue;
+		if (!bb_target_write_check(job->target, err, sizeof(err)))
+			return 0;
+		bb_jobs_opt_field(job->spec, job->v[i].name, "rw", field,
+				  sizeof(field));
+		bb_jobs_invalid(rs, field, "%s: variant %s writes (rw %s): %s",
+				field, job->v[i].name, bb_rw_name(c->rw), err);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* The time the job plans to run: for each variant, its runs (warm-ups
  * and the most rounds it may take: max_repeat unless blocked) times
  * runtime + ramp_time.  Beyond max_job_seconds: 400 naming the numbers.
@@ -466,6 +493,7 @@ void bb_route_jobs_post(const struct bb_route_req *r,
 	}
 	if (bb_jobs_target_type(job, rs) || bb_jobs_cpus(r->cfg, job, rs) ||
 	    bb_jobs_knobs(r->cfg, job, rs) || bb_jobs_write_flag(job, rs) ||
+	    bb_jobs_write_target(job, rs) ||
 	    bb_jobs_memory(r->cfg, job, rs) ||
 	    bb_jobs_planned_time(r->cfg, job, rs))
 		goto out;

@@ -6,26 +6,30 @@
 #include <inttypes.h>
 #include <string.h>
 
-int bb_route_job_id(const struct bb_route_req *r, struct bb_http_response *rs,
-		    int64_t *id)
+int bb_route_parse_id(const char *s, size_t len, int64_t *id)
 {
 	uint64_t v = 0;
-	size_t i;
 
-	if (!r->id || !r->id_len || r->id_len > 19)
-		goto bad;
-	for (i = 0; i < r->id_len; i++) {
-		unsigned d = (unsigned char)r->id[i] - '0';
+	if (!s || !len || len > 19)
+		return -EINVAL;
+	for (size_t i = 0; i < len; i++) {
+		unsigned d = (unsigned char)s[i] - '0';
 
 		if (d > 9)
-			goto bad;
+			return -EINVAL;
 		v = v * 10 + d;
 	}
 	if (v == 0 || v > INT64_MAX)
-		goto bad;
+		return -EINVAL;
 	*id = (int64_t)v;
 	return 0;
-bad:
+}
+
+int bb_route_job_id(const struct bb_route_req *r, struct bb_http_response *rs,
+		    int64_t *id)
+{
+	if (!bb_route_parse_id(r->id, r->id_len, id))
+		return 0;
 	bb_http_error(rs, 400, "invalid_id", "id",
 		      "job id '%.*s' is not a number in 1..%" PRId64,
 		      r->id ? (int)bb_min(r->id_len, 64) : 0,
@@ -80,6 +84,45 @@ void bb_route_add_progress(const struct bb_route_req *r,
 		json_object_object_add(job, "error",
 				       json_object_new_string(error));
 	}
+}
+
+void bb_route_device_flat(struct json_object *job)
+{
+	struct json_object *dev, *sub = NULL, *flat;
+	bool nested;
+
+	if (!json_object_object_get_ex(job, "device", &dev) ||
+	    !json_object_is_type(dev, json_type_object))
+		return;
+	nested = json_object_object_get_ex(dev, "device", &sub);
+	flat = json_object_new_object();
+	json_object_object_foreach(dev, k, v) {
+		if (nested && !strcmp(k, "device"))
+			continue;
+		/* a bare disk document names the disk itself */
+		if (!nested && !strcmp(k, "name"))
+			json_object_object_add(flat, "disk", json_object_get(v));
+		json_object_object_add(flat, k, json_object_get(v));
+	}
+	if (nested) {
+		json_object_object_add(flat, "disk", NULL);
+		json_object_object_add(flat, "disk_path", NULL);
+	}
+	if (nested && json_object_is_type(sub, json_type_object)) {
+		json_object_object_foreach(sub, k, v) {
+			const char *name = !strcmp(k, "name") ? "disk" :
+					   !strcmp(k, "path") ? "disk_path" : k;
+
+			if (name == k && json_object_object_get_ex(flat, k, NULL))
+				continue;
+			json_object_object_add(flat, name, json_object_get(v));
+		}
+	}
+	/* deprecated: the nested object of earlier versions, for one
+	 * release */
+	if (nested)
+		json_object_object_add(flat, "device", json_object_get(sub));
+	json_object_object_add(job, "device", flat);
 }
 
 int bb_route_store_check(const struct bb_route_req *r,

@@ -23,6 +23,7 @@ const CHROMIUM = process.env.BB_CHROMIUM || '/usr/bin/chromium';
 const JOB = {
   cache: env('BB_JOB_CACHE'), slow1: env('BB_JOB_SLOW1'), slow2: env('BB_JOB_SLOW2'),
   html: env('BB_JOB_HTML'), running: env('BB_JOB_RUNNING'),
+  file: env('BB_JOB_FILE'), disturbed: env('BB_JOB_DISTURBED'),
 };
 
 const require = createRequire(path.join(NODE_DIR, 'package.json'));
@@ -149,6 +150,17 @@ await check('list: finished jobs show state done and a verdict', async () => {
   }
   return bad.length ? bad.join(', ') : true;
 });
+await check('list: each finished job shows its change, the API\'s first comparison', async () => {
+  const bad = [];
+  for (const id of [JOB.cache, JOB.slow1, JOB.slow2]) {
+    const got = await text(`tr[data-job-id="${id}"] [data-testid=job-change]`);
+    const list = (await api('/api/v1/jobs?limit=100')).body.jobs;
+    const c = list.find((j) => String(j.id) === String(id)).compare.comparisons[0];
+    const want = (c.change > 0 ? '+' : '') + (100 * c.change).toFixed(2) + '%';
+    if (got !== want) bad.push(`#${id}: "${got}", API ${want}`);
+  }
+  return bad.length ? bad.join(', ') : true;
+});
 await check('list: the injected slowdown reads "slower", coloured', async () => {
   const cls = await page.$eval(`tr[data-job-id="${JOB.slow1}"] [data-testid=job-verdict] .badge`, (e) => e.className);
   const color = await page.$eval(`tr[data-job-id="${JOB.slow1}"] [data-testid=job-verdict] .badge`,
@@ -245,6 +257,52 @@ await go(`#/job/${JOB.cache}`, 'job-cache');
 await chartDrawn('[data-testid=runs-chart]', 'job (cache off vs all): per-run chart');
 await shot(`job-${JOB.cache}`);
 
+await check('job: one change figure, the verdict\'s (Hodges-Lehmann), in the per-variant table too', async () => {
+  const want = (await api(`/api/v1/jobs/${JOB.cache}/compare`)).body.compare.comparisons[0].change;
+  const fmt = (v) => (v > 0 ? '+' : '') + (100 * v).toFixed(2) + '%';
+  const row = await page.$$eval('.card table.data tbody tr', (trs) => trs.map((tr) => tr.textContent));
+  const note = await text('[data-testid=summary-note]');
+  return (row.some((t) => t.startsWith('B') && t.endsWith(fmt(want))) && /Hodges–Lehmann/.test(note) &&
+    /not the ratio of the two medians/.test(note)) || `rows ${row.join(' | ')}; note "${note}"`;
+});
+
+// ---- a file job: the device card in words ---------------------------------
+await go(`#/job/${JOB.file}`, 'job-file');
+await check('file job: the device card names the disk, in words, not JSON', async () => {
+  await page.waitForSelector('[data-testid=device-kv]');
+  const doc = (await api(`/api/v1/jobs/${JOB.file}`)).body;
+  const t = await text('[data-testid=device-kv]');
+  const card = await page.$eval('[data-testid=device-kv]', (dl) => dl.parentElement.textContent);
+  const bad = [];
+  if (!doc.device || !doc.device.disk) bad.push('the API has no flat device.disk: ' + JSON.stringify(doc.device));
+  else if (!t.includes(doc.device.disk)) bad.push(`no disk ${doc.device.disk}`);
+  if (!t.includes('file ')) bad.push('no "file" target');
+  if (/[{}]|\\\//.test(card)) bad.push('raw JSON in the card: ' + card.slice(0, 200));
+  if (!card.includes('Queue limits')) bad.push('no queue limits');
+  return bad.length ? bad.join('; ') : true;
+});
+await shot(`job-${JOB.file}`);
+
+// ---- a disturbed job: the warning, and the marked points -----------------
+await go(`#/job/${JOB.disturbed}`, 'job-disturbed');
+await check('disturbed job: the page repeats the warning, naming the culprit', async () => {
+  await page.waitForSelector('[data-testid=disturbed-warning]');
+  const t = await text('[data-testid=disturbed-warning]');
+  // the culprit named is the biggest consumer of the CPU at the time:
+  // the busy loop, or whatever else a loaded host runs there
+  return (/measured runs? (was|were) disturbed/.test(t) && /run \d+ \([AB], round \d\): CPU \d+ \d+ % busy/.test(t)) || t;
+});
+await check('disturbed job: its points are marked on the per-run chart', async () => {
+  await page.waitForSelector('[data-testid=runs-chart]');
+  const r = await page.$eval('[data-testid=runs-chart]', (c) => {
+    const ch = window.Chart.getChart(c);
+    return ch.data.datasets.flatMap((d) => (Array.isArray(d.pointStyle) ? d.pointStyle : [])).filter((s) => s === 'crossRot').length;
+  });
+  const note = await text('.card.span-2 .note');
+  return (r >= 1 && /× marks a disturbed run/.test(note)) || `${r} marked; note "${note}"`;
+});
+await shot(`job-${JOB.disturbed}`);
+
 // ---- the running job -----------------------------------------------------
 await go(`#/job/${JOB.running}`, 'job-running');
 await check('running job: progress changes on the page', async () => {
@@ -265,6 +323,19 @@ await check('running job: progress changes on the page', async () => {
   return `runs done still ${first} after 10 s`;
 });
 await chartDrawn('[data-testid=runs-chart]', 'running job: per-run chart grows');
+await check('running job (blocked: no comparison yet): the measured runs are shown, not "No measured run yet"', async () => {
+  const card = async () => page.$eval('[data-testid=summary-note]', (n) => n.closest('section').textContent).catch(() => '');
+  const deadline = Date.now() + 10000;
+  let t = '';
+  while (Date.now() < deadline) {
+    t = await card();
+    if (/From the measured runs finished so far/.test(t)) break;
+    await page.waitForTimeout(500);
+  }
+  const v = await text('[data-testid=verdict-card]');
+  return (/From the measured runs finished so far/.test(t) && !/No measured run/.test(t) &&
+    /measured runs? finished so far/.test(v)) || `summary "${t.slice(0, 200)}"; verdict "${v.slice(0, 200)}"`;
+});
 await shot('job-running');
 
 // ---- bad job ids -----------------------------------------------------------
@@ -308,6 +379,78 @@ await check('history: both jobs of the workload, with kernel and change', async 
 await chartDrawn('[data-testid=history-chart]', 'history: change/CI chart');
 await chartDrawn('[data-testid=history-medians]', 'history: medians chart');
 await shot('history-workload');
+
+// ---- compare jobs ----------------------------------------------------------
+// From History: tick the workload's two jobs; the oldest ticked is the base.
+where = 'compare-ticked';
+await check('history: ticking two jobs opens their comparison', async () => {
+  await page.check(`[data-testid=compare-ticker] input[value="${JOB.slow2}"]`);
+  const disabled = await page.$eval('[data-testid=compare-ticked]', (b) => b.disabled);
+  if (!disabled) return 'the button is enabled with one job ticked';
+  await page.check(`[data-testid=compare-ticker] input[value="${JOB.slow1}"]`);
+  await page.click('[data-testid=compare-ticked]');
+  const lo = Math.min(Number(JOB.slow1), Number(JOB.slow2));
+  const hi = Math.max(Number(JOB.slow1), Number(JOB.slow2));
+  await page.waitForFunction((want) => location.hash === want, `#/compare?base=${lo}&with=${hi}`);
+  await page.waitForSelector('[data-testid=compare-verdict-text]');
+  return true;
+});
+{
+  const lo = Math.min(Number(JOB.slow1), Number(JOB.slow2));
+  const hi = Math.max(Number(JOB.slow1), Number(JOB.slow2));
+  const doc = (await api(`/api/v1/compare?base=${lo}&with=${hi}`)).body;
+  await check('compare: the verdict text of every variant, from the API', async () => {
+    const texts = await page.$$eval('[data-testid=compare-verdict-text]', (ps) => ps.map((p) => p.textContent));
+    const want = doc.comparisons.filter((c) => !c.error).map((c) => c.text);
+    const what = await page.$$eval('[data-testid=compare-verdict-what]', (ps) => ps.map((p) => p.textContent));
+    if (JSON.stringify(what) !== JSON.stringify([`#${hi} A vs #${lo} A`, `#${hi} B vs #${lo} B`]))
+      return `labels ${JSON.stringify(what)}`;
+    return (texts.length === 2 && JSON.stringify(texts) === JSON.stringify(want) &&
+      texts.every((t) => new RegExp(`^(inconclusive: |no change: job ${hi} [AB] |job ${hi} [AB] is )`).test(t))) ||
+      `page ${JSON.stringify(texts)}, API ${JSON.stringify(want)}`;
+  });
+  await check('compare: the CI is labelled with its real coverage', async () => {
+    const t = await text('[data-testid=compare-ci-label]');
+    const want = doc.comparisons[0].ci_label;
+    return (/% CI$/.test(want) && t.startsWith(want + ' ')) || `page "${t}", API "${want}"`;
+  });
+  await check('compare: the boots statement and each side\'s noise floor', async () => {
+    const b = await text('[data-testid=compare-boots]');
+    const body = await text('[data-testid=compare-boots-card]');
+    return (b === doc.boots.statement && /boot/.test(b) && body.includes('±')) || b;
+  });
+  await chartDrawn('[data-testid=ci-chart]', 'compare: change/CI chart');
+  await chartDrawn('[data-testid=compare-runs-chart][data-variant=B]', 'compare: runs of B per job');
+  await shot('compare-history');
+}
+
+// From a job page: "Compare with…" another job; what differs is highlighted.
+await go(`#/job/${JOB.cache}`, 'compare-with');
+await check('job: "Compare with…" opens the comparison with that job', async () => {
+  await page.fill('[data-testid=compare-with-input]', String(JOB.slow1));
+  await page.click('[data-testid=compare-with-button]');
+  await page.waitForFunction((want) => location.hash === want, `#/compare?base=${JOB.cache}&with=${JOB.slow1}`);
+  await page.waitForSelector('[data-testid=compare-diff]');
+  return true;
+});
+await check('compare: the highlighted diff rows name what changed (inject_ns in B)', async () => {
+  const row = await page.$eval('[data-testid=compare-diff] tr[data-key="config.inject_ns"][data-variant="B"]', (tr) => ({
+    cls: tr.className, bg: getComputedStyle(tr).backgroundColor,
+    cells: Array.from(tr.querySelectorAll('td')).map((td) => td.textContent),
+  }));
+  const same = await page.$eval('[data-testid=compare-diff] tr[data-key="config.bs"]', (tr) => ({
+    cls: tr.className, shown: getComputedStyle(tr).display !== 'none',
+  }));
+  return (row.cls.includes('differs') && row.bg !== 'rgba(0, 0, 0, 0)' &&
+    JSON.stringify(row.cells) === '["0","1500"]' && !same.cls.includes('differs') && !same.shown) ||
+    JSON.stringify({ row, same });
+});
+await check('compare: the equal config rows show on request', async () => {
+  await page.click('[data-testid=compare-diff-toggle]');
+  return page.$eval('[data-testid=compare-diff] tr[data-key="config.bs"]', (tr) => getComputedStyle(tr).display !== 'none');
+});
+await chartDrawn('[data-testid=compare-runs-chart][data-variant=A]', 'compare (job page): runs of A per job');
+await shot('compare-job');
 
 // ---- what the pages did ----------------------------------------------------
 const expected404 = (e) => e.type === 'error' && /^bad-/.test(e.where) &&

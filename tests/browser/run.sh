@@ -50,14 +50,7 @@ daemon_start || { fail "biobenchd starts"; finish; exit 1; }
 BASE="http://127.0.0.1:$DPORT"
 echo "  biobenchd on $BASE, web root $DWEB"
 
-submit() {
-  api POST /api/v1/jobs "$1"
-  if [ "$API_STATUS" != 201 ]; then
-    echo "  submit failed ($API_STATUS): $(cat "$API_BODY")" >&2
-    return 1
-  fi
-  api_get 'd["id"]'
-}
+submit() { submit_job "$1"; }
 
 SHORT='"target":"nop","workload":{"runtime":"200ms"},"repeat":6,"warmup":1'
 id_cache=$(submit '{"name":"nop cache off vs all",'"$SHORT"',
@@ -69,7 +62,11 @@ id_slow2=$(submit '{"name":"inject 1500ns in B",'"$SHORT"',
 # a name full of markup: the page must show it as text
 id_html=$(submit '{"name":"<img src=\"/escape-probe.png\" alt=\"x\"><b>bold</b>","target":"nop",
   "workload":{"runtime":"100ms"},"repeat":2,"warmup":0,"variants":{"A":{},"B":{}}}')
-for id in "$id_cache" "$id_slow1" "$id_slow2" "$id_html"; do
+# a file target: the device card shows its disk in words
+dd if=/dev/zero of="$TMP/ro/dev.dat" bs=1M count=16 status=none
+id_file=$(submit '{"name":"file read","target":"'"$TMP"'/ro/dev.dat","workload":{"runtime":"100ms",
+  "direct":false},"repeat":2,"warmup":0,"variants":{"A":{},"B":{"bio_cache":"off"}}}')
+for id in "$id_cache" "$id_slow1" "$id_slow2" "$id_html" "$id_file"; do
   st=$(WAIT_S=120 wait_state "$id" done failed cancelled interrupted || true)
   if [ "$st" != done ]; then
     fail "job $id done before the browser starts (state '$st')"
@@ -78,18 +75,34 @@ for id in "$id_cache" "$id_slow1" "$id_slow2" "$id_html"; do
     exit 1
   fi
 done
-pass "4 short jobs done: $id_cache $id_slow1 $id_slow2 $id_html"
+pass "5 short jobs done: $id_cache $id_slow1 $id_slow2 $id_html $id_file"
 
-# one job running while the browser looks: 2 variants x 20 runs of 1 s
+# a job whose runs are disturbed: a busy loop on its CPU (the last one, the
+# daemon's bench CPU) while it runs; the gate waits 50 ms for quiet, then
+# runs and marks the run
+bench_cpu=$(( $(nproc) - 1 ))
+taskset -c "$bench_cpu" sh -c 'while :; do :; done' &
+spin=$!
+cleanup_hooks+=("kill $spin 2>/dev/null")
+id_dist=$(submit '{"name":"disturbed","target":"nop","workload":{"runtime":"150ms"},"repeat":2,
+  "warmup":0,"quiescence":{"max_wait":"50ms"},"variants":{"A":{},"B":{"bio_cache":"off"}}}')
+st=$(WAIT_S=60 wait_state "$id_dist" done failed cancelled interrupted || true)
+kill "$spin" 2>/dev/null; wait "$spin" 2>/dev/null || true
+[ "$st" = done ] && pass "job $id_dist (disturbed) done" || fail "job $id_dist (disturbed): state '$st'"
+
+# one job running while the browser looks: 2 variants x 40 runs of 1 s
+# (cancelled at the end), blocked (A A ... B B ...), so that it has
+# measured runs but no comparison until its end (the page must show them
+# all the same)
 id_run=$(submit '{"name":"long running","target":"nop","workload":{"runtime":"1s"},
-  "repeat":20,"warmup":0,"variants":{"A":{},"B":{"inject_ns":200}}}')
+  "repeat":40,"warmup":0,"order":"blocked","variants":{"A":{},"B":{"inject_ns":200}}}')
 st=$(WAIT_S=30 wait_state "$id_run" running || true)
 [ "$st" = running ] && pass "job $id_run running" || fail "job $id_run running (state '$st')"
 
 rc=0
 BB_URL=$BASE BB_ART=$ART BB_NODE_DIR=$NODE_DIR BB_CHROMIUM=$CHROMIUM \
 BB_JOB_CACHE=$id_cache BB_JOB_SLOW1=$id_slow1 BB_JOB_SLOW2=$id_slow2 \
-BB_JOB_HTML=$id_html BB_JOB_RUNNING=$id_run \
+BB_JOB_HTML=$id_html BB_JOB_RUNNING=$id_run BB_JOB_FILE=$id_file BB_JOB_DISTURBED=$id_dist \
   node "$BROWSER_DIR/dashboard.test.mjs" || rc=$?
 api POST "/api/v1/jobs/$id_run/cancel" || true
 if [ "$rc" = 77 ]; then

@@ -132,10 +132,10 @@ else fail "submit -"; id3=; fi
 
 # jobs
 if expect_rc 0 jobs; then
-  head -n1 "$TMP/out" | grep -q "ID.*NAME.*STATE.*PROGRESS.*VERDICT.*AGE" \
+  head -n1 "$TMP/out" | grep -q "ID.*NAME.*STATE.*PROGRESS.*CHANGE.*VERDICT.*AGE" \
     && pass "jobs: table header" || fail "jobs header: $(head -n1 "$TMP/out")"
-  grep -Eq "^ *$id +cli: inject 1500 ns in B +done +([0-9]+)/\1 100% +slower +[0-9]" "$TMP/out" \
-    && pass "jobs lists job $id done, n/n runs, slower" || { fail "jobs row of $id"; show_out; }
+  grep -Eq "^ *$id +cli: inject 1500 ns in B +done +([0-9]+)/\1 100% +-[0-9.]+% +slower +[0-9]" "$TMP/out" \
+    && pass "jobs lists job $id done, n/n runs, its (negative) change, slower" || { fail "jobs row of $id"; show_out; }
 else fail "jobs"; fi
 expect_rc 0 jobs --json && cp "$TMP/out" "$TMP/jobs.json" \
   && check_openapi "$TMP/jobs.json" GET /api/v1/jobs 200 && pass "jobs --json matches openapi" || fail "jobs --json"
@@ -224,9 +224,10 @@ expect_rc 1 show 999999 && grep -q "no job 999999" "$TMP/err" && pass "show of a
   || { fail "show 999999"; show_out; }
 expect_rc 1 compare 999999 && grep -q "no job 999999" "$TMP/err" && pass "compare of an unknown id: exit 1" || fail "compare 999999"
 expect_rc 1 watch 999999 && pass "watch of an unknown id: exit 1" || fail "watch 999999"
-expect_rc 1 submit "$TMP/bad.json" && grep -q 'variants.A.bio_cache: "fast" is not one of' "$TMP/err" \
+# an invalid job is exit 2 for submit as for ab (below) and calibrate
+expect_rc 2 submit "$TMP/bad.json" && grep -q 'variants.A.bio_cache: "fast" is not one of' "$TMP/err" \
   && grep -q "repeat: 0 is out of range" "$TMP/err" && grep -q "variants.B.bogus" "$TMP/err" \
-  && pass "submit of a bad job: exit 1, every error with its field path" || { fail "submit bad"; show_out; }
+  && pass "submit of a bad job: exit 2 (as ab), every error with its field path" || { fail "submit bad"; show_out; }
 echo '{"name":"x","target":"/etc/passwd","variants":{"A":{},"B":{}}}' >"$TMP/forbidden.json"
 expect_rc 1 submit "$TMP/forbidden.json" && grep -q "field: target\|^biobench submit: target" "$TMP/err" \
   && pass "submit of a target outside the allow-list: exit 1 naming the field" || { fail "submit forbidden"; show_out; }
@@ -237,7 +238,8 @@ expect_rc 0 devices && head -n1 "$TMP/out" | grep -q "NAME.*PATH.*SIZE" && pass 
 expect_rc 0 devices --json && cp "$TMP/out" "$TMP/devices.json" \
   && check_openapi "$TMP/devices.json" GET /api/v1/devices 200 && pass "devices --json matches openapi" || fail "devices --json"
 expect_rc 0 host && grep -q "^daemon *biobenchd" "$TMP/out" && grep -q "^kernel *Linux" "$TMP/out" \
-  && pass "host: kernel and daemon" || { fail "host"; show_out; }
+  && grep -q "^boot id *$(cat /proc/sys/kernel/random/boot_id)" "$TMP/out" \
+  && pass "host: kernel, boot id and daemon" || { fail "host"; show_out; }
 expect_rc 0 host --json && cp "$TMP/out" "$TMP/host.json" \
   && check_openapi "$TMP/host.json" GET /api/v1/host 200 && pass "host --json matches openapi" || fail "host --json"
 
@@ -278,6 +280,9 @@ if expect_rc 0 ab --json --quiet "$TMP/slow.json"; then
   [ -s "$TMP/err" ] && fail "ab --json --quiet wrote to stderr" || true
 else fail "ab --json"; fi
 expect_rc 0 ab - <"$TMP/slow.json" && grep -q "^verdict: slower" "$TMP/out" && pass "ab - (stdin)" || fail "ab -"
+# the host's noise in one line, next to the change (the demo's last word)
+grep -qE "^host noise: A's [0-9]+ runs spread ±[0-9.]+% \(CV; .* \.\. .*\) against a change of [-+][0-9.]+%: the change " "$TMP/out" \
+  && pass "ab: one line on the host's noise next to the change" || { fail "ab: no host noise line"; show_out; }
 if expect_rc 2 ab "$TMP/bad.json"; then
   ok=1
   for want in 'repeat: 0 is out of range' 'workload.iodepth' 'variants.A.bio_cache: "fast" is not one of' 'variants.B.bogus'; do

@@ -46,6 +46,10 @@ others=$(grep -E '^  run [2-4]/' "$TMP/ab.out" | grep -c disturbed || true)
 grep -qE '1 measured run\(s\) disturbed' "$TMP/ab.out" \
   && pass "ab: the comparison warns of 1 disturbed run" \
   || fail "ab: no warning of the disturbed run: $(grep -i warn "$TMP/ab.out")"
+# ... and names it, with why (the comparison's "disturbed" list)
+grep -qE '^  run 1 \(A, round 1\): stalled 3\.[01] s$' "$TMP/ab.out" \
+  && pass "ab: the comparison names run 1 (A, round 1) and its stall" \
+  || fail "ab: the comparison does not name the disturbed run: $(grep -A2 -i 'disturbed' "$TMP/ab.out" | tail -2)"
 
 # --- biobench run --json ---------------------------------------------------
 "$CLI" run --json --runtime 3s --iodepth 8 nop >"$TMP/run.json" 2>"$TMP/run.err" &

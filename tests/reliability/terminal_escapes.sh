@@ -95,7 +95,7 @@ got=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["
 api_body="{\"name\":\"x\",\"target\":\"nop\",\"variants\":{\"A\":{},\"$EVIL_J\":{}}}"
 printf '%s' "$api_body" >"$TMP/bad.json"
 rc=0; "$CLI" submit "$TMP/bad.json" >"$TMP/err.out" 2>&1 || rc=$?
-[ "$rc" = 1 ] && pass "submit of a bad variant name: exit 1" || fail "submit: exit $rc: $(cat -v "$TMP/err.out")"
+[ "$rc" = 2 ] && pass "submit of a bad variant name: exit 2 (invalid job)" || fail "submit: exit $rc: $(cat -v "$TMP/err.out")"
 no_raw "$TMP/err.out" "biobench submit (an error naming the field)"
 
 # jobs: the long name is cut on a character boundary, with an ellipsis

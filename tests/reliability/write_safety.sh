@@ -4,7 +4,8 @@
 # be, through both `biobench run` and the daemon, and the refused devices'
 # data is unchanged afterwards (sha256 of every device before and after):
 #   - a mounted loop device (ext4, mounted read-only so that the
-#     filesystem itself does not write either);
+#     filesystem itself does not write either): the daemon refuses such a
+#     job (and one with holders) at submission, 400 naming the rw field;
 #   - a device with holders: a dm-linear on top of it when device-mapper
 #     is there; otherwise (and always, as well) a device another process
 #     has opened exclusively (O_EXCL), which the kernel refuses to a
@@ -129,11 +130,25 @@ daemon_refused() {
   if [ "$st" = failed ] && grep -Eqi "$re" <<<"$msg"; then pass "daemon: $name: job $id failed: $msg"
   else fail "daemon: $name: job $id $st: $msg"; fi
 }
+# daemon_refused_now NAME WANT_RE FIELD JOB: refused at submission with
+# a 400 naming FIELD (what is in use is known before the job is queued)
+daemon_refused_now() {
+  local name=$1 re=$2 field=$3 body=$4 msg got
+  api POST /api/v1/jobs "$body"
+  msg=$(api_get 'd["error"]["message"]')
+  got=$(api_get 'd["error"]["field"]')
+  if [ "$API_STATUS" = 400 ] && [ "$got" = "$field" ] && grep -Eqi "$re" <<<"$msg"; then
+    pass "daemon: $name: 400 at submission naming $field: $msg"
+  else
+    fail "daemon: $name: wanted 400 naming $field ($re), got $API_STATUS field $got: $msg"
+  fi
+}
 W='"rw":"randwrite","allow_write":true'
-daemon_refused "mounted $LM" "mounted" "$(job "$LM" "$W" '{}')"
-[ "$holders_kind" = none ] || daemon_refused "$LH with holders" "holder" "$(job "$LH" "$W" '{}')"
+daemon_refused_now "mounted $LM" "mounted" workload.rw "$(job "$LM" "$W" '{}')"
+daemon_refused_now "mounted $LM, only variant B writes" "mounted" variants.B.rw \
+  "$(job "$LM" '"rw":"randread","allow_write":true' '{"rw":"randwrite"}')"
+[ "$holders_kind" = none ] || daemon_refused_now "$LH with holders" "holder" workload.rw "$(job "$LH" "$W" '{}')"
 daemon_refused "$LX opened exclusively elsewhere" "exclusive|O_EXCL|busy|in use" "$(job "$LX" "$W" '{}')"
-daemon_refused "mounted $LM, only variant B writes" "mounted" "$(job "$LM" '"rw":"randread","allow_write":true' '{"rw":"randwrite"}')"
 daemon_refused "$LW allowed for writing, but the job lacks allow_write" "allow.write" "$(job "$LW" '"rw":"randwrite"' '{}')"
 daemon_refused "$LR read-only in the allow-list" "allow_write|read-only" "$(job "$LR" '"rw":"randwrite"' '{}')"
 daemon_refused "$LR, only variant B writes" "allow_write|read-only" "$(job "$LR" '"rw":"randread"' '{"rw":"randwrite"}')"
@@ -169,7 +184,9 @@ midjob=$(api_get 'd["id"]')
 for _ in $(seq 300); do
   api GET "/api/v1/jobs/$midjob"; [ "$(api_get 'd["runs_done"] >= 1')" = true ] && break; sleep 0.1
 done
-rm "$TMP/rw/victim2.dat"; ln -s "$LO" "$TMP/rw/victim2.dat"
+# swapped in one rename: the run must find a symlink, never a missing file
+# (which it refuses too, but for another reason)
+ln -s "$LO" "$TMP/rw/victim2.tmp" && mv -T "$TMP/rw/victim2.tmp" "$TMP/rw/victim2.dat"
 for pair in "swapped:$swapped:symlink to $LO after submission" "dropped:$dropped:dropped from the allow-list by SIGHUP" \
             "midjob:$midjob:symlink to $LO between two runs"; do
   IFS=: read -r _ jid what <<<"$pair"

@@ -151,6 +151,27 @@ int bb_errf(char *err, size_t len, int ret, const char *fmt, ...)
  * (binary units, one decimal).  Returns buf. */
 const char *bb_fmt_bytes(char *buf, size_t len, uint64_t bytes);
 
+/* The one rule biobench prints IOPS (and other rates and counts) with,
+ * everywhere but its t/io_uring emulation (tiou.h): an integer below
+ * 1000, then three or four significant digits: "999", "80.4K",
+ * "100.9K", "8.90M", "1.23G"; "-" when not finite.  Returns buf. */
+const char *bb_fmt_iops(char *buf, size_t len, double iops);
+
+/* "Did you mean ...?": the candidate nearest to a mistyped name.  Feed
+ * every candidate to bb_nearest_add(); best is then the nearest one by
+ * edit distance (insertions, deletions, substitutions and swaps of two
+ * neighbours; case, '-' and '_' ignored) when it is close enough to be a
+ * typo of word (at most 1 edit for up to 4 characters, 2 up to 8, else
+ * 3), NULL otherwise.  The first of equally near candidates wins. */
+struct bb_nearest {
+	const char *word;
+	const char *best;
+	unsigned dist;
+};
+
+void bb_nearest_init(struct bb_nearest *n, const char *word);
+void bb_nearest_add(struct bb_nearest *n, const char *cand);
+
 /* The first len-1 bytes of a (sysfs, proc) file into buf, surrounding
  * white space removed; "" on error.  0 or -errno. */
 int bb_read_text(const char *path, char *buf, size_t len);

@@ -224,7 +224,8 @@ struct bb_mem_estimate {
 	uint64_t verify;     /* generation and busy byte per block */
 	uint64_t completion; /* the completion thread's done queue */
 	uint64_t threads;    /* worker state, histograms, the engine's per
-				thread records */
+				thread records, and per thread 1 MiB for
+				its stack and malloc arena */
 	uint64_t samples;    /* one per second of runtime */
 	uint64_t total;      /* the sum */
 	uint64_t locked;     /* registered (pinned) buffers: counted against

@@ -10,6 +10,7 @@
 #define BB_JOBRUN_H
 
 #include <biobench/engine.h>
+#include <biobench/hostinfo.h>
 #include <biobench/jobspec.h>
 
 #include <stdatomic.h>
@@ -50,6 +51,16 @@ struct bb_jobrun_variant_stats {
 	double last_iops;
 };
 
+/* A measured run the quiescence gate (or the stall check) marked. */
+#define BB_JOBRUN_MAX_DISTURBED 32 /* named; disturbed_runs counts all */
+struct bb_jobrun_disturbed {
+	unsigned run;          /* 1-based, in run order */
+	unsigned variant;      /* index in job->v */
+	unsigned round;        /* 1-based measured round */
+	char reason[160];      /* bb_quiesce_result.reason: "CPU 1 87 %
+				  busy (cc1 (pid 12))", "stalled 3.0 s" */
+};
+
 struct bb_jobrun {
 	const struct bb_job *job;
 	const _Atomic bool *cancel; /* set by another thread to stop: the
@@ -64,7 +75,14 @@ struct bb_jobrun {
 	struct bb_jobrun_variant_stats vs[BB_JOB_MAX_VARIANTS];
 	struct bb_quiesce_result quiet; /* the gate's check before the
 					   current run (after_run reads it) */
+	struct bb_run_context run_ctx; /* where the current run ran: boot,
+					  kernel, the target's queue settings,
+					  read right before it starts (after
+					  before_run and the gate); have is
+					  false when the run did not start */
 	unsigned disturbed_runs;    /* measured runs the gate marked */
+	struct bb_jobrun_disturbed disturbed[BB_JOBRUN_MAX_DISTURBED];
+	unsigned ndisturbed;        /* the first of them, with why */
 	unsigned rounds_excluded;   /* rounds left out (exclude_disturbed) */
 	bool round_disturbed;       /* a run of the current round was */
 	bool have_cmp;
@@ -108,7 +126,9 @@ int bb_jobrun_exec(struct bb_jobrun *jr, const struct bb_jobrun_ops *ops,
 const char *bb_jobrun_verdict(const struct bb_jobrun *jr);
 
 /* {"verdict": ...|null, "metric", "unit", "runs_done", "runs_planned",
- *  "rounds_planned",
+ *  "rounds_planned", "disturbed_runs", "rounds_excluded",
+ *  "disturbed": [{"run", "variant", "round", "reason"}] (the first
+ *                BB_JOBRUN_MAX_DISTURBED disturbed measured runs),
  *  "design": "fixed"|"sequential", "multiple": "holm"|"bh",
  *  "comparisons": [bb_ab_result_to_json per variant; when bb_ab_compare
  *                  failed {"baseline","variant","metric","error"}],

@@ -44,6 +44,11 @@ int bb_options_from_json(struct bb_config *cfg, struct json_object *obj,
  * "unknown field" check). */
 bool bb_option_json_known(const char *field);
 
+/* The run option nearest to a mistyped name (bb_nearest): its JSON field
+ * name when json, else its long option name ("iodepth" for "iodpeth");
+ * NULL when none is close enough to be a typo of it. */
+const char *bb_option_nearest(const char *name, bool json);
+
 /* Set one option from a JSON value: key is its JSON field name, path the
  * prefix naming it in messages ("variants.B"; NULL or "" for none).
  * Returns 0; -ENOENT for an unknown key (nothing set); or -EINVAL.  On

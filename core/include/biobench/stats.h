@@ -124,6 +124,21 @@ struct bb_irq_check {
 	char source[96];        /* "nvme0q* in /proc/interrupts" */
 };
 
+/* The block device under the target as the kernel counted it in
+ * /proc/diskstats over the measured interval (its start to the end of the
+ * last completion), beside the model's own requests (bb_io_totals
+ * dev_reads...): for a file the page cache and the filesystem decide what
+ * reaches the disk; for a block device the block layer may merge.  Read
+ * at the phase changes only, never per I/O. */
+struct bb_diskstats {
+	bool checked;           /* the device's line was read at both ends */
+	char name[32];          /* its name in /proc/diskstats: "vda1" */
+	uint64_t reads;         /* reads completed */
+	uint64_t sectors_read;
+	uint64_t writes;        /* writes completed */
+	uint64_t sectors_written;
+};
+
 /* Whether a polled run was verified polled: null-like -1 when not a
  * polled run or nothing was counted, else 1 when its queues took fewer
  * interrupts than 1 per 20 device requests (other I/O on the controller
@@ -157,6 +172,7 @@ struct bb_result {
 	char kernel_helpers[128];  /* e.g. "sqpoll thread (iou-sqp)" */
 	unsigned ring_flags;       /* IORING_SETUP_* actually used */
 	struct bb_irq_check irq;   /* interrupts of the device's queues */
+	struct bb_diskstats disk;  /* the device under the target */
 	/* Stalls of the measured interval: time the sampling thread was
 	 * not running although its sleep had ended (the process stopped by
 	 * SIGSTOP or a debugger, frozen, its VM paused, or starved of CPU),

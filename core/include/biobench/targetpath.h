@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* targetpath.h - the one canonicaliser of target paths (core/io/pin.c),
  * shared by the run (which opens the canonical path without following any
- * symlink) and the daemon's allow-list (which judges it). */
+ * symlink) and the daemon's allow-list (which judges it); and the write
+ * check the daemon makes at submission (core/io/inuse.c). */
 #ifndef BB_TARGETPATH_H
 #define BB_TARGETPATH_H
 
@@ -17,5 +18,15 @@
  * asking).  Nothing is opened. */
 int bb_target_canonical(const char *target, char *out, size_t outlen,
 			char *why, size_t whylen);
+
+/* Whether a write job may write target, judged now, the way the run
+ * judges it when it opens the target for writing: a block device that is
+ * mounted, held, has a partition in use, or is aliased through loop
+ * devices by one that is (the message says which); a regular file with
+ * hard links or backing a loop device in use.  0 when it may (also for
+ * nop, a path that does not exist yet, or another kind: judged at the
+ * run), else -EBUSY / -EPERM with a one-line message naming the target.
+ * Nothing is opened for writing. */
+int bb_target_write_check(const char *target, char *err, size_t len);
 
 #endif

@@ -486,11 +486,37 @@ static void test_error_wording(void **state)
 	assert_int_equal(errs.n, 1);
 	assert_string_equal(errs.msg[0], "repeat: 0 is out of range 2..1000");
 
+	/* a typo gets the nearest field: top level, workload, variant,
+	 * quiescence; a run option at the top level is sent to the
+	 * workload; a name far from every field gets no guess */
+	assert_int_equal(parse(job, GOOD_HEAD "\"repaet\": 6, \"iodepth\": 4, "
+			       "\"quiescence\": {\"mxa_busy\": 5}, "
+			       "\"workload\": {\"iodpeth\": 4, \"zzzzzz\": 1}, "
+			       "\"variants\": {\"A\": {}, \"B\": {\"bio-cache\": \"off\"}}}",
+			       &errs),
+			 -EINVAL);
+	assert_int_equal(errs.n, 6);
+	assert_non_null(strstr(errs.msg[find_error(&errs, "repaet")],
+			       "repaet: unknown field: did you mean \"repeat\"?"));
+	assert_non_null(strstr(errs.msg[find_error(&errs, "iodepth")],
+			       "run options go in \"workload\" or a variant"));
+	assert_non_null(strstr(errs.msg[find_error(&errs, "quiescence.mxa_busy")],
+			       "did you mean \"max_busy\"?"));
+	assert_non_null(strstr(errs.msg[find_error(&errs, "workload.iodpeth")],
+			       "workload.iodpeth: unknown field: did you mean \"iodepth\"?"));
+	assert_non_null(strstr(errs.msg[find_error(&errs, "variants.B.bio-cache")],
+			       "did you mean \"bio_cache\"?"));
+	assert_null(strstr(errs.msg[find_error(&errs, "workload.zzzzzz")],
+			   "did you mean"));
+
 	assert_int_equal(parse(job, GOOD_HEAD "\"variants\": {\"A\": {}}}", &errs),
 			 -EINVAL);
 	assert_int_equal(errs.n, 1);
 	assert_non_null(strstr(errs.msg[0],
 			       "variants: needs at least 2 variants (A and B)"));
+	/* the calibrate examples have one variant: say what makes them a
+	 * job the daemon takes */
+	assert_non_null(strstr(errs.msg[0], "needs \"aa\": true"));
 
 	/* a workload error shared by all variants is reported once */
 	assert_int_equal(parse(job,

@@ -4,6 +4,7 @@
  * schema/result.schema.json with python3-jsonschema when installed;
  * skipped otherwise). */
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -275,6 +276,32 @@ static char *sample_line(const char *target, uint32_t bs,
 	return text;
 }
 
+/* The one IOPS rule: integers below 1000, then K/M/G with three or four
+ * significant digits, carried at the rounding boundary. */
+static void test_fmt_iops(void **state)
+{
+	static const struct {
+		double v;
+		const char *expect;
+	} cases[] = {
+		{ 0, "0" },	       { 7.4, "7" },	       { 999.4, "999" },
+		{ 999.5, "1.0K" },     { 80418, "80.4K" },    { 100980, "101.0K" },
+		{ 999949, "999.9K" },  { 999950, "1.00M" },   { 8900800, "8.90M" },
+		{ 999994999, "999.99M" }, { 999995000, "1.00G" },
+		{ 1.5e9, "1.50G" },    { -2500, "-2.5K" },    { NAN, "-" },
+		{ INFINITY, "-" },
+	};
+	char buf[32];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		bb_fmt_iops(buf, sizeof(buf), cases[i].v);
+		if (strcmp(buf, cases[i].expect))
+			fail_msg("%g: got '%s', expected '%s'", cases[i].v, buf,
+				 cases[i].expect);
+	}
+}
+
 static void test_sample_fprint(void **state)
 {
 	static const struct {
@@ -283,18 +310,25 @@ static void test_sample_fprint(void **state)
 		uint64_t interval_ms;
 		const char *expect;
 	} cases[] = {
-		/* nop: no BW */
+		/* nop: no BW; one rule on both sides of 100K (bb_fmt_iops),
+		 * not t/io_uring's integers below 100K */
 		{ "nop", { .ios = 99999, .submitted = 3200, .enters = 100,
 			   .reaped = 3200 }, 1000,
-		  "IOPS=99999, IOS/call=32/32\n" },
+		  "IOPS=100.0K, IOS/call=32/32\n" },
+		{ "nop", { .ios = 80418, .submitted = 3200, .enters = 100,
+			   .reaped = 3200 }, 1000,
+		  "IOPS=80.4K, IOS/call=32/32\n" },
+		{ "nop", { .ios = 999, .submitted = 3200, .enters = 100,
+			   .reaped = 3200 }, 1000,
+		  "IOPS=999, IOS/call=32/32\n" },
 		{ "nop", { .ios = 123456, .submitted = 3200, .enters = 100,
 			   .reaped = 3200 }, 1000,
-		  "IOPS=123.46K, IOS/call=32/32\n" },
+		  "IOPS=123.5K, IOS/call=32/32\n" },
 		/* 123456 * 4096 B/s = 482.25 MiB/s -> 482 */
 		{ "/dev/nvme0n1", { .ios = 123456, .bytes = 123456ull * 4096,
 				    .submitted = 3200, .enters = 100,
 				    .reaped = 3200 }, 1000,
-		  "IOPS=123.46K, BW=482MiB/s, IOS/call=32/32\n" },
+		  "IOPS=123.5K, BW=482MiB/s, IOS/call=32/32\n" },
 		/* 2.5M x 4k = 9765.625 MiB/s -> 9765 / 1024 = 9.54 GiB/s;
 		 * 3100/100 = 31, 3050/100 = 30 (integer division) */
 		{ "/dev/nvme0n1", { .ios = 2500000, .bytes = 2500000ull * 4096,
@@ -303,20 +337,21 @@ static void test_sample_fprint(void **state)
 		  "IOPS=2.50M, BW=9.54GiB/s, IOS/call=31/30\n" },
 		/* no enters: -1/-1 */
 		{ "/tmp/f", { .ios = 0 }, 1000, "IOPS=0, BW=0MiB/s, IOS/call=-1/-1\n" },
-		/* half a second: 50000 I/Os = 100000 IOPS (not above 1e5);
+		/* half a second: 50000 I/Os = 100000 IOPS;
 		 * 409600000 B/s = 390.6 MiB/s -> 390 */
 		{ "/tmp/f", { .ios = 50000, .bytes = 50000ull * 4096 }, 500,
-		  "IOPS=100000, BW=390MiB/s, IOS/call=-1/-1\n" },
+		  "IOPS=100.0K, BW=390MiB/s, IOS/call=-1/-1\n" },
 		/* interval 0 is taken as 1 s */
 		{ "nop", { .ios = 7, .submitted = 7, .enters = 7, .reaped = 7 },
 		  0, "IOPS=7, IOS/call=1/1\n" },
-		/* exactly 1e6 is not above 1e6 */
-		{ "nop", { .ios = 1000000 }, 1000, "IOPS=1000.00K, IOS/call=-1/-1\n" },
+		/* 1e6 is 1.00M, not 1000.0K; 999949 still K */
+		{ "nop", { .ios = 1000000 }, 1000, "IOPS=1.00M, IOS/call=-1/-1\n" },
+		{ "nop", { .ios = 999949 }, 1000, "IOPS=999.9K, IOS/call=-1/-1\n" },
 		/* exactly 2000 MiB/s stays in MiB/s; 2001 is 1.95 GiB/s */
 		{ "/tmp/f", { .ios = 512000, .bytes = 2000ull << 20 }, 1000,
-		  "IOPS=512.00K, BW=2000MiB/s, IOS/call=-1/-1\n" },
+		  "IOPS=512.0K, BW=2000MiB/s, IOS/call=-1/-1\n" },
 		{ "/tmp/f", { .ios = 512256, .bytes = 2001ull << 20 }, 1000,
-		  "IOPS=512.26K, BW=1.95GiB/s, IOS/call=-1/-1\n" },
+		  "IOPS=512.3K, BW=1.95GiB/s, IOS/call=-1/-1\n" },
 	};
 
 	(void)state;
@@ -638,10 +673,11 @@ static void test_result_fprint(void **state)
 	f = open_memstream(&text, &len);
 	bb_result_fprint(f, &cfg, r);
 	fclose(f);
-	assert_non_null(strstr(text, "target: nop (nop)"));
+	assert_non_null(strstr(text, "target: nop (io_uring NOPs through the bio model, no device)"));
+	assert_null(strstr(text, "nop (nop)"));
 	assert_non_null(strstr(text, "workload: randread bs=4096 iodepth=128 threads=1 mode=irq"));
 	assert_non_null(strstr(text, "bio_cache=all split_check=iter bio_layout=vec_early"));
-	assert_non_null(strstr(text, "IOPS=1000 (2000 I/Os in 2.00 s"));
+	assert_non_null(strstr(text, "IOPS=1.0K (2000 I/Os in 2.00 s"));
 	assert_null(strstr(text, "BW=")); /* nop */
 	/* 1..1000 us twice: min 1 us, mean 500.5 us, max 1000 us */
 	assert_non_null(strstr(text, "lat (usec, per batch): min=1.00 mean=500.50 p50="));
@@ -652,10 +688,54 @@ static void test_result_fprint(void **state)
 	assert_non_null(strstr(text, "bio cache: alloc hit=1 miss=2"));
 	assert_non_null(strstr(text, "split bioset: alloc hit=101"));
 	assert_non_null(strstr(text, "split: checks=201 hits=202"));
-	assert_non_null(strstr(text, "device: requests read=2000 write=0, sectors read=16000 written=0"));
+	/* nop: the model's requests, said to be the model's; no disk line */
+	assert_non_null(strstr(text, "device: model requests read=2000 write=0, sectors read=16000 written=0 (the bio model's; nop has no device)"));
+	assert_null(strstr(text, "  disk: "));
 	free(text);
 	bb_result_free(r);
 	free(r);
+
+	/* a page-cached file: the model's 2000 requests, and beside them the
+	 * 5 reads its disk counted */
+	r = result_new(false, false);
+	snprintf(cfg.target, sizeof(cfg.target), "/var/tmp/f.dat");
+	snprintf(r->target_kind, sizeof(r->target_kind), "file");
+	r->disk = (struct bb_diskstats){ .checked = true, .name = "vda1",
+					 .reads = 5, .sectors_read = 40 };
+	text = NULL;
+	f = open_memstream(&text, &len);
+	bb_result_fprint(f, &cfg, r);
+	fclose(f);
+	assert_non_null(strstr(text, "device: model requests read=2000 write=0, sectors read=16000 written=0 (the bio model's, not the disk's"));
+	assert_non_null(strstr(text, "  disk: vda1 in /proc/diskstats: reads=5 writes=0, sectors read=40 written=0 (the measured interval; other I/O to that disk counts too)"));
+	free(text);
+	/* ... on tmpfs: no disk, and it says so */
+	r->disk.checked = false;
+	text = NULL;
+	f = open_memstream(&text, &len);
+	bb_result_fprint(f, &cfg, r);
+	fclose(f);
+	assert_non_null(strstr(text, "  disk: none under /var/tmp/f.dat"));
+	free(text);
+	bb_result_free(r);
+	free(r);
+
+	/* a block device: its requests, and the same in /proc/diskstats */
+	r = result_new(false, false);
+	snprintf(cfg.target, sizeof(cfg.target), "/dev/loop0");
+	snprintf(r->target_kind, sizeof(r->target_kind), "block");
+	r->disk = (struct bb_diskstats){ .checked = true, .name = "loop0",
+					 .reads = 2000, .sectors_read = 16000 };
+	text = NULL;
+	f = open_memstream(&text, &len);
+	bb_result_fprint(f, &cfg, r);
+	fclose(f);
+	assert_non_null(strstr(text, "  device: requests read=2000 write=0, sectors read=16000 written=0\n"));
+	assert_non_null(strstr(text, "  disk: loop0 in /proc/diskstats: reads=2000 writes=0, sectors read=16000 written=0 (the measured interval)\n"));
+	free(text);
+	bb_result_free(r);
+	free(r);
+	snprintf(cfg.target, sizeof(cfg.target), "nop");
 
 	/* perf available, a real target with BW, latency off */
 	r = result_new(true, false);
@@ -666,7 +746,7 @@ static void test_result_fprint(void **state)
 	bb_result_fprint(f, &cfg, r);
 	fclose(f);
 	/* 2000 x 4 KiB over 2 s = 3.9 MiB/s -> 3 */
-	assert_non_null(strstr(text, "IOPS=1000, BW=3MiB/s"));
+	assert_non_null(strstr(text, "IOPS=1.0K, BW=3MiB/s"));
 	assert_non_null(strstr(text, "lat: off"));
 	assert_non_null(strstr(text, "perf: 5000.0 instructions/IO, 2500.0 cycles/IO, IPC 2.00"));
 	free(text);
@@ -683,6 +763,7 @@ int main(void)
 		cmocka_unit_test(test_hist_percentiles_bimodal),
 		cmocka_unit_test(test_hist_empty),
 		cmocka_unit_test(test_hist_merge),
+		cmocka_unit_test(test_fmt_iops),
 		cmocka_unit_test(test_sample_fprint),
 		cmocka_unit_test(test_cpu_usage),
 		cmocka_unit_test(test_perf),
