@@ -31,8 +31,11 @@
 	((depth) * (pieces) + 2u * 256u + 64u)
 
 /* SQ and CQ sizes of a worker's ring for iodepth I/Os of up to pieces
- * device requests each (used by setup_ring in path/worker.c, counted by
- * the estimate). */
+ * device requests each (used by setup_ring in run/wsetup.c, counted by
+ * the estimate): the SQ holds iodepth entries, the CQ every request in
+ * flight (iodepth x pieces), each rounded up to a power of two.  Whole
+ * I/Os (pieces 1) get the ring t/io_uring sets up (its sq_ring = cq_ring
+ * = iodepth rounded up); split ones an SQ of at least 8. */
 static inline void bb_worker_ring_sizes(unsigned iodepth, unsigned pieces,
 					unsigned *sq, unsigned *cq)
 {
@@ -40,10 +43,10 @@ static inline void bb_worker_ring_sizes(unsigned iodepth, unsigned pieces,
 
 	while (e < iodepth)
 		e <<= 1;
-	if (e < 8)
+	if (e < 8 && pieces > 1)
 		e = 8;
 	c = e;
-	while (c < (uint64_t)iodepth * pieces * 2 && c < 65536)
+	while (c < (uint64_t)iodepth * pieces && c < 65536)
 		c <<= 1;
 	if (e > 32768)
 		e = 32768;
