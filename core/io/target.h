@@ -181,6 +181,11 @@ void bb_target_pin_close(struct bb_target_pin *p);
  * file and the fix when it cannot. */
 bool bb_dev_can_poll(dev_t dev, char *why, size_t len);
 
+/* The NUMA node of an open target's device, as t/io_uring -P1 reads it:
+ * /sys/block/<disk>/device/numa_node (else the device's parent's, e.g.
+ * the PCI function of a virtio disk); -1 when unknown or for nop. */
+int bb_target_numa_node(const struct bb_target *t);
+
 /* Read the sysfs name of the disk and partition of dev. */
 int bb_dev_names(dev_t dev, char *disk, size_t dlen, char *part,
 		 size_t plen);

@@ -454,6 +454,27 @@ static unsigned apply_fields(struct job_ctx *c, struct bb_config *cfg,
 	return c->errs->n - before;
 }
 
+/* bb_config_check_field(), and what a job needs beyond a run: its runs
+ * end by themselves (runtime and number_ios both 0 run until interrupted,
+ * which `biobench run` allows). */
+static int job_check_field(struct bb_config *cfg, char *field, size_t flen,
+			   char *msg, size_t mlen)
+{
+	int ret = bb_config_check_field(cfg, field, flen, msg, mlen);
+
+	if (ret)
+		return ret;
+	if (cfg->runtime_ns == 0 && cfg->number_ios == 0) {
+		snprintf(field, flen, "%s", "");
+		snprintf(msg, mlen,
+			 "runtime and number_ios are both 0: a job's runs must "
+			 "end by themselves: set one of them (0 and 0 run until "
+			 "interrupted, in biobench run and biobench tiou only)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static void parse_variants(struct job_ctx *c, struct json_object *vars,
 			   const struct bb_config *base, bool base_ok, bool aa)
 {
@@ -480,7 +501,7 @@ static void parse_variants(struct job_ctx *c, struct json_object *vars,
 		err_add(c->errs, "variants", "at most %d variants, got %zu",
 			BB_JOB_MAX_VARIANTS, count);
 	/* the workload's own cross-field error is reported once, on it */
-	if (base_ok && bb_config_check_field(&chk, base_field, sizeof(base_field),
+	if (base_ok && job_check_field(&chk, base_field, sizeof(base_field),
 					     base_msg, sizeof(base_msg)) == 0)
 		base_msg[0] = '\0';
 
@@ -509,7 +530,7 @@ static void parse_variants(struct job_ctx *c, struct json_object *vars,
 		nerr = apply_fields(c, &v->cfg, vobj, path, v);
 		if (nerr || !base_ok)
 			continue; /* cross-field checks once the fields are valid */
-		if (bb_config_check_field(&v->cfg, field, sizeof(field), msg,
+		if (job_check_field(&v->cfg, field, sizeof(field), msg,
 					  sizeof(msg)) == 0)
 			continue;
 		if (base_msg[0] && !strcmp(msg, base_msg) &&

@@ -88,6 +88,9 @@ struct bb_thread_result {
 	struct bb_cache_counters split_cache;
 	struct bb_split_counters split;
 	unsigned ring_flags;
+	int tid;               /* the submitter's gettid() */
+	unsigned sq_entries;   /* its ring as set up */
+	unsigned cq_entries;
 	int error;             /* -errno, 0 ok */
 	char errmsg[256];
 };
@@ -109,6 +112,7 @@ struct bb_worker_args {
 	unsigned index;       /* thread index */
 	int cpu;              /* -1: not pinned */
 	int completion_cpu;   /* -1: not pinned */
+	int numa_node;        /* numa_place: its device's node, else -1 */
 	_Atomic int *phase;   /* enum bb_phase, set by the engine */
 	_Atomic int ready;    /* worker set up and about to start */
 	_Atomic int done;     /* worker finished (incl. verify) */
