@@ -5,6 +5,7 @@
 #include <biobench/tiou.h>
 
 #include <biobench/config.h>
+#include <biobench/options.h>
 
 #include <errno.h>
 #include <inttypes.h>
@@ -267,7 +268,12 @@ static int finish(struct bb_tiou *t, char *err, size_t errlen)
 {
 	t->submit = bb_min(t->batch_submit, t->depth);
 	t->complete = bb_min(t->batch_complete, t->depth);
-	t->notes &= ~(BB_TIOU_NOTE_NOP_PLAIN | BB_TIOU_NOTE_NOP_FILES);
+	t->notes &= ~(BB_TIOU_NOTE_NOP_PLAIN | BB_TIOU_NOTE_NOP_FILES |
+		      BB_TIOU_NOTE_LAT | BB_TIOU_NOTE_SEQ_SLICES);
+	if (t->stats)
+		t->notes |= BB_TIOU_NOTE_LAT;
+	if (!t->random && !t->nop && t->nfiles && t->threads > t->nfiles)
+		t->notes |= BB_TIOU_NOTE_SEQ_SLICES;
 	t->nop_kind = BB_TIOU_NOP_OFF;
 	t->nop_flags = 0;
 	if (t->nop) {
@@ -391,6 +397,10 @@ size_t bb_tiou_notes(const struct bb_tiou *t, char *buf, size_t len)
 		  "tiou: -N1 without FILE issues plain NOPs, as fio 3.33 does (current fio needs a FILE and sends IORING_NOP_FILE NOPs)" },
 		{ BB_TIOU_NOTE_NOP_FILES,
 		  "tiou: -N1 with FILE issues NOPs that carry the file and buffer (IORING_NOP_FILE, as current fio); fio 3.33 ignores the FILE and issues plain NOPs" },
+		{ BB_TIOU_NOTE_LAT,
+		  "tiou: -t1 measures per submit batch with biobench's clock, in nanoseconds from the first I/O on (t/io_uring counts TSC ticks unless -T gives their rate, and starts one second in)" },
+		{ BB_TIOU_NOTE_SEQ_SLICES,
+		  "tiou: -R0 with more threads than FILEs: each thread reads its own slice of its file in order (t/io_uring's threads each read the whole file from offset 0, the same blocks)" },
 	};
 	size_t n = 0;
 
@@ -412,10 +422,8 @@ size_t bb_tiou_notes(const struct bb_tiou *t, char *buf, size_t len)
 #define SZ_64M (64u << 20)
 
 int bb_tiou_to_config(const struct bb_tiou *t, struct bb_config *cfg,
-		      unsigned *unmapped, char *err, size_t errlen)
+		      char *err, size_t errlen)
 {
-	unsigned um = 0;
-
 	if (err && errlen)
 		err[0] = '\0';
 	if (t->bs % 512)
@@ -433,15 +441,25 @@ int bb_tiou_to_config(const struct bb_tiou *t, struct bb_config *cfg,
 			       "-V1: vectored NVMe passthrough (NVME_URING_CMD_IO_VEC) is not supported by biobench tiou");
 
 	if (t->nop) {
-		snprintf(cfg->target, sizeof(cfg->target), "nop");
+		bb_config_set_target(cfg, BB_TARGET_NOP_NAME);
+		cfg->nop_kind = t->nop_kind == BB_TIOU_NOP_FILE ? BB_NOP_FILE :
+								  BB_NOP_PLAIN;
 	} else {
-		if (strlen(t->files[0]) >= sizeof(cfg->target))
-			return bb_errf(err, errlen, -EINVAL,
-				       "FILE: '%.40s...' is longer than %zu bytes",
-				       t->files[0], sizeof(cfg->target) - 1);
-		snprintf(cfg->target, sizeof(cfg->target), "%s", t->files[0]);
-		cfg->direct = t->direct;
+		for (unsigned i = 0; i < t->nfiles; i++) {
+			int ret = i ? bb_config_add_target(cfg, t->files[i]) :
+				      bb_config_set_target(cfg, t->files[i]);
+
+			if (ret)
+				return bb_errf(err, errlen, -EINVAL,
+					       "FILE: '%.40s%s': the FILEs are longer than %zu bytes in all, or more than %d",
+					       t->files[i],
+					       strlen(t->files[i]) > 40 ? "..." : "",
+					       sizeof(cfg->target) - 2,
+					       BB_MAX_TARGETS);
+		}
+		cfg->nop_kind = BB_NOP_PLAIN;
 	}
+	cfg->direct = t->direct;
 	cfg->size = 0;   /* the whole file or device, as t/io_uring */
 	cfg->offset = 0;
 	cfg->rw = t->random ? BB_RW_RANDREAD : BB_RW_READ;
@@ -458,46 +476,49 @@ int bb_tiou_to_config(const struct bb_tiou *t, struct bb_config *cfg,
 	cfg->submit_batch = t->submit;
 	cfg->complete_batch = t->complete;
 	cfg->lat = t->stats ? BB_LAT_BATCH : BB_LAT_OFF;
-
-	if (t->nop_kind == BB_TIOU_NOP_FILE)
-		um |= BB_TIOU_UM_NOP_FILE;
-	if (t->nfiles > 1)
-		um |= BB_TIOU_UM_FILES;
-	if (!t->runtime_s)
-		um |= BB_TIOU_UM_UNTIL_SIGNAL;
-	if (!t->register_ring)
-		um |= BB_TIOU_UM_RING_UNREG;
-	if (t->numa_placement)
-		um |= BB_TIOU_UM_NUMA;
-	if (t->vectored && !t->fixedbufs && !t->nop)
-		um |= BB_TIOU_UM_VECTORED;
-	if (t->restriction)
-		um |= BB_TIOU_UM_RESTRICT;
-	if (unmapped)
-		*unmapped = um;
+	cfg->model = BB_MODEL_NONE;
+	cfg->register_ring = t->register_ring;
+	cfg->restrict_ring = t->restriction;
+	cfg->vectored = t->vectored && !t->fixedbufs && !t->nop;
+	cfg->numa_place = t->numa_placement;
 	return 0;
 }
 
-const char *bb_tiou_unmapped_name(unsigned bit)
+struct json_object *bb_tiou_to_json(const struct bb_tiou *t, char *err,
+				    size_t errlen)
 {
-	switch (bit) {
-	case BB_TIOU_UM_NOP_FILE:
-		return "-N1 with FILE (NOPs carrying IORING_NOP_FILE, _FIXED_FILE, _FIXED_BUFFER, _INJECT_RESULT)";
-	case BB_TIOU_UM_FILES:
-		return "several FILEs (spread over the threads as t/io_uring does)";
-	case BB_TIOU_UM_UNTIL_SIGNAL:
-		return "-r0 (run until interrupted)";
-	case BB_TIOU_UM_RING_UNREG:
-		return "-X0 (ring fd not registered)";
-	case BB_TIOU_UM_NUMA:
-		return "-P1 (run on the device's NUMA node)";
-	case BB_TIOU_UM_VECTORED:
-		return "-V1 (IORING_OP_READV reads)";
-	case BB_TIOU_UM_RESTRICT:
-		return "-e1 (ring restricted to t/io_uring's opcodes)";
-	default:
-		return "?";
+	static const char *const mapped[] = {
+		"target", "direct", "rw", "bs", "iodepth", "threads",
+		"runtime", "engine", "mode", "fixedbufs", "registerfiles",
+		"submit_batch", "complete_batch", "lat", "nop_kind", "model",
+		"register_ring", "restrict_ring", "vectored", "numa_place",
+	};
+	struct json_object *all = NULL, *out = NULL, *v;
+	struct bb_config *cfg = malloc(sizeof(*cfg));
+
+	if (!cfg) {
+		bb_errf(err, errlen, -ENOMEM, "out of memory");
+		return NULL;
 	}
+	bb_config_default(cfg);
+	if (bb_tiou_to_config(t, cfg, err, errlen))
+		goto out;
+	all = bb_config_to_json(cfg);
+	out = json_object_new_object();
+	if (!all || !out) {
+		json_object_put(out);
+		out = NULL;
+		bb_errf(err, errlen, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < bb_array_size(mapped); i++)
+		if (json_object_object_get_ex(all, mapped[i], &v))
+			json_object_object_add(out, mapped[i],
+					       json_object_get(v));
+out:
+	json_object_put(all);
+	free(cfg);
+	return out;
 }
 
 /* ------------------------------------------------------------------ */

@@ -9,9 +9,10 @@
  *  - bb_tiou_parse(): t/io_uring's options with t/io_uring's meaning,
  *    defaults and parsing rules (fio 3.33, Debian 12's fio, and current
  *    fio: the union of both option sets), into struct bb_tiou;
- *  - bb_tiou_to_config(): the mapping onto biobench's run configuration,
- *    as far as struct bb_config can say it, and a BB_TIOU_UM_* set of what
- *    it cannot say yet (the engine reads those from struct bb_tiou);
+ *  - bb_tiou_to_config(): the mapping onto biobench's run configuration:
+ *    every option t/io_uring has is a run option of the engine, or is
+ *    refused with one line saying why (bb_tiou_to_json(): the options a
+ *    line becomes, for a job's normalized document);
  *  - bb_tiou_fmt_*(): t/io_uring's output lines, byte for byte.
  *
  * t/io_uring's parsing rules (t/io_uring.c, main()):
@@ -45,6 +46,7 @@
 
 struct bb_config;
 struct bb_hist;
+struct json_object;
 
 #define BB_TIOU_MAX_THREADS 64           /* = BB_MAX_THREADS */
 #define BB_TIOU_MAX_FILES_PER_THREAD 16  /* t/io_uring's MAX_FDS */
@@ -75,20 +77,8 @@ enum {
 	BB_TIOU_NOTE_T = 1u << 1,          /* -T given: not saved to ./tsc-rate */
 	BB_TIOU_NOTE_NOP_PLAIN = 1u << 2,  /* -N1 without FILE */
 	BB_TIOU_NOTE_NOP_FILES = 1u << 3,  /* -N1 with FILEs */
-};
-
-/* What bb_tiou_to_config() could not express in struct bb_config: the
- * engine honours these from struct bb_tiou once it can (bit names in
- * bb_tiou_unmapped_name()). */
-enum {
-	BB_TIOU_UM_NOP_FILE = 1u << 0,     /* nop_kind FILE, nop_flags */
-	BB_TIOU_UM_FILES = 1u << 1,        /* more than one FILE (thread_files) */
-	BB_TIOU_UM_UNTIL_SIGNAL = 1u << 2, /* -r0: run until interrupted */
-	BB_TIOU_UM_RING_UNREG = 1u << 3,   /* -X0: ring fd not registered */
-	BB_TIOU_UM_NUMA = 1u << 4,         /* -P1: place on the device's node */
-	BB_TIOU_UM_VECTORED = 1u << 5,     /* -V1 without -B1: IORING_OP_READV */
-	BB_TIOU_UM_RESTRICT = 1u << 6,     /* -e1: R_DISABLED + restrictions */
-	BB_TIOU_UM__COUNT = 7
+	BB_TIOU_NOTE_LAT = 1u << 4,        /* -t1: biobench's clock, in ns */
+	BB_TIOU_NOTE_SEQ_SLICES = 1u << 5, /* -R0, threads sharing a file */
 };
 
 struct bb_tiou {
@@ -167,22 +157,33 @@ void bb_tiou_usage(char *buf, size_t len, const char *prog);
 size_t bb_tiou_notes(const struct bb_tiou *t, char *buf, size_t len);
 
 /* Map onto biobench's run configuration: cfg must hold the defaults
- * (bb_config_default); sets target (FILE 1, or "nop" for -N1), direct, rw
- * (randread / read), bs, iodepth, threads, runtime_ns (-r; 0 stays 0 with
- * BB_TIOU_UM_UNTIL_SIGNAL), number_ios 0, engine (uring_cmd for -u1),
- * mode (poll for -p1 unless -N1, else irq), fixedbufs, registerfiles,
- * submit_batch, complete_batch and lat (-t1: per batch, else off).  What
- * it cannot express is returned in *unmapped (BB_TIOU_UM_*; may be NULL).
+ * (bb_config_default).  Sets target (every FILE, spread over the threads
+ * as t/io_uring spreads them; "nop" for -N1, with nop_kind file when
+ * FILEs are given, plain without), direct (-O), rw (randread / read),
+ * bs, iodepth, threads, runtime_ns (-r; 0 = until interrupted),
+ * number_ios 0, size and offset 0 (the whole file or device), engine
+ * (uring_cmd for -u1), mode (poll for -p1 unless -N1, else irq),
+ * fixedbufs, registerfiles, submit_batch, complete_batch, lat (-t1: per
+ * batch, else off), model none (t/io_uring has no bio model),
+ * register_ring (-X), restrict_ring (-e), vectored (-V1 with -B0 and not
+ * -N1: t/io_uring issues READ_FIXED with -B1) and numa_place (-P).
  * Returns 0 or -EINVAL naming the t/io_uring option, for what biobench
  * cannot run: -b not a multiple of 512 or above 64 MiB, -p1 with -O0 on
- * reads (the kernel refuses polled buffered reads), -V1 with -u1 (vectored
- * passthrough).  bb_config_check() is left to the caller (after biobench's
- * own options). */
+ * reads (the kernel refuses polled buffered reads), -V1 with -u1
+ * (vectored passthrough).  (-a1, -S1 and -H are refused by the parser.)
+ * bb_config_check() is left to the caller (after biobench's own
+ * options). */
 int bb_tiou_to_config(const struct bb_tiou *t, struct bb_config *cfg,
-		      unsigned *unmapped, char *err, size_t errlen);
+		      char *err, size_t errlen);
 
-/* "-N1 with FILE (IORING_NOP_FILE...)" etc. for a BB_TIOU_UM_* bit. */
-const char *bb_tiou_unmapped_name(unsigned bit);
+/* The run options a parsed line becomes (bb_tiou_to_config on the
+ * defaults), as a JSON object of run option fields (bb_config_to_json's
+ * names): target, direct, rw, bs, iodepth, threads, runtime, engine,
+ * mode, fixedbufs, registerfiles, submit_batch, complete_batch, lat,
+ * nop_kind, model, register_ring, restrict_ring, vectored, numa_place.
+ * NULL when the line cannot be mapped (err says why) or out of memory. */
+struct json_object *bb_tiou_to_json(const struct bb_tiou *t, char *err,
+				    size_t errlen);
 
 /* ------------------------------------------------------------------ */
 /* Output lines, byte-compatible with t/io_uring's printf()s.  Each writes

@@ -476,34 +476,35 @@ static void test_usage(void **state)
 /* ------------------------------------------------------------------ */
 /* onto struct bb_config */
 
-static int to_cfg(const char *args, struct bb_config *cfg, unsigned *um,
-		  char *err, size_t errlen)
+static int to_cfg(const char *args, struct bb_config *cfg, char *err,
+		  size_t errlen)
 {
 	int r = parse(args, err, errlen);
 
 	if (r)
 		return r;
 	bb_config_default(cfg);
-	return bb_tiou_to_config(&T, cfg, um, err, errlen);
+	return bb_tiou_to_config(&T, cfg, err, errlen);
 }
 
 static void test_to_config(void **state)
 {
 	static struct bb_config cfg;
 	char err[256];
-	unsigned um;
+	const char *p;
 
 	(void)state;
 	assert_int_equal(to_cfg("-p0 -d128 -b4096 -s1 -c1 -F1 -B1 -R1 -X1 -n1 -P1 /mnt/testfile",
-				&cfg, &um, err, sizeof(err)), 0);
+				&cfg, err, sizeof(err)), 0);
 	assert_string_equal(cfg.target, "/mnt/testfile");
+	assert_int_equal(cfg.ntargets, 1);
 	assert_true(cfg.direct);
 	assert_int_equal(cfg.rw, BB_RW_RANDREAD);
 	assert_int_equal(cfg.bs, 4096);
 	assert_int_equal(cfg.iodepth, 128);
 	assert_int_equal(cfg.threads, 1);
 	assert_int_equal(cfg.size, 0);
-	assert_int_equal(cfg.runtime_ns, 0);
+	assert_int_equal(cfg.runtime_ns, 0); /* -r0: until interrupted */
 	assert_int_equal(cfg.number_ios, 0);
 	assert_int_equal(cfg.engine, BB_ENGINE_IO_URING);
 	assert_int_equal(cfg.mode, BB_MODE_IRQ);
@@ -512,11 +513,18 @@ static void test_to_config(void **state)
 	assert_int_equal(cfg.submit_batch, 1);
 	assert_int_equal(cfg.complete_batch, 1);
 	assert_int_equal(cfg.lat, BB_LAT_OFF); /* t/io_uring's -t0 */
-	assert_int_equal(um, BB_TIOU_UM_UNTIL_SIGNAL | BB_TIOU_UM_NUMA);
+	assert_int_equal(cfg.model, BB_MODEL_NONE); /* no bio model */
+	assert_true(cfg.register_ring);
+	assert_false(cfg.restrict_ring);
+	assert_false(cfg.vectored);
+	assert_true(cfg.numa_place);
+	assert_int_equal(cfg.nop_kind, BB_NOP_PLAIN);
+	/* and runs as it is: until interrupted is a valid run */
+	assert_int_equal(bb_config_check(&cfg, err, sizeof(err)), 0);
 
 	/* polled by default; -t1 is biobench's per-batch latency */
 	assert_int_equal(to_cfg("-r5 -t1 -R0 -O1 -d16 -s32 -c64 -n3 -b8192 /dev/x",
-				&cfg, &um, err, sizeof(err)), 0);
+				&cfg, err, sizeof(err)), 0);
 	assert_int_equal(cfg.mode, BB_MODE_POLL);
 	assert_int_equal(cfg.runtime_ns, 5000000000ull);
 	assert_int_equal(cfg.lat, BB_LAT_BATCH);
@@ -525,44 +533,85 @@ static void test_to_config(void **state)
 	assert_int_equal(cfg.complete_batch, 16);
 	assert_int_equal(cfg.threads, 3);
 	assert_int_equal(cfg.bs, 8192);
-	assert_int_equal(um, 0);
+	assert_false(cfg.numa_place);
 	/* what the mapping produced passes biobench's own checks */
 	assert_int_equal(bb_config_check(&cfg, err, sizeof(err)), 0);
 
 	/* buffered reads with -p0 */
-	assert_int_equal(to_cfg("-p0 -O0 -r1 F", &cfg, &um, err, sizeof(err)), 0);
+	assert_int_equal(to_cfg("-p0 -O0 -r1 F", &cfg, err, sizeof(err)), 0);
 	assert_false(cfg.direct);
 	assert_int_equal(cfg.mode, BB_MODE_IRQ);
 	assert_int_equal(bb_config_check(&cfg, err, sizeof(err)), 0);
 	assert_false(cfg.direct);
 
-	/* NOPs: never polled (t/io_uring sets no IOPOLL for -N1) */
-	assert_int_equal(to_cfg("-N1 -r1", &cfg, &um, err, sizeof(err)), 0);
+	/* NOPs: never polled (t/io_uring sets no IOPOLL for -N1); without
+	 * FILE fio 3.33's plain NOP, with FILE current fio's file NOP */
+	assert_int_equal(to_cfg("-N1 -r1", &cfg, err, sizeof(err)), 0);
 	assert_string_equal(cfg.target, "nop");
 	assert_int_equal(cfg.mode, BB_MODE_IRQ);
-	assert_int_equal(um, 0);
-	assert_int_equal(to_cfg("-N1 -r1 /mnt/f", &cfg, &um, err, sizeof(err)), 0);
+	assert_int_equal(cfg.nop_kind, BB_NOP_PLAIN);
+	assert_int_equal(bb_config_check(&cfg, err, sizeof(err)), 0);
+	assert_int_equal(to_cfg("-N1 -r1 /mnt/f", &cfg, err, sizeof(err)), 0);
 	assert_string_equal(cfg.target, "nop");
-	assert_int_equal(um, BB_TIOU_UM_NOP_FILE);
+	assert_int_equal(cfg.ntargets, 1);
+	assert_int_equal(cfg.nop_kind, BB_NOP_FILE);
+	assert_int_equal(bb_config_check(&cfg, err, sizeof(err)), 0);
 
 	/* passthrough */
-	assert_int_equal(to_cfg("-u1 -r1 /dev/ng0n1", &cfg, &um, err, sizeof(err)), 0);
+	assert_int_equal(to_cfg("-u1 -r1 /dev/ng0n1", &cfg, err, sizeof(err)), 0);
 	assert_int_equal(cfg.engine, BB_ENGINE_URING_CMD);
 	assert_int_equal(cfg.mode, BB_MODE_POLL);
 
-	/* what the engine cannot do yet */
-	assert_int_equal(to_cfg("-X0 -e1 -V1 -B0 -r1 -p0 A B", &cfg, &um, err,
+	/* -X0, -e1, -V1 with -B0, several FILEs: run options of the engine */
+	assert_int_equal(to_cfg("-X0 -e1 -V1 -B0 -r1 -p0 A B C", &cfg, err,
 				sizeof(err)), 0);
-	assert_int_equal(um, BB_TIOU_UM_RING_UNREG | BB_TIOU_UM_RESTRICT |
-			     BB_TIOU_UM_VECTORED | BB_TIOU_UM_FILES);
-	assert_string_equal(cfg.target, "A");
-	assert_int_equal(to_cfg("-V1 -r1 -p0 A", &cfg, &um, err, sizeof(err)), 0);
-	assert_int_equal(um, 0); /* -B1 reads READ_FIXED whatever -V says */
-	assert_int_equal(to_cfg("-r1 -p0 A", &cfg, NULL, err, sizeof(err)), 0);
+	assert_false(cfg.register_ring);
+	assert_true(cfg.restrict_ring);
+	assert_true(cfg.vectored);
+	assert_false(cfg.fixedbufs);
+	assert_int_equal(cfg.ntargets, 3);
+	p = cfg.target;
+	assert_string_equal(p, "A");
+	p = bb_config_next_target(&cfg, p);
+	assert_string_equal(p, "B");
+	p = bb_config_next_target(&cfg, p);
+	assert_string_equal(p, "C");
+	assert_null(bb_config_next_target(&cfg, p));
+	assert_int_equal(bb_config_check(&cfg, err, sizeof(err)), 0);
+	/* -B1 reads READ_FIXED whatever -V says; -N1 sends NOPs */
+	assert_int_equal(to_cfg("-V1 -r1 -p0 A", &cfg, err, sizeof(err)), 0);
+	assert_false(cfg.vectored);
+	assert_int_equal(to_cfg("-V1 -B0 -N1 -r1", &cfg, err, sizeof(err)), 0);
+	assert_false(cfg.vectored);
+	assert_int_equal(bb_config_check(&cfg, err, sizeof(err)), 0);
+}
 
-	for (unsigned b = 0; b < BB_TIOU_UM__COUNT; b++)
-		assert_string_not_equal(bb_tiou_unmapped_name(1u << b), "?");
-	assert_string_equal(bb_tiou_unmapped_name(1u << BB_TIOU_UM__COUNT), "?");
+/* The options a line becomes, as a job's normalized document shows. */
+static void test_to_json(void **state)
+{
+	static const char *const want =
+		"{\"target\":\"\\/mnt\\/f\",\"direct\":true,\"rw\":\"randread\","
+		"\"bs\":4096,\"iodepth\":128,\"threads\":1,\"runtime\":3,"
+		"\"engine\":\"io_uring\",\"mode\":\"irq\",\"fixedbufs\":true,"
+		"\"registerfiles\":true,\"submit_batch\":1,"
+		"\"complete_batch\":1,\"lat\":\"off\",\"nop_kind\":\"plain\","
+		"\"model\":\"none\",\"register_ring\":true,"
+		"\"restrict_ring\":false,\"vectored\":false,"
+		"\"numa_place\":false}";
+	struct json_object *j;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse("-p0 -s1 -c1 -r3 /mnt/f", err, sizeof(err)), 0);
+	j = bb_tiou_to_json(&T, err, sizeof(err));
+	assert_non_null(j);
+	assert_string_equal(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN),
+			    want);
+	json_object_put(j);
+	/* a line that cannot run: NULL and the reason */
+	assert_int_equal(parse("-p0 -b1000 /mnt/f", err, sizeof(err)), 0);
+	assert_null(bb_tiou_to_json(&T, err, sizeof(err)));
+	assert_string_equal(err, "-b: 1000 is not a multiple of 512 (biobench issues whole sectors)");
 }
 
 static void test_to_config_bad(void **state)
@@ -575,18 +624,17 @@ static void test_to_config_bad(void **state)
 	};
 	static struct bb_config cfg;
 	char err[256];
-	unsigned um;
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		int r = to_cfg(cases[i].args, &cfg, &um, err, sizeof(err));
+		int r = to_cfg(cases[i].args, &cfg, err, sizeof(err));
 
 		CHECK(r == -EINVAL, "'%s': returned %d\n", cases[i].args, r);
 		CHECK(!strcmp(err, cases[i].msg), "'%s':\n  got  '%s'\n  want '%s'\n",
 		      cases[i].args, err, cases[i].msg);
 	}
 	/* -O0 is fine for NOPs (nothing is read) */
-	assert_int_equal(to_cfg("-N1 -O0", &cfg, &um, err, sizeof(err)), 0);
+	assert_int_equal(to_cfg("-N1 -O0", &cfg, err, sizeof(err)), 0);
 }
 
 /* ------------------------------------------------------------------ */
@@ -987,6 +1035,7 @@ int main(void)
 		cmocka_unit_test(test_nop_and_notes),
 		cmocka_unit_test(test_usage),
 		cmocka_unit_test(test_to_config),
+		cmocka_unit_test(test_to_json),
 		cmocka_unit_test(test_to_config_bad),
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_split_bad),
