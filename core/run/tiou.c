@@ -280,7 +280,10 @@ static int finish(struct bb_tiou *t, char *err, size_t errlen)
 		if (t->passthrough)
 			return bb_errf(err, errlen, -EINVAL,
 				       "-u1: NVMe passthrough and -N1 (no-op requests) do not combine; give one of them");
-		if (t->nfiles) {
+		if (t->flavor == BB_TIOU_FIO_CURRENT) {
+			if (!t->nfiles)
+				return bb_errf(err, errlen, -EINVAL,
+					       "FILE: none given: current fio's -N1 sends NOPs that carry a FILE (IORING_NOP_FILE); give one, or --flavor 3.33 for plain NOPs");
 			t->nop_kind = BB_TIOU_NOP_FILE;
 			t->nop_flags = BB_IORING_NOP_FILE |
 				       BB_IORING_NOP_INJECT_RESULT;
@@ -312,6 +315,14 @@ int bb_tiou_parse_over(int argc, char **argv, struct bb_tiou *t, char *err,
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
+		ret = bb_tiou_flavor_arg(argc, argv, i, &t->flavor, err,
+					 errlen);
+		if (ret < 0)
+			return ret;
+		if (ret) {
+			i += ret - 1;
+			continue;
+		}
 		if (a[0] == '-' && a[1] == '-' && a[2]) {
 			t->rest = i; /* biobench's own long options from here */
 			break;
@@ -360,6 +371,48 @@ int bb_tiou_parse_over(int argc, char **argv, struct bb_tiou *t, char *err,
 	return finish(t, err, errlen);
 }
 
+int bb_tiou_flavor_arg(int argc, char **argv, int i, enum bb_tiou_flavor *fl,
+		       char *err, size_t errlen)
+{
+	const char *a = argv[i], *v;
+	int used = 1;
+
+	if (strncmp(a, "--flavor", 8) || (a[8] && a[8] != '='))
+		return 0;
+	if (a[8] == '=') {
+		v = a + 9;
+	} else if (i + 1 < argc) {
+		v = argv[i + 1];
+		used = 2;
+	} else {
+		return bb_errf(err, errlen, -EINVAL,
+			       "--flavor: needs a value (3.33: Debian 12's t/io_uring, current: current fio's)");
+	}
+	if (!strcmp(v, "3.33"))
+		*fl = BB_TIOU_FIO_3_33;
+	else if (!strcmp(v, "current"))
+		*fl = BB_TIOU_FIO_CURRENT;
+	else
+		return bb_errf(err, errlen, -EINVAL,
+			       "--flavor: '%s' is not 3.33 (Debian 12's t/io_uring) or current (current fio's)",
+			       v);
+	return used;
+}
+
+int bb_tiou_set_flavor(struct bb_tiou *t, enum bb_tiou_flavor fl, char *err,
+		       size_t errlen)
+{
+	if (err && errlen)
+		err[0] = '\0';
+	t->flavor = fl;
+	return finish(t, err, errlen);
+}
+
+const char *bb_tiou_flavor_name(enum bb_tiou_flavor fl)
+{
+	return fl == BB_TIOU_FIO_CURRENT ? "current" : "3.33";
+}
+
 int bb_tiou_parse(int argc, char **argv, struct bb_tiou *t, char *err,
 		  size_t errlen)
 {
@@ -394,9 +447,9 @@ size_t bb_tiou_notes(const struct bb_tiou *t, char *buf, size_t len)
 		{ BB_TIOU_NOTE_T,
 		  "tiou: -T is not written to ./tsc-rate: biobench measures latency in nanoseconds and needs no TSC rate" },
 		{ BB_TIOU_NOTE_NOP_PLAIN,
-		  "tiou: -N1 without FILE issues plain NOPs, as fio 3.33 does (current fio needs a FILE and sends IORING_NOP_FILE NOPs)" },
+		  "tiou: -N1 issues plain NOPs and opens no FILE, as fio 3.33 does (--flavor current: NOPs carrying the FILE, as current fio)" },
 		{ BB_TIOU_NOTE_NOP_FILES,
-		  "tiou: -N1 with FILE issues NOPs that carry the file and buffer (IORING_NOP_FILE, as current fio); fio 3.33 ignores the FILE and issues plain NOPs" },
+		  "tiou: -N1 issues NOPs that carry the file and buffer (IORING_NOP_FILE, as current fio; an anonymous file stands for FILE, the kernel's work does not depend on it); fio 3.33 issues plain NOPs" },
 		{ BB_TIOU_NOTE_LAT,
 		  "tiou: -t1 measures per submit batch with biobench's clock, in nanoseconds from the first I/O on (t/io_uring counts TSC ticks unless -T gives their rate, and starts one second in)" },
 		{ BB_TIOU_NOTE_SEQ_SLICES,

@@ -27,8 +27,10 @@
  *  - -N1 still opens the FILEs in current fio and issues IORING_OP_NOP
  *    carrying the file and buffer (IORING_NOP_FILE, _FIXED_FILE with -F1,
  *    _FIXED_BUFFER with -B1, _INJECT_RESULT with len = -b); fio 3.33
- *    issues plain NOPs and needs no FILE.  Here: -N1 with FILEs is
- *    current fio's kind, -N1 without FILE is fio 3.33's plain kind.
+ *    issues plain NOPs and needs no FILE (it ignores any).  Here the
+ *    flavor decides, as it decides the output lines: fio 3.33 (the
+ *    default, Debian's binary) plain NOPs, --flavor current the file
+ *    kind (a FILE is then required).
  *  - -p1 asks for IORING_SETUP_IOPOLL, except in NOP mode.
  *  - -h (and -?) print the usage; t/io_uring also prints the usage (and
  *    exits 0) on an unknown option, where biobench refuses it.
@@ -65,18 +67,29 @@ struct json_object;
 #define BB_IORING_NOP_FIXED_FILE (1u << 2)
 #define BB_IORING_NOP_FIXED_BUFFER (1u << 3)
 
+/* The t/io_uring release emulated: its two startup lines differ, and so
+ * does its -N1 (tiou.h's head). */
+enum bb_tiou_flavor {
+	BB_TIOU_FIO_3_33 = 0, /* Debian 12's fio (the default): "file=%s,
+				 node=%d" and "fixedbufs=%d/%d" (fixed
+				 buffers / -D); -N1 plain NOPs, no FILE */
+	BB_TIOU_FIO_CURRENT,  /* current fio: "file=%s, nfiles=%d, node=%d"
+				 and "fixedbufs=%d"; -N1 NOPs carrying the
+				 FILE (IORING_NOP_FILE...) */
+};
+
 enum bb_tiou_nop_kind {
 	BB_TIOU_NOP_OFF = 0, /* -N0: reads */
-	BB_TIOU_NOP_PLAIN,   /* -N1 without FILE: fio 3.33's bare NOP */
-	BB_TIOU_NOP_FILE,    /* -N1 FILE...: current fio's NOP, nop_flags */
+	BB_TIOU_NOP_PLAIN,   /* -N1, fio 3.33: the bare NOP */
+	BB_TIOU_NOP_FILE,    /* -N1 FILE..., current fio: nop_flags */
 };
 
 /* Notes bb_tiou_parse() leaves for the user (bb_tiou_notes()). */
 enum {
 	BB_TIOU_NOTE_D = 1u << 0,          /* -D given: ignored */
 	BB_TIOU_NOTE_T = 1u << 1,          /* -T given: not saved to ./tsc-rate */
-	BB_TIOU_NOTE_NOP_PLAIN = 1u << 2,  /* -N1 without FILE */
-	BB_TIOU_NOTE_NOP_FILES = 1u << 3,  /* -N1 with FILEs */
+	BB_TIOU_NOTE_NOP_PLAIN = 1u << 2,  /* -N1, fio 3.33: plain NOPs */
+	BB_TIOU_NOTE_NOP_FILES = 1u << 3,  /* -N1, current fio: file NOPs */
 	BB_TIOU_NOTE_LAT = 1u << 4,        /* -t1: biobench's clock, in ns */
 	BB_TIOU_NOTE_SEQ_SLICES = 1u << 5, /* -R0, threads sharing a file */
 };
@@ -104,6 +117,8 @@ struct bb_tiou {
 	bool passthrough;        /* -u [0] NVMe passthrough (uring_cmd) */
 	bool dma_map;            /* -D [0] fio 3.33 only: accepted, ignored */
 
+	enum bb_tiou_flavor flavor; /* --flavor [3.33] (biobench's) */
+
 	/* derived after the options (as t/io_uring does after getopt) */
 	unsigned submit;         /* min(batch_submit, depth) */
 	unsigned complete;       /* min(batch_complete, depth) */
@@ -122,7 +137,9 @@ struct bb_tiou {
 	uint8_t thread_nfiles[BB_TIOU_MAX_THREADS];
 
 	/* argv[rest..argc) are biobench's own long options: the first word
-	 * "--name..." and all after it (argc when there are none) */
+	 * "--name..." other than --flavor and all after it (argc when there
+	 * are none; a --flavor among them is the caller's:
+	 * bb_tiou_flavor_arg) */
 	int rest;
 	unsigned notes;          /* BB_TIOU_NOTE_* */
 };
@@ -132,13 +149,16 @@ void bb_tiou_default(struct bb_tiou *t);
 
 /* Parse a t/io_uring command line: argv[0] is the program or subcommand
  * name, then t/io_uring's options and FILEs in any order, "--" ending the
- * options, and from the first "--name" word on biobench's own long options
- * (left for bb_options_parse: t->rest).  Starts from bb_tiou_default().
+ * options, "--flavor 3.33|current" (or "--flavor=...") anywhere before
+ * the rest, and from the first other "--name" word on biobench's own long
+ * options (left for bb_options_parse: t->rest).  Starts from
+ * bb_tiou_default().
  * Returns 0, 1 if -h or -? was given (nothing else done), or -EINVAL with a
  * one-line message in err naming the option and what is allowed.  Refused:
  * -a1 (libaio), -S1 (preadv2), -H (hugetlbfs), unknown options, values
- * that are not decimal integers or out of range, no FILE without -N1, more
- * than 16 files on one thread, -N1 with -u1. */
+ * that are not decimal integers or out of range, no FILE without -N1 (or
+ * with -N1 in the current flavor), more than 16 files on one thread, -N1
+ * with -u1, a --flavor that is neither 3.33 nor current. */
 int bb_tiou_parse(int argc, char **argv, struct bb_tiou *t, char *err,
 		  size_t errlen);
 
@@ -147,6 +167,21 @@ int bb_tiou_parse(int argc, char **argv, struct bb_tiou *t, char *err,
  * FILEs; the derived fields are computed again. */
 int bb_tiou_parse_over(int argc, char **argv, struct bb_tiou *t, char *err,
 		       size_t errlen);
+
+/* Whether argv[i] is --flavor: 0 when not, else the words it takes (1
+ * for "--flavor=X", 2 for "--flavor X") with *fl set, or -EINVAL with a
+ * message for a missing or unknown value.  For callers that walk the long
+ * options of t->rest. */
+int bb_tiou_flavor_arg(int argc, char **argv, int i, enum bb_tiou_flavor *fl,
+		       char *err, size_t errlen);
+
+/* Switch a parsed line to flavor fl (its -N1 NOP kind is derived again):
+ * 0 or -EINVAL as bb_tiou_parse. */
+int bb_tiou_set_flavor(struct bb_tiou *t, enum bb_tiou_flavor fl, char *err,
+		       size_t errlen);
+
+/* "3.33", "current". */
+const char *bb_tiou_flavor_name(enum bb_tiou_flavor fl);
 
 /* t/io_uring's usage text for -h (the options accepted here, with their
  * defaults and what biobench does with each). */
@@ -189,14 +224,6 @@ struct json_object *bb_tiou_to_json(const struct bb_tiou *t, char *err,
 /* Output lines, byte-compatible with t/io_uring's printf()s.  Each writes
  * one or more complete lines ('\n'-terminated) into buf like snprintf
  * (returns the length it needed; the output is cut at len - 1). */
-
-/* The two startup lines differ between fio releases. */
-enum bb_tiou_flavor {
-	BB_TIOU_FIO_3_33 = 0, /* Debian 12's fio: "file=%s, node=%d" and
-				 "fixedbufs=%d/%d" (fixed buffers / -D) */
-	BB_TIOU_FIO_CURRENT,  /* current fio: "file=%s, nfiles=%d, node=%d"
-				 and "fixedbufs=%d" */
-};
 
 /* "submitter=0, tid=1234, file=/mnt/f, node=-1" (3.33) or "...,
  * file=/mnt/f, nfiles=1, node=-1" (current): one per thread; file is the

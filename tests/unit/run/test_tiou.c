@@ -414,15 +414,23 @@ static void test_nop_and_notes(void **state)
 	char err[256], notes[1024];
 
 	(void)state;
+	/* fio 3.33 (the default flavor): plain NOPs, a FILE or not */
 	assert_int_equal(parse("-N1", err, sizeof(err)), 0);
+	assert_int_equal(T.flavor, BB_TIOU_FIO_3_33);
 	assert_int_equal(T.nop_kind, BB_TIOU_NOP_PLAIN);
 	assert_int_equal(T.nop_flags, 0);
 	assert_int_equal(T.nfiles, 0);
 	assert_int_equal(T.notes, BB_TIOU_NOTE_NOP_PLAIN);
 	assert_true(bb_tiou_notes(&T, notes, sizeof(notes)) > 0);
-	assert_string_equal(notes, "tiou: -N1 without FILE issues plain NOPs, as fio 3.33 does (current fio needs a FILE and sends IORING_NOP_FILE NOPs)\n");
-
+	assert_string_equal(notes, "tiou: -N1 issues plain NOPs and opens no FILE, as fio 3.33 does (--flavor current: NOPs carrying the FILE, as current fio)\n");
 	assert_int_equal(parse("-N1 F", err, sizeof(err)), 0);
+	assert_int_equal(T.nop_kind, BB_TIOU_NOP_PLAIN);
+	assert_int_equal(T.nfiles, 1);
+
+	/* current fio: the NOP carries the file and the buffer */
+	assert_int_equal(parse("-N1 --flavor current F", err, sizeof(err)), 0);
+	assert_int_equal(T.flavor, BB_TIOU_FIO_CURRENT);
+	assert_int_equal(T.rest, K.a.argc); /* --flavor is not biobench's */
 	assert_int_equal(T.nop_kind, BB_TIOU_NOP_FILE);
 	assert_int_equal(T.nop_flags, BB_IORING_NOP_FILE |
 				      BB_IORING_NOP_INJECT_RESULT |
@@ -431,11 +439,41 @@ static void test_nop_and_notes(void **state)
 	assert_int_equal(T.nop_flags, 0xf); /* the uapi values */
 	assert_int_equal(T.notes, BB_TIOU_NOTE_NOP_FILES);
 
-	assert_int_equal(parse("-N1 -F0 -B0 F", err, sizeof(err)), 0);
+	assert_int_equal(parse("--flavor=current -N1 -F0 -B0 F", err, sizeof(err)), 0);
 	assert_int_equal(T.nop_flags, BB_IORING_NOP_FILE |
 				      BB_IORING_NOP_INJECT_RESULT);
-	assert_int_equal(parse("-N1 -F0 F", err, sizeof(err)), 0);
+	assert_int_equal(parse("-N1 -F0 F --flavor current", err, sizeof(err)), 0);
 	assert_int_equal(T.nop_flags, 0xb);
+	/* current fio's -N1 needs a FILE */
+	assert_int_equal(parse("-N1 --flavor current", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "FILE: none given: current fio's -N1 sends NOPs that carry a FILE (IORING_NOP_FILE); give one, or --flavor 3.33 for plain NOPs");
+	/* switching after the parse derives the kind again */
+	assert_int_equal(parse("-N1 F", err, sizeof(err)), 0);
+	assert_int_equal(bb_tiou_set_flavor(&T, BB_TIOU_FIO_CURRENT, err,
+					    sizeof(err)), 0);
+	assert_int_equal(T.nop_kind, BB_TIOU_NOP_FILE);
+	assert_int_equal(bb_tiou_set_flavor(&T, BB_TIOU_FIO_3_33, err,
+					    sizeof(err)), 0);
+	assert_int_equal(T.nop_kind, BB_TIOU_NOP_PLAIN);
+	assert_int_equal(T.nop_flags, 0);
+	assert_string_equal(bb_tiou_flavor_name(BB_TIOU_FIO_3_33), "3.33");
+	assert_string_equal(bb_tiou_flavor_name(BB_TIOU_FIO_CURRENT), "current");
+	/* bad values, one line naming the option */
+	assert_int_equal(parse("--flavor 3.34 F", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "--flavor: '3.34' is not 3.33 (Debian 12's t/io_uring) or current (current fio's)");
+	assert_int_equal(parse("F --flavor", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "--flavor: needs a value (3.33: Debian 12's t/io_uring, current: current fio's)");
+	assert_int_equal(parse("F --flavors", err, sizeof(err)), 0);
+	assert_int_equal(T.rest, 2); /* not --flavor: biobench's */
+
+	/* the notes of -t1 and -R0 over several threads */
+	assert_int_equal(parse("-t1 -R0 -n2 F", err, sizeof(err)), 0);
+	assert_int_equal(T.notes, BB_TIOU_NOTE_LAT | BB_TIOU_NOTE_SEQ_SLICES);
+	bb_tiou_notes(&T, notes, sizeof(notes));
+	assert_non_null(strstr(notes, "tiou: -t1 measures per submit batch with biobench's clock, in nanoseconds"));
+	assert_non_null(strstr(notes, "\ntiou: -R0 with more threads than FILEs: each thread reads its own slice"));
+	assert_int_equal(parse("-R0 -n2 F G", err, sizeof(err)), 0);
+	assert_int_equal(T.notes, 0);
 
 	/* -N0 after -N1: reads again, note gone */
 	assert_int_equal(parse("-N1 -N0 F", err, sizeof(err)), 0);
@@ -552,6 +590,10 @@ static void test_to_config(void **state)
 	assert_int_equal(cfg.nop_kind, BB_NOP_PLAIN);
 	assert_int_equal(bb_config_check(&cfg, err, sizeof(err)), 0);
 	assert_int_equal(to_cfg("-N1 -r1 /mnt/f", &cfg, err, sizeof(err)), 0);
+	assert_string_equal(cfg.target, "nop");
+	assert_int_equal(cfg.nop_kind, BB_NOP_PLAIN); /* fio 3.33 */
+	assert_int_equal(to_cfg("-N1 -r1 /mnt/f --flavor current", &cfg, err,
+				sizeof(err)), 0);
 	assert_string_equal(cfg.target, "nop");
 	assert_int_equal(cfg.ntargets, 1);
 	assert_int_equal(cfg.nop_kind, BB_NOP_FILE);
