@@ -12,8 +12,8 @@
  * variants = the overrides) and takes the same path.  What differs from
  * the daemon comes in through the runner's hooks: sysfs knobs applied and
  * restored in-process (after every run, and on SIGINT/SIGTERM/SIGHUP,
- * which only set the runner's cancel flag), progress lines instead of a
- * store. */
+ * which only set the runner's cancel flag: cli/sigwatch.c), progress
+ * lines instead of a store. */
 #include "cli.h"
 
 #include <biobench/jobrun.h>
@@ -21,8 +21,6 @@
 #include <biobench/sysknob.h>
 
 #include <errno.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,16 +35,6 @@ struct ab_local {
 	FILE *out;               /* progress lines; NULL: none */
 	struct bb_sysknob_set knobs; /* applied for the current run */
 	unsigned runs_planned;   /* last seen, to tell adaptive rounds */
-};
-
-/* SIGINT/SIGTERM/SIGHUP are blocked in every thread and taken by one
- * thread with sigwait(): it sets the cancel flag, the runner stops within
- * ~100 ms and the hooks restore the knobs.  No handler, no global. */
-struct ab_sigwatch {
-	pthread_t tid;
-	sigset_t set, old;
-	_Atomic bool *cancel;
-	bool started;
 };
 
 static void ab_usage(FILE *f)
@@ -179,60 +167,6 @@ static int hook_after_run(void *arg, struct bb_jobrun *jr,
 	return ret;
 }
 
-/* ---- signals ------------------------------------------------------------ */
-
-static void *sigwatch_main(void *arg)
-{
-	struct ab_sigwatch *w = arg;
-
-	for (;;) {
-		int sig;
-
-		if (sigwait(&w->set, &sig))
-			continue;
-		if (sig == SIGUSR1)
-			break;
-		atomic_store(w->cancel, true);
-		fprintf(stderr, "\nbiobench ab: %s: stopping the job, restoring "
-				"sysfs knobs\n",
-			strsignal(sig));
-	}
-	return NULL;
-}
-
-static int sigwatch_start(struct ab_sigwatch *w, _Atomic bool *cancel)
-{
-	int ret;
-
-	memset(w, 0, sizeof(*w));
-	w->cancel = cancel;
-	sigemptyset(&w->set);
-	sigaddset(&w->set, SIGINT);
-	sigaddset(&w->set, SIGTERM);
-	sigaddset(&w->set, SIGHUP);
-	sigaddset(&w->set, SIGUSR1); /* our own: stop watching */
-	ret = -pthread_sigmask(SIG_BLOCK, &w->set, &w->old);
-	if (ret)
-		return ret;
-	ret = -pthread_create(&w->tid, NULL, sigwatch_main, w);
-	if (ret) {
-		pthread_sigmask(SIG_SETMASK, &w->old, NULL);
-		return ret;
-	}
-	w->started = true;
-	return 0;
-}
-
-static void sigwatch_stop(struct ab_sigwatch *w)
-{
-	if (!w->started)
-		return;
-	pthread_kill(w->tid, SIGUSR1);
-	pthread_join(w->tid, NULL);
-	pthread_sigmask(SIG_SETMASK, &w->old, NULL);
-	w->started = false;
-}
-
 /* ---- running a job ------------------------------------------------------ */
 
 static bool job_has_knobs(const struct bb_job *job)
@@ -271,7 +205,7 @@ static int ab_exec(const struct bb_job *job, bool json, bool quiet)
 		.after_run = hook_after_run,
 	};
 	struct ab_local l = { .job = job };
-	struct ab_sigwatch sw = { 0 };
+	struct bb_cli_sigwatch sw = { 0 };
 	struct bb_devlock lock = { .fd = -1 };
 	struct json_object *doc = NULL;
 	struct bb_jobrun jr;
@@ -307,7 +241,9 @@ static int ab_exec(const struct bb_job *job, bool json, bool quiet)
 		return BB_EXIT_FAIL;
 	}
 	jr_ok = true;
-	ret = sigwatch_start(&sw, &cancel);
+	ret = bb_cli_sigwatch_start(&sw, &cancel, "biobench ab",
+				    "stopping the job, restoring sysfs knobs",
+				    false);
 	if (ret) {
 		fprintf(stderr, "biobench ab: cannot watch signals: %s\n",
 			strerror(-ret));
@@ -317,7 +253,7 @@ static int ab_exec(const struct bb_job *job, bool json, bool quiet)
 	ret = bb_jobrun_exec(&jr, &ops, &l, err, sizeof(err));
 	/* a hook may have failed half way through applying knobs */
 	rret = restore_knobs(&l, rerr, sizeof(rerr));
-	sigwatch_stop(&sw);
+	bb_cli_sigwatch_stop(&sw);
 
 	doc = bb_jobrun_to_json(&jr);
 	if (json)
