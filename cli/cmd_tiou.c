@@ -183,76 +183,6 @@ static void tiou_end(const struct bb_config *cfg, const struct bb_result *r,
 	fflush(stdout);
 }
 
-/* The biobench options after the line: --flavor taken here, the others
- * (and the targets the line gave, after "--") through bb_options_parse.
- * 0, 1 for --help, or -EINVAL with the message. */
-static int long_options(int argc, char **argv, struct bb_tiou *t,
-			struct bb_config *cfg, char *err, size_t errlen)
-{
-	enum bb_tiou_flavor fl = t->flavor;
-	unsigned want = cfg->ntargets, n = 0;
-	char **args = calloc((size_t)argc + BB_MAX_TARGETS + 3, sizeof(*args));
-	char *targets = malloc(sizeof(cfg->target));
-	bool numa = cfg->numa_place;
-	int ret = 0;
-
-	if (!args || !targets) {
-		ret = bb_errf(err, errlen, -ENOMEM, "out of memory");
-		goto out;
-	}
-	args[n++] = argv[0];
-	for (int i = t->rest; i < argc; i++) {
-		int used = bb_tiou_flavor_arg(argc, argv, i, &fl, err, errlen);
-
-		if (used < 0) {
-			ret = used;
-			goto out;
-		}
-		if (used) {
-			i += used - 1;
-			continue;
-		}
-		args[n++] = argv[i];
-	}
-	if (fl != t->flavor) {
-		ret = bb_tiou_set_flavor(t, fl, err, errlen);
-		if (ret)
-			goto out;
-		ret = bb_tiou_to_config(t, cfg, err, errlen);
-		if (ret)
-			goto out;
-	}
-	/* the line's targets, from a copy: setting them clears cfg's */
-	memcpy(targets, cfg->target, sizeof(cfg->target));
-	args[n++] = "--";
-	for (const char *p = cfg->target; p; p = bb_config_next_target(cfg, p))
-		args[n++] = targets + (p - cfg->target);
-	/* -P1 with --cpus is refused below in t/io_uring's words */
-	cfg->numa_place = false;
-	ret = bb_options_parse((int)n, args, cfg, err, errlen);
-	if (ret)
-		goto out;
-	if (cfg->ntargets != want) {
-		ret = bb_errf(err, errlen, -EINVAL,
-			      "'%s' after biobench's --options is not one of "
-			      "them nor their value: give the FILEs before the "
-			      "--options",
-			      cfg->target);
-		goto out;
-	}
-	if (numa && cfg->ncpus) {
-		ret = bb_errf(err, errlen, -EINVAL,
-			      "-P1: --cpus places the threads already: give "
-			      "one of -P1 and --cpus");
-		goto out;
-	}
-	cfg->numa_place = numa;
-out:
-	free(targets);
-	free(args);
-	return ret;
-}
-
 /* What `biobench tiou` refuses that a run option could ask for. */
 static int refuse(const struct bb_config *cfg, char *err, size_t errlen)
 {
@@ -319,7 +249,8 @@ int bb_cmd_tiou(int argc, char **argv)
 	bb_config_default(cfg);
 	ret = bb_tiou_to_config(t, cfg, err, sizeof(err));
 	if (!ret)
-		ret = long_options(argc, argv, t, cfg, err, sizeof(err));
+		ret = bb_tiou_apply_options(argc, argv, t->rest, t, cfg, err,
+					    sizeof(err));
 	if (ret == 1) {
 		tiou_usage(stdout);
 		rc = BB_EXIT_OK;

@@ -537,8 +537,75 @@ int bb_tiou_to_config(const struct bb_tiou *t, struct bb_config *cfg,
 	return 0;
 }
 
-struct json_object *bb_tiou_to_json(const struct bb_tiou *t, char *err,
-				    size_t errlen)
+int bb_tiou_apply_options(int argc, char **argv, int first, struct bb_tiou *t,
+			  struct bb_config *cfg, char *err, size_t errlen)
+{
+	enum bb_tiou_flavor fl = t->flavor;
+	unsigned want = cfg->ntargets, n = 0;
+	char **args = calloc((size_t)argc + BB_MAX_TARGETS + 3, sizeof(*args));
+	char *targets = malloc(sizeof(cfg->target));
+	bool numa = cfg->numa_place;
+	int ret = 0;
+
+	if (!args || !targets) {
+		ret = bb_errf(err, errlen, -ENOMEM, "out of memory");
+		goto out;
+	}
+	args[n++] = argv[0];
+	for (int i = first; i < argc; i++) {
+		int used = bb_tiou_flavor_arg(argc, argv, i, &fl, err, errlen);
+
+		if (used < 0) {
+			ret = used;
+			goto out;
+		}
+		if (used) {
+			i += used - 1;
+			continue;
+		}
+		args[n++] = argv[i];
+	}
+	if (fl != t->flavor) {
+		ret = bb_tiou_set_flavor(t, fl, err, errlen);
+		if (!ret)
+			ret = bb_tiou_to_config(t, cfg, err, errlen);
+		if (ret)
+			goto out;
+		want = cfg->ntargets;
+		numa = cfg->numa_place;
+	}
+	/* the line's targets, from a copy: setting them clears cfg's */
+	memcpy(targets, cfg->target, sizeof(cfg->target));
+	args[n++] = "--";
+	for (const char *p = cfg->target; p; p = bb_config_next_target(cfg, p))
+		args[n++] = targets + (p - cfg->target);
+	/* -P1 with --cpus is refused below in t/io_uring's words */
+	cfg->numa_place = false;
+	ret = bb_options_parse((int)n, args, cfg, err, errlen);
+	if (ret)
+		goto out;
+	if (cfg->ntargets != want) {
+		ret = bb_errf(err, errlen, -EINVAL,
+			      "'%s' after biobench's --options is not one of "
+			      "them nor their value: give the FILEs before the "
+			      "--options",
+			      cfg->target);
+		goto out;
+	}
+	if (numa && cfg->ncpus) {
+		ret = bb_errf(err, errlen, -EINVAL,
+			      "-P1: --cpus places the threads already: give "
+			      "one of -P1 and --cpus");
+		goto out;
+	}
+	cfg->numa_place = numa;
+out:
+	free(targets);
+	free(args);
+	return ret;
+}
+
+struct json_object *bb_tiou_options_json(const struct bb_config *cfg)
 {
 	static const char *const mapped[] = {
 		"target", "direct", "rw", "bs", "iodepth", "threads",
@@ -546,31 +613,34 @@ struct json_object *bb_tiou_to_json(const struct bb_tiou *t, char *err,
 		"submit_batch", "complete_batch", "lat", "nop_kind", "model",
 		"register_ring", "restrict_ring", "vectored", "numa_place",
 	};
-	struct json_object *all = NULL, *out = NULL, *v;
-	struct bb_config *cfg = malloc(sizeof(*cfg));
+	struct json_object *all = bb_config_to_json(cfg), *def = NULL, *out;
+	struct bb_config *d = malloc(sizeof(*d));
+	struct json_object *v, *dv;
 
-	if (!cfg) {
-		bb_errf(err, errlen, -ENOMEM, "out of memory");
-		return NULL;
-	}
-	bb_config_default(cfg);
-	if (bb_tiou_to_config(t, cfg, err, errlen))
-		goto out;
-	all = bb_config_to_json(cfg);
 	out = json_object_new_object();
-	if (!all || !out) {
+	if (!all || !d || !out) {
 		json_object_put(out);
 		out = NULL;
-		bb_errf(err, errlen, -ENOMEM, "out of memory");
-		goto out;
+		goto done;
 	}
+	bb_config_default(d);
+	def = bb_config_to_json(d);
 	for (size_t i = 0; i < bb_array_size(mapped); i++)
 		if (json_object_object_get_ex(all, mapped[i], &v))
 			json_object_object_add(out, mapped[i],
 					       json_object_get(v));
-out:
+	json_object_object_foreach(all, key, val) {
+		if (json_object_object_get_ex(out, key, NULL))
+			continue;
+		if (def && json_object_object_get_ex(def, key, &dv) &&
+		    json_object_equal(dv, val))
+			continue;
+		json_object_object_add(out, key, json_object_get(val));
+	}
+done:
+	json_object_put(def);
 	json_object_put(all);
-	free(cfg);
+	free(d);
 	return out;
 }
 

@@ -11,8 +11,9 @@
  *    fio: the union of both option sets), into struct bb_tiou;
  *  - bb_tiou_to_config(): the mapping onto biobench's run configuration:
  *    every option t/io_uring has is a run option of the engine, or is
- *    refused with one line saying why (bb_tiou_to_json(): the options a
- *    line becomes, for a job's normalized document);
+ *    refused with one line saying why; biobench's own long options
+ *    follow the line (bb_tiou_apply_options), and bb_tiou_options_json()
+ *    says what a line became (a job's normalized document);
  *  - bb_tiou_fmt_*(): t/io_uring's output lines, byte for byte.
  *
  * t/io_uring's parsing rules (t/io_uring.c, main()):
@@ -211,14 +212,26 @@ size_t bb_tiou_notes(const struct bb_tiou *t, char *buf, size_t len);
 int bb_tiou_to_config(const struct bb_tiou *t, struct bb_config *cfg,
 		      char *err, size_t errlen);
 
-/* The run options a parsed line becomes (bb_tiou_to_config on the
- * defaults), as a JSON object of run option fields (bb_config_to_json's
- * names): target, direct, rw, bs, iodepth, threads, runtime, engine,
- * mode, fixedbufs, registerfiles, submit_batch, complete_batch, lat,
- * nop_kind, model, register_ring, restrict_ring, vectored, numa_place.
- * NULL when the line cannot be mapped (err says why) or out of memory. */
-struct json_object *bb_tiou_to_json(const struct bb_tiou *t, char *err,
-				    size_t errlen);
+/* biobench's long options of a line, argv[first..argc) (t->rest for the
+ * line t was parsed from), on cfg, which holds bb_tiou_to_config()'s
+ * mapping of t: a --flavor among them switches t (bb_tiou_set_flavor)
+ * and maps it again, the others go through bb_options_parse() with the
+ * line's targets, so bb_config_check() is applied.  -P1 with --cpus is
+ * refused in t/io_uring's words, as is a word that is neither an option
+ * nor its value (a FILE after the options).  0, 1 when --help is among
+ * them, or -EINVAL / -ENOMEM with the message. */
+int bb_tiou_apply_options(int argc, char **argv, int first, struct bb_tiou *t,
+			  struct bb_config *cfg, char *err, size_t errlen);
+
+/* The run options a configuration made from a line holds, as a JSON
+ * object of run option fields (bb_config_to_json's names): the ones
+ * bb_tiou_to_config sets (target, direct, rw, bs, iodepth, threads,
+ * runtime, engine, mode, fixedbufs, registerfiles, submit_batch,
+ * complete_batch, lat, nop_kind, model, register_ring, restrict_ring,
+ * vectored, numa_place) and every other one that differs from the
+ * defaults (what the line's long options set).  NULL when out of
+ * memory. */
+struct json_object *bb_tiou_options_json(const struct bb_config *cfg);
 
 /* ------------------------------------------------------------------ */
 /* Output lines, byte-compatible with t/io_uring's printf()s.  Each writes

@@ -628,8 +628,9 @@ static void test_to_config(void **state)
 	assert_int_equal(bb_config_check(&cfg, err, sizeof(err)), 0);
 }
 
-/* The options a line becomes, as a job's normalized document shows. */
-static void test_to_json(void **state)
+/* The options a line becomes, as a job's normalized document shows, and
+ * biobench's long options after it. */
+static void test_options_json(void **state)
 {
 	static const char *const want =
 		"{\"target\":\"\\/mnt\\/f\",\"direct\":true,\"rw\":\"randread\","
@@ -640,20 +641,60 @@ static void test_to_json(void **state)
 		"\"model\":\"none\",\"register_ring\":true,"
 		"\"restrict_ring\":false,\"vectored\":false,"
 		"\"numa_place\":false}";
-	struct json_object *j;
+	static struct bb_config cfg;
+	struct json_object *j, *v;
 	char err[256];
 
 	(void)state;
-	assert_int_equal(parse("-p0 -s1 -c1 -r3 /mnt/f", err, sizeof(err)), 0);
-	j = bb_tiou_to_json(&T, err, sizeof(err));
+	assert_int_equal(to_cfg("-p0 -s1 -c1 -r3 /mnt/f", &cfg, err, sizeof(err)), 0);
+	j = bb_tiou_options_json(&cfg);
 	assert_non_null(j);
 	assert_string_equal(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN),
 			    want);
 	json_object_put(j);
-	/* a line that cannot run: NULL and the reason */
-	assert_int_equal(parse("-p0 -b1000 /mnt/f", err, sizeof(err)), 0);
-	assert_null(bb_tiou_to_json(&T, err, sizeof(err)));
-	assert_string_equal(err, "-b: 1000 is not a multiple of 512 (biobench issues whole sectors)");
+
+	/* long options: on top of the mapping, with the checks */
+	assert_int_equal(to_cfg("-p0 -r3 /mnt/f --model bio --bio-cache off --cpus 1",
+				&cfg, err, sizeof(err)), 0);
+	assert_int_equal(bb_tiou_apply_options(K.a.argc, K.a.argv, T.rest, &T,
+					       &cfg, err, sizeof(err)), 0);
+	assert_int_equal(cfg.model, BB_MODEL_BIO);
+	assert_int_equal(cfg.bio_cache, BB_CACHE_OFF);
+	assert_int_equal(cfg.ncpus, 1);
+	assert_string_equal(cfg.target, "/mnt/f");
+	j = bb_tiou_options_json(&cfg);
+	assert_true(json_object_object_get_ex(j, "bio_cache", &v));
+	assert_string_equal(json_object_get_string(v), "off");
+	assert_true(json_object_object_get_ex(j, "cpus", &v));
+	assert_false(json_object_object_get_ex(j, "seed", NULL)); /* default */
+	json_object_put(j);
+	/* --flavor among them maps the line again */
+	assert_int_equal(to_cfg("-N1 -r1 /mnt/f --quiet --flavor current",
+				&cfg, err, sizeof(err)), 0);
+	assert_int_equal(cfg.nop_kind, BB_NOP_PLAIN); /* not taken yet */
+	assert_int_equal(bb_tiou_apply_options(K.a.argc, K.a.argv, T.rest, &T,
+					       &cfg, err, sizeof(err)), 0);
+	assert_int_equal(T.flavor, BB_TIOU_FIO_CURRENT);
+	assert_int_equal(cfg.nop_kind, BB_NOP_FILE);
+	assert_true(cfg.quiet);
+	assert_string_equal(cfg.target, "nop");
+	/* refusals in t/io_uring's words */
+	assert_int_equal(to_cfg("-p0 -P1 /mnt/f --cpus 0", &cfg, err, sizeof(err)), 0);
+	assert_int_equal(bb_tiou_apply_options(K.a.argc, K.a.argv, T.rest, &T,
+					       &cfg, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "-P1: --cpus places the threads already: give one of -P1 and --cpus");
+	assert_int_equal(to_cfg("-p0 /mnt/f --cpus 0 /mnt/g", &cfg, err, sizeof(err)), 0);
+	assert_int_equal(bb_tiou_apply_options(K.a.argc, K.a.argv, T.rest, &T,
+					       &cfg, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "'/mnt/g' after biobench's --options is not one of them nor their value: give the FILEs before the --options");
+	assert_int_equal(to_cfg("-p0 /mnt/f --bogus", &cfg, err, sizeof(err)), 0);
+	assert_int_equal(bb_tiou_apply_options(K.a.argc, K.a.argv, T.rest, &T,
+					       &cfg, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "--bogus"));
+	assert_int_equal(to_cfg("-p0 /mnt/f --flavor x", &cfg, err, sizeof(err)), -EINVAL);
+	assert_int_equal(to_cfg("-p0 /mnt/f --help", &cfg, err, sizeof(err)), 0);
+	assert_int_equal(bb_tiou_apply_options(K.a.argc, K.a.argv, T.rest, &T,
+					       &cfg, err, sizeof(err)), 1);
 }
 
 static void test_to_config_bad(void **state)
@@ -1077,7 +1118,7 @@ int main(void)
 		cmocka_unit_test(test_nop_and_notes),
 		cmocka_unit_test(test_usage),
 		cmocka_unit_test(test_to_config),
-		cmocka_unit_test(test_to_json),
+		cmocka_unit_test(test_options_json),
 		cmocka_unit_test(test_to_config_bad),
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_split_bad),
