@@ -44,7 +44,9 @@ static void ab_usage(FILE *f)
 		"       biobench ab [RUN OPTIONS] --a KEY=VAL [--a KEY=VAL...] "
 		"--b KEY=VAL [--b ...]\n"
 		"                   [--repeat N] [--warmup N] [--min-effect "
-		"PCT] TARGET\n\n"
+		"PCT] TARGET\n"
+		"       biobench ab --tiou \"T/IO_URING LINE\" [RUN OPTIONS] "
+		"--a KEY=VAL... --b KEY=VAL...\n\n"
 		"Runs an A/B job on this machine, without a daemon, through the "
 		"same job runner\nand statistics as biobenchd, and prints the "
 		"comparison as `biobench compare` does:\nper variant the median "
@@ -72,7 +74,15 @@ static void ab_usage(FILE *f)
 		"  --repeat N        measured rounds (default 12, as in a job; 2..%d)\n"
 		"  --warmup N        discarded rounds first (default 1)\n"
 		"  --min-effect PCT  smallest change that matters, percent "
-		"(default 1)\n\n"
+		"(default 1)\n"
+		"  --tiou LINE       the workload as a t/io_uring command line "
+		"(\"-p0 -d128\n"
+		"                    -b4096 -s1 -c1 /dev/nvme0n1\", see "
+		"biobench tiou --help): its\n"
+		"                    FILE is the target, the run options go "
+		"after it, and\n"
+		"                    tiou=\"-s32 -c32\" in --a/--b layers a "
+		"line on it\n\n"
 		"The workload of the short form takes every run option: see "
 		"`biobench run --help`.\n\n"
 		"Exit status: 0 the job ran (whatever the verdict), 1 a run "
@@ -377,6 +387,7 @@ struct ab_short {
 	unsigned nkv[2];
 	unsigned repeat, warmup;
 	double min_effect_pct;
+	const char *tiou;  /* --tiou LINE: the workload as a t/io_uring line */
 };
 
 /* The JSON value of one KEY=VAL override: sysfs.* as text; run options
@@ -403,7 +414,9 @@ static int override_json(const struct bb_config *base,
 	}
 	memcpy(key, kv, (size_t)(eq - kv));
 	key[eq - kv] = '\0';
-	if (!strncmp(key, "sysfs.", 6)) {
+	if (!strncmp(key, "sysfs.", 6) || !strcmp(key, "tiou")) {
+		/* a knob's value as text; a t/io_uring line layered on the
+		 * job's */
 		json_object_object_add(variant, key,
 				       json_object_new_string(eq + 1));
 		return 0;
@@ -463,7 +476,9 @@ out:
 	return ret;
 }
 
-/* Build the job document of the short form. */
+/* Build the job document of the short form: the workload given by the
+ * run options of base (with --tiou: the line, base holding the
+ * defaults). */
 static int short_form_doc(const struct bb_config *base,
 			  const struct ab_short *s, struct json_object **out,
 			  char *err, size_t errlen)
@@ -485,9 +500,15 @@ static int short_form_doc(const struct bb_config *base,
 	}
 	json_object_object_del(work, "target");
 	json_object_object_add(doc, "name", NULL); /* set below, kept first */
-	json_object_object_add(doc, "target",
-			       json_object_new_string(base->target));
-	json_object_object_add(doc, "workload", work);
+	if (s->tiou) {
+		json_object_object_add(doc, "tiou",
+				       json_object_new_string(s->tiou));
+		json_object_put(work);
+	} else {
+		json_object_object_add(doc, "target",
+				       json_object_new_string(base->target));
+		json_object_object_add(doc, "workload", work);
+	}
 	json_object_object_add(doc, "variants", vars);
 	for (int side = 0; side < 2; side++) {
 		struct json_object *v = json_object_new_object();
@@ -510,8 +531,12 @@ static int short_form_doc(const struct bb_config *base,
 			snprintf(labels[side], sizeof(labels[side]),
 				 "(workload)");
 	}
-	snprintf(name, sizeof(name), "%.40s vs %.40s on %.36s", labels[0],
-		 labels[1], base->target);
+	if (s->tiou)
+		snprintf(name, sizeof(name), "%.40s vs %.40s: tiou %.32s",
+			 labels[0], labels[1], s->tiou);
+	else
+		snprintf(name, sizeof(name), "%.40s vs %.40s on %.36s",
+			 labels[0], labels[1], base->target);
 	json_object_object_add(doc, "name", json_object_new_string(name));
 	json_object_object_add(doc, "repeat", json_object_new_int(s->repeat));
 	json_object_object_add(doc, "warmup", json_object_new_int(s->warmup));
@@ -527,6 +552,76 @@ out:
 	return ret;
 }
 
+/* A word for a t/io_uring line, single-quoted unless plain. */
+static void line_word(char *buf, size_t len, size_t *off, const char *w)
+{
+	bool plain = *w != '\0';
+
+	for (const char *p = w; *p; p++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			    "0123456789-_=.,:/+@%", *p))
+			plain = false;
+	if (*off < len)
+		*off += (size_t)snprintf(buf + *off, len - *off, " %s",
+					 plain ? w : "'");
+	if (plain)
+		return;
+	for (const char *p = w; *p && *off < len; p++)
+		*off += (size_t)snprintf(buf + *off, len - *off, "%s",
+					 *p == '\'' ? "'\\''" : (char[2]){ *p, 0 });
+	if (*off < len)
+		*off += (size_t)snprintf(buf + *off, len - *off, "'");
+}
+
+/* --tiou LINE: the run options of the short form (argv[1..argc)) go into
+ * the line, after its FILE, as `biobench tiou` takes them; --json and
+ * --quiet are the job's own (base->json, base->quiet); there is no TARGET
+ * (the line's FILE is).  *out is the line (malloc'd).  0, 1 for --help,
+ * or -EINVAL with the message. */
+static int tiou_line(const struct ab_short *s, int argc, char **argv,
+		     struct bb_config *base, char **out, char *err,
+		     size_t errlen)
+{
+	size_t len = strlen(s->tiou) + 16, off;
+	char *buf;
+
+	*out = NULL;
+	for (int i = 1; i < argc; i++)
+		len += 4 * strlen(argv[i]) + 3;
+	buf = malloc(len);
+	if (!buf)
+		return bb_errf(err, errlen, -ENOMEM, "out of memory");
+	off = (size_t)snprintf(buf, len, "%s", s->tiou);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			free(buf);
+			return 1;
+		}
+		if (!strcmp(a, "--json")) {
+			base->json = true;
+		} else if (!strcmp(a, "--quiet")) {
+			base->quiet = true;
+		} else if (strncmp(a, "--", 2)) {
+			free(buf);
+			return bb_errf(err, errlen, -EINVAL,
+				       "'%s': with --tiou the target is the "
+				       "line's FILE; the run options follow "
+				       "--OPTION VALUE",
+				       a);
+		} else {
+			line_word(buf, len, &off, a);
+			/* a value: the next word when it is no option */
+			if (!strchr(a, '=') && i + 1 < argc &&
+			    strncmp(argv[i + 1], "--", 2))
+				line_word(buf, len, &off, argv[++i]);
+		}
+	}
+	*out = buf;
+	return 0;
+}
+
 /* `biobench ab [RUN OPTIONS] --a K=V --b K=V ... TARGET` */
 static int ab_short_form(int argc, char **argv)
 {
@@ -536,7 +631,7 @@ static int ab_short_form(int argc, char **argv)
 	struct bb_config *base = calloc(1, sizeof(*base));
 	struct json_object *doc = NULL;
 	char **rest = calloc((size_t)argc + 1, sizeof(*rest));
-	char err[512];
+	char err[512], *line = NULL;
 	unsigned nrest = 0;
 	bool parsed = false;
 	int ret;
@@ -549,7 +644,8 @@ static int ab_short_form(int argc, char **argv)
 	rest[nrest++] = argv[0];
 	for (int i = 1; i < argc; i++) {
 		static const char *const ours[] = { "--a", "--b", "--repeat",
-						    "--warmup", "--min-effect" };
+						    "--warmup", "--min-effect",
+						    "--tiou" };
 		const char *arg = argv[i], *eq = strchr(arg, '='), *val;
 		size_t nlen = eq ? (size_t)(eq - arg) : strlen(arg);
 		size_t k;
@@ -573,7 +669,9 @@ static int ab_short_form(int argc, char **argv)
 			ret = BB_EXIT_USAGE;
 			goto out;
 		}
-		if (k < 2) {
+		if (k == 5) {
+			s.tiou = val;
+		} else if (k < 2) {
 			if (s.nkv[k] == AB_MAX_OVERRIDES) {
 				fprintf(stderr,
 					"biobench ab: %s: at most %d overrides\n",
@@ -616,7 +714,15 @@ static int ab_short_form(int argc, char **argv)
 		}
 	}
 	bb_config_default(base);
-	ret = bb_options_parse((int)nrest, rest, base, err, sizeof(err));
+	if (s.tiou) {
+		/* the run options go into the line, after its FILE */
+		ret = tiou_line(&s, (int)nrest, rest, base, &line, err,
+				sizeof(err));
+		s.tiou = line;
+	} else {
+		ret = bb_options_parse((int)nrest, rest, base, err,
+				       sizeof(err));
+	}
 	if (ret == 1) {
 		ab_usage(stdout);
 		ret = BB_EXIT_OK;
@@ -644,6 +750,7 @@ out:
 	if (parsed)
 		bb_job_free(job);
 	json_object_put(doc);
+	free(line);
 	free(rest);
 	free(base);
 	free(job);
@@ -663,7 +770,8 @@ int bb_cmd_ab(int argc, char **argv)
 			return BB_EXIT_OK;
 		}
 		if (!strcmp(a, "--a") || !strcmp(a, "--b") ||
-		    !strncmp(a, "--a=", 4) || !strncmp(a, "--b=", 4))
+		    !strncmp(a, "--a=", 4) || !strncmp(a, "--b=", 4) ||
+		    !strcmp(a, "--tiou") || !strncmp(a, "--tiou=", 7))
 			short_form = true;
 	}
 	return short_form ? ab_short_form(argc, argv) :
