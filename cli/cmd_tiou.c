@@ -236,6 +236,12 @@ int bb_cmd_tiou(int argc, char **argv)
 		rc = BB_EXIT_FAIL;
 		goto out;
 	}
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--help")) {
+			tiou_usage(stdout);
+			rc = BB_EXIT_OK;
+			goto out;
+		}
 	ret = bb_tiou_parse(argc, argv, t, err, sizeof(err));
 	if (ret == 1) {
 		tiou_usage(stdout);
