@@ -23,14 +23,7 @@ source "$(dirname "$0")/lib.sh"
 FIODIR=${2:?usage: $0 path/to/biobench FIO_BUILD_DIR}
 
 [ "$(id -u)" = 0 ] || skip "needs root (loop devices, a blkio cgroup)"
-rc=0
-TIOU=$("$ROOT/bench/tiou/get-fio.sh" "$FIODIR") || rc=$?
-case $rc in
-0) ;;
-77) skip "t/io_uring could not be built: Debian's fio source package is unreachable" ;;
-*) fail "bench/tiou/get-fio.sh $FIODIR failed (exit $rc)"; finish; exit 1 ;;
-esac
-echo "t/io_uring: $TIOU (fio $(cat "$FIODIR/fio-version" 2>/dev/null))"
+TIOU=$(tiou_bin "$FIODIR") || exit $?
 
 f=$TMP/file
 dd if=/dev/urandom of="$f" bs=1M count=64 status=none
@@ -81,6 +74,19 @@ def kind(l):
             return k, m
     return None, None
 bb = bb[:len(fio)]  # the summary follows t/io_uring's lines
+# the startup lines: each thread prints its own, and the first one set up
+# the setup and Engine lines, in whatever order the threads run: compared
+# as a set (t/io_uring's order varies from run to run)
+def startup(lines):
+    n = 0
+    while n < len(lines) and kind(lines[n])[0] in ('submitter', 'setup', 'engine'):
+        n += 1
+    return n
+ns = startup(fio)
+if ns == startup(bb):
+    order = {'submitter': 0, 'setup': 1, 'engine': 2}
+    fio[:ns] = [l for _, l in sorted((order[kind(l)[0]], l) for l in fio[:ns])]
+    bb[:ns] = [l for _, l in sorted((order[kind(l)[0]], l) for l in bb[:ns])]
 errs = []
 if len(bb) != len(fio):
     errs.append('%d lines of t/io_uring, %d of biobench' % (len(fio), len(bb)))
