@@ -100,8 +100,9 @@ const char *bb_target_kind_name(enum bb_target_kind k);
  * NVMe generic char device /dev/ngXnY (its namespace identified, its
  * limits those of the namespace's block device with max_sectors at the
  * MDTS-derived max_hw_sectors; writes refused as for its block device);
- * a regular file (O_DIRECT if cfg->direct; opened read-only for a read
- * workload, which never creates, extends or writes it: a file shorter than
+ * a regular file (O_DIRECT if cfg->direct; opened read-only, with
+ * O_NOATIME where allowed, for a read workload, which never creates,
+ * extends or writes it: a file shorter than
  * offset + size is refused; a write workload creates or extends it to
  * offset + size only with allow_write, never on devtmpfs or under /dev,
  * after a free-space check, writing only the region; writes refused to a
