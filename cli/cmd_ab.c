@@ -191,9 +191,11 @@ static void print_plan(FILE *f, const struct bb_job *job)
 {
 	char label[256];
 
-	fprintf(f, "biobench ab: %s\n  target %s; %u warm-up + %u measured "
-		   "round(s)",
-		job->name, job->target, job->warmup, job->repeat);
+	fprintf(f, "biobench ab: %s\n  target", job->name);
+	for (const char *p = job->target; p; p = bb_job_next_target(job, p))
+		fprintf(f, " %s", p);
+	fprintf(f, "; %u warm-up + %u measured round(s)", job->warmup,
+		job->repeat);
 	if (job->max_repeat > job->repeat && job->order != BB_ORDER_BLOCKED)
 		fprintf(f, " (up to %u while the verdict is open)",
 			job->max_repeat);
@@ -216,7 +218,7 @@ static int ab_exec(const struct bb_job *job, bool json, bool quiet)
 	};
 	struct ab_local l = { .job = job };
 	struct bb_cli_sigwatch sw = { 0 };
-	struct bb_devlock lock = { .fd = -1 };
+	struct bb_devlocks lock = { 0 };
 	struct json_object *doc = NULL;
 	struct bb_jobrun jr;
 	_Atomic bool cancel = false;
@@ -228,8 +230,9 @@ static int ab_exec(const struct bb_job *job, bool json, bool quiet)
 	/* the device is ours for the whole job: no daemon job or other
 	 * local run on it, nor their knob changes, meanwhile */
 	snprintf(rerr, sizeof(rerr), "job \"%.200s\"", job->name);
-	if (bb_devlock_take(&lock, job->target, "biobench ab", rerr, err,
-			    sizeof(err))) {
+	if (bb_devlocks_take(&lock, job->target, sizeof(job->target),
+			     job->ntargets, "biobench ab",
+			     rerr, err, sizeof(err))) {
 		fprintf(stderr, "biobench ab: %s\n", err);
 		return BB_EXIT_FAIL;
 	}
@@ -240,14 +243,14 @@ static int ab_exec(const struct bb_job *job, bool json, bool quiet)
 	    bb_sysknob_queue_dir(job->target, l.knobs.queue_dir,
 				 sizeof(l.knobs.queue_dir), err, sizeof(err))) {
 		fprintf(stderr, "biobench ab: sysfs knobs: %s\n", err);
-		bb_devlock_release(&lock);
+		bb_devlocks_release(&lock);
 		return BB_EXIT_FAIL;
 	}
 	ret = bb_jobrun_init(&jr, job, &cancel);
 	if (ret) {
 		fprintf(stderr, "biobench ab: cannot set up the job: %s\n",
 			strerror(-ret));
-		bb_devlock_release(&lock);
+		bb_devlocks_release(&lock);
 		return BB_EXIT_FAIL;
 	}
 	jr_ok = true;
@@ -283,7 +286,7 @@ out:
 	json_object_put(doc);
 	if (jr_ok)
 		bb_jobrun_free(&jr);
-	bb_devlock_release(&lock);
+	bb_devlocks_release(&lock);
 	return ret;
 }
 

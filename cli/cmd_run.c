@@ -24,7 +24,7 @@ static void live_line(const struct bb_config *cfg, const struct bb_sample *s,
 int bb_cmd_run(int argc, char **argv)
 {
 	struct bb_config cfg;
-	struct bb_devlock lock = { .fd = -1 };
+	struct bb_devlocks lock = { 0 };
 	struct bb_quiesce_params qp;
 	struct bb_quiesce_result q = { 0 };
 	struct bb_result r;
@@ -56,8 +56,9 @@ int bb_cmd_run(int argc, char **argv)
 		return 2;
 	}
 	/* one benchmark per device at a time (biobenchd's jobs, `ab`) */
-	if (bb_devlock_take(&lock, cfg.target, "biobench run", "", err,
-			    sizeof(err))) {
+	if (bb_devlocks_take(&lock, cfg.target, sizeof(cfg.target),
+			     cfg.ntargets, "biobench run",
+			     "", err, sizeof(err))) {
 		fprintf(stderr, "biobench run: %s\n", err);
 		return 1;
 	}
@@ -68,13 +69,13 @@ int bb_cmd_run(int argc, char **argv)
 				  "stopping; the summary of what ran follows",
 				  true)) {
 		fprintf(stderr, "biobench run: cannot watch signals\n");
-		bb_devlock_release(&lock);
+		bb_devlocks_release(&lock);
 		return 1;
 	}
 	ret = bb_run_cancellable(&cfg, &r, live ? live_line : NULL, stdout,
 				 &cancel, err, sizeof(err));
 	bb_cli_sigwatch_stop(&sw);
-	bb_devlock_release(&lock);
+	bb_devlocks_release(&lock);
 	signo = atomic_load(&sw.signo);
 	if (ret == -ECANCELED && signo) {
 		/* interrupted: not a failure, the result is what ran */

@@ -219,7 +219,7 @@ int bb_cmd_tiou(int argc, char **argv)
 {
 	struct bb_tiou *t = calloc(1, sizeof(*t));
 	struct bb_config *cfg = calloc(1, sizeof(*cfg));
-	struct bb_devlock lock = { .fd = -1 };
+	struct bb_devlocks lock = { 0 };
 	struct bb_cli_sigwatch sw = { 0 };
 	struct bb_quiesce_params qp;
 	struct bb_quiesce_result q = { 0 };
@@ -278,8 +278,9 @@ int bb_cmd_tiou(int argc, char **argv)
 
 	/* one benchmark per device at a time, as biobench run */
 	rc = BB_EXIT_FAIL;
-	if (bb_devlock_take(&lock, cfg->target, "biobench tiou", "", err,
-			    sizeof(err))) {
+	if (bb_devlocks_take(&lock, cfg->target, sizeof(cfg->target),
+			     cfg->ntargets, "biobench tiou",
+			     "", err, sizeof(err))) {
 		fprintf(stderr, "biobench tiou: %s\n", err);
 		goto out;
 	}
@@ -298,7 +299,7 @@ int bb_cmd_tiou(int argc, char **argv)
 	ret = bb_run_hooked(cfg, &r, &h, err, sizeof(err));
 	have_result = true;
 	bb_cli_sigwatch_stop(&sw);
-	bb_devlock_release(&lock);
+	bb_devlocks_release(&lock);
 	signo = atomic_load(&sw.signo);
 	if (ret == -ECANCELED && signo) {
 		ret = 0; /* interrupted: the result is what ran */
@@ -333,7 +334,7 @@ out:
 	if (have_result)
 		bb_result_free(&r);
 	bb_cli_sigwatch_stop(&sw);
-	bb_devlock_release(&lock);
+	bb_devlocks_release(&lock);
 	free(t);
 	free(cfg);
 	return rc;

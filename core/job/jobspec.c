@@ -228,7 +228,10 @@ static void err_add_check(struct bb_job_errors *e, const char *path,
 {
 	char where[128];
 
-	if (field[0]) {
+	if (!strcmp(field, "target")) {
+		/* the target is top level (or the tiou line's FILEs) */
+		err_add(e, "target", "%s", msg);
+	} else if (field[0]) {
 		snprintf(where, sizeof(where), "%s.%s", path, field);
 		err_add(e, where, "%s", msg);
 	} else {
@@ -375,6 +378,12 @@ static int add_knob(struct job_ctx *c, struct bb_job_variant *v,
 	int len;
 
 	snprintf(field, sizeof(field), "%s.sysfs.%s", vpath, knob);
+	if (c->job->ntargets > 1) {
+		err_add(c->errs, field,
+			"a job with %u targets sets no queue knobs (each device has its own; give one target)",
+			c->job->ntargets);
+		return -EINVAL;
+	}
 	if (!bb_sysknob_name_ok(knob)) {
 		err_add(c->errs, field,
 			"not a valid knob name (a queue attribute: [a-z0-9_]{1,63})");
@@ -466,6 +475,13 @@ static unsigned apply_fields(struct job_ctx *c, struct bb_config *cfg,
 			err_add_raw(c->errs, field, msg);
 	}
 	return c->errs->n - before;
+}
+
+/* Whether the job's target list is cfg's. */
+static bool same_targets(const struct bb_job *job, const struct bb_config *cfg)
+{
+	return job->ntargets == cfg->ntargets &&
+	       !memcmp(job->target, cfg->target, sizeof(job->target));
 }
 
 /* A "tiou" value: a t/io_uring command line as a string, or the
@@ -617,8 +633,7 @@ static int variant_tiou(struct job_ctx *c, unsigned idx, const char *vpath,
 	}
 	if (tiou_config(c, path, line, true, t, &words, cfg))
 		goto out;
-	if (cfg->ntargets != c->base.ntargets ||
-	    memcmp(cfg->target, c->base.target, sizeof(cfg->target))) {
+	if (!same_targets(c->job, cfg)) {
 		err_add(c->errs, path,
 			"its FILE (%.200s) is not the job's target %.200s: the variants of a job share it",
 			cfg->target, c->base.target);
@@ -1114,12 +1129,42 @@ static void parse_target(struct job_ctx *c, const struct top_field *f,
 
 	/* required unless a "tiou" line names it: parse_tiou() */
 	c->target_given = val != NULL;
-	if (!val || get_string(c->errs, f->name, val,
-			       sizeof(c->job->target) - 1, &s))
+	if (!val)
 		return;
-	snprintf(c->job->target, sizeof(c->job->target), "%s", s);
-	snprintf(c->base.target, sizeof(c->base.target), "%s", s);
+	if (json_object_is_type(val, json_type_array)) {
+		size_t n = json_object_array_length(val);
+		char where[64];
+
+		if (!n || n > BB_MAX_TARGETS) {
+			err_add(c->errs, f->name,
+				"expected a path, or an array of 1..%d paths (got %zu)",
+				BB_MAX_TARGETS, n);
+			return;
+		}
+		for (size_t i = 0; i < n; i++) {
+			snprintf(where, sizeof(where), "%s[%zu]", f->name, i);
+			if (get_string(c->errs, where,
+				       json_object_array_get_idx(val, i),
+				       sizeof(c->job->target) - 1, &s))
+				return;
+			if (i ? bb_config_add_target(&c->base, s) :
+				bb_config_set_target(&c->base, s)) {
+				err_add(c->errs, where,
+					"the paths are longer than %zu bytes in all",
+					sizeof(c->job->target) - 2);
+				return;
+			}
+		}
+	} else {
+		if (get_string(c->errs, f->name, val,
+			       sizeof(c->job->target) - 1, &s))
+			return;
+		bb_config_set_target(&c->base, s);
+	}
+	memcpy(c->job->target, c->base.target, sizeof(c->job->target));
+	c->job->ntargets = c->base.ntargets;
 }
+
 
 /* "tiou": a t/io_uring command line (bb_tiou_parse, then biobench's long
  * options after it) as the workload's base: the workload's fields apply
@@ -1152,26 +1197,22 @@ static void parse_tiou(struct job_ctx *c, const struct top_field *f,
 	if (tiou_config(c, f->name, line, false, c->tiou, &c->tiou_words, cfg))
 		goto fail;
 	c->tiou_rest = c->tiou->rest;
-	if (cfg->ntargets > 1) {
-		err_add(c->errs, f->name,
-			"%u FILEs: a job runs on one target (biobench tiou takes several)",
-			cfg->ntargets);
-		goto fail;
-	}
-	/* the line's target; for -N1 the FILE it names counts too */
-	same = !strcmp(job->target, cfg->target) ||
-	       (c->tiou->nop && c->tiou->nfiles == 1 &&
+	/* the line's targets; for -N1 the FILE it names counts too */
+	same = same_targets(job, cfg) ||
+	       (c->tiou->nop && c->tiou->nfiles == 1 && job->ntargets == 1 &&
 		!strcmp(job->target, c->tiou->files[0]));
 	if (c->target_given && job->target[0] && !same) {
 		err_add(c->errs, "target",
-			"\"%.200s\" is not the tiou line's target %.200s: give one of them, or the same",
-			job->target, cfg->target);
+			"\"%.200s\"%s is not the tiou line's target %.200s%s: give one of them, or the same",
+			job->target, job->ntargets > 1 ? " ..." : "",
+			cfg->target, cfg->ntargets > 1 ? " ..." : "");
 		goto fail;
 	}
 	c->tiou_norm = tiou_norm(c, f->name, line, cfg, given);
 	if (!c->tiou_norm)
 		goto fail;
-	snprintf(job->target, sizeof(job->target), "%s", cfg->target);
+	memcpy(job->target, cfg->target, sizeof(job->target));
+	job->ntargets = cfg->ntargets;
 	c->base = *cfg;
 	c->base_ok = true;
 	free(cfg);
@@ -1263,8 +1304,15 @@ static struct json_object *def_quiescence(const struct bb_job *job,
 static struct json_object *def_target(const struct bb_job *job,
 				      struct json_object *given)
 {
+	struct json_object *a;
+
 	(void)given;
-	return json_object_new_string(job->target);
+	if (job->ntargets <= 1)
+		return json_object_new_string(job->target);
+	a = json_object_new_array();
+	for (const char *p = job->target; a && p; p = bb_job_next_target(job, p))
+		json_object_array_add(a, json_object_new_string(p));
+	return a;
 }
 
 /* A given "tiou": the normalized form, {"line", "options"}. */

@@ -437,20 +437,26 @@ int bb_config_add_target(struct bb_config *cfg, const char *path)
 	return 0;
 }
 
-const char *bb_config_next_target(const struct bb_config *cfg, const char *p)
+const char *bb_targets_next(const char *list, size_t len, unsigned n,
+			    const char *p)
 {
-	const char *end = cfg->target + sizeof(cfg->target);
+	const char *end = list + len;
 	unsigned i = 0;
 
-	for (const char *q = cfg->target; q < end && *q; i++) {
+	for (const char *q = list; q < end && *q; i++) {
 		const char *next = q + strnlen(q, (size_t)(end - q)) + 1;
 
 		if (q == p)
-			return i + 1 < cfg->ntargets && next < end && *next ?
-				       next : NULL;
+			return i + 1 < n && next < end && *next ? next : NULL;
 		q = next;
 	}
 	return NULL;
+}
+
+const char *bb_config_next_target(const struct bb_config *cfg, const char *p)
+{
+	return bb_targets_next(cfg->target, sizeof(cfg->target), cfg->ntargets,
+			       p);
 }
 
 unsigned bb_spread_targets(unsigned nfiles, unsigned nthreads,

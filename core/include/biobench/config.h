@@ -240,6 +240,11 @@ int bb_config_add_target(struct bb_config *cfg, const char *path);
 const char *bb_config_next_target(const struct bb_config *cfg,
 				  const char *p);
 
+/* The same on any list of that form (n paths, NUL-terminated one after
+ * the other in list[0..len)): a job's targets. */
+const char *bb_targets_next(const char *list, size_t len, unsigned n,
+			    const char *p);
+
 /* t/io_uring's spread of nfiles files over nthreads submitter threads:
  * with at least as many threads as files each file gets nthreads/nfiles
  * consecutive threads (the first nthreads%nfiles files one more), else

@@ -15,6 +15,10 @@
  *    "quiescence": {"mode": "wait", "max_busy": 10, "max_wait": "1s",
  *                   "exclude_disturbed": false}}
  *
+ * "target" is one path, or an array of them: several files or block
+ * devices that the threads share as t/io_uring spreads its FILEs (a job
+ * with several targets sets no sysfs knobs).
+ *
  * "tiou": a fio t/io_uring command line gives the workload instead of (or
  * under) "workload": {"tiou": "-p0 -d128 -b4096 -s1 -c1 /dev/nvme0n1"}.
  * It is parsed with t/io_uring's rules and mapped onto the run options
@@ -103,7 +107,11 @@ struct bb_job_variant {
 
 struct bb_job {
 	char name[128];
-	char target[PATH_MAX];
+	char target[PATH_MAX];   /* the first target; with ntargets > 1 the
+				    others follow it, each NUL-terminated
+				    (bb_job_next_target), as in struct
+				    bb_config */
+	unsigned ntargets;
 	unsigned nvariants;
 	struct bb_job_variant v[BB_JOB_MAX_VARIANTS];
 	unsigned repeat;      /* measured rounds (one run per variant each) */
@@ -181,6 +189,15 @@ int bb_job_parse_string(struct bb_job *job, const char *text, size_t len,
 
 /* Free what a successful parse holds (the spec); harmless twice. */
 void bb_job_free(struct bb_job *job);
+
+/* The job's targets: job->target, then the next after p (NULL after the
+ * last). */
+static inline const char *bb_job_next_target(const struct bb_job *job,
+					     const char *p)
+{
+	return bb_targets_next(job->target, sizeof(job->target),
+			       job->ntargets, p);
+}
 
 /* One run of the plan. */
 struct bb_job_step {
