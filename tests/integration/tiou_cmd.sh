@@ -227,5 +227,30 @@ api POST /api/v1/jobs "{\"name\": \"x\", \"tiou\": \"-p0 -r1 $TMP/secret.txt\", 
 api POST /api/v1/jobs '{"name": "x", "tiou": "-p0 -d0 /x", "variants": {"A": {}, "B": {}}}'
 [ "$API_STATUS" = 400 ] && grep -q "tiou: -d: '0' is out of range" "$API_BODY" &&
 	pass "biobenchd: a bad line: 400 naming tiou" || fail "biobenchd bad line: $API_STATUS $(cat "$API_BODY")"
+# several FILEs: several targets, each checked against the allow-list
+g=$TMP/ro/file2.dat
+cp "$f" "$g"
+api POST /api/v1/jobs "{\"name\": \"two files\", \"tiou\": \"-p0 -O0 -d16 -n2 -r1 $f $TMP/secret.txt\", \"variants\": {\"A\": {}, \"B\": {}}}"
+[ "$API_STATUS" = 403 ] && grep -q "secret.txt" "$API_BODY" &&
+	pass "biobenchd: a line with a second FILE not allowed: 403 naming it" \
+	|| fail "biobenchd two FILEs, one not allowed: $API_STATUS $(cat "$API_BODY")"
+api POST /api/v1/jobs "{\"name\": \"two files\", \"tiou\": \"-p0 -O0 -d16 -n2 -r1 $f $g\", \"repeat\": 2, \"warmup\": 0, \"quiescence\": {\"mode\": \"off\"}, \"variants\": {\"A\": {}, \"B\": {\"tiou\": \"-s1 -c1\"}}}"
+if [ "$API_STATUS" = 201 ]; then
+	id=$(api_get 'd["id"]')
+	st=$(wait_job "$id" 60)
+	api GET "/api/v1/jobs/$id"
+	[ "$st" = done ] && [ "$(api_get 'd["spec"]["target"]')" = "[\"$f\", \"$g\"]" ] &&
+		pass "biobenchd ran a job on two FILEs (target an array in the normalized job)" \
+		|| fail "biobenchd two-file job: $st $(head -c 400 "$API_BODY")"
+else fail "biobenchd: submit a two-file tiou job: $API_STATUS $(cat "$API_BODY")"; fi
 daemon_stop || fail "biobenchd did not stop cleanly"
+
+# several targets in biobench ab's job file (an array)
+cat >"$TMP/two.json" <<EOF
+{"name": "two targets", "target": ["$f", "$g"], "workload": {"threads": 2, "direct": false, "runtime": "300ms", "model": "none"},
+ "variants": {"A": {}, "B": {"iodepth": 8}}, "repeat": 2, "warmup": 0}
+EOF
+if expect_rc 0 ab "$TMP/two.json" && grep -q "^  target $f $g;" "$TMP/out"; then
+	pass "biobench ab with \"target\": [two files]: ran on both"
+else fail "ab with a target array"; show; fi
 finish

@@ -260,7 +260,14 @@ static const struct bad_case bad_cases[] = {
 	/* target */
 	{ "{\"name\": \"t\", " GOOD_VARIANTS "}", "target", "required" },
 	{ "{\"name\": \"t\", \"target\": [], " GOOD_VARIANTS "}", "target",
+	  "expected a path, or an array of 1..64 paths (got 0)" },
+	{ "{\"name\": \"t\", \"target\": [\"/a\", 5], " GOOD_VARIANTS "}", "target[1]",
 	  "expected a string" },
+	{ "{\"name\": \"t\", \"target\": [\"/a\", \"nop\"], " GOOD_VARIANTS "}", "target",
+	  "nop is one target of its own" },
+	{ "{\"name\": \"t\", \"target\": [\"/a\", \"/b\"], "
+	  "\"variants\": {\"A\": {}, \"B\": {\"sysfs.nomerges\": 2}}}", "variants.B.sysfs.nomerges",
+	  "a job with 2 targets sets no queue knobs" },
 	{ GOOD_HEAD "\"workload\": {\"target\": \"/dev/sda\"}, " GOOD_VARIANTS "}",
 	  "workload.target", "not allowed here" },
 	{ GOOD_HEAD V_B("{\"target\": \"/dev/sda\"}"), "variants.B.target",
@@ -792,6 +799,33 @@ static void test_tiou_job(void **state)
 				    GOOD_VARIANTS "}", &errs), 0);
 	assert_int_equal(job->v[0].cfg.nop_kind, BB_NOP_FILE);
 	bb_job_free(job);
+	/* several FILEs: several targets, the normalized target an array */
+	ret = parse(job, "{\"name\": \"t\", \"tiou\": \"-p0 -r1 -n2 " TF " /tmp/other\", "
+			 GOOD_VARIANTS "}", &errs);
+	if (ret)
+		dump_errors(&errs);
+	assert_int_equal(ret, 0);
+	assert_int_equal(job->ntargets, 2);
+	assert_string_equal(job->target, TF);
+	assert_string_equal(bb_job_next_target(job, job->target), "/tmp/other");
+	assert_null(bb_job_next_target(job, bb_job_next_target(job, job->target)));
+	assert_int_equal(job->v[1].cfg.ntargets, 2);
+	assert_true(json_object_object_get_ex(job->spec, "target", &t));
+	assert_true(json_object_is_type(t, json_type_array));
+	assert_int_equal(json_object_array_length(t), 2);
+	assert_int_equal(parse(again, json_object_to_json_string(job->spec), &errs), 0);
+	assert_same_job(job, again);
+	assert_int_equal(again->ntargets, 2);
+	bb_job_free(job);
+	bb_job_free(again);
+	/* "target" as an array, without a line */
+	assert_int_equal(parse(job, "{\"name\": \"t\", \"target\": [\"/a\", \"/b\", \"/c\"], "
+				    "\"workload\": {\"threads\": 3}, " GOOD_VARIANTS "}", &errs), 0);
+	assert_int_equal(job->ntargets, 3);
+	assert_int_equal(job->v[0].cfg.ntargets, 3);
+	assert_string_equal(bb_job_next_target(job, job->target), "/b");
+	bb_job_free(job);
+
 	/* a job without a line, a variant with one reading its target */
 	ret = parse(job, "{\"name\": \"t\", \"target\": \"" TF "\", \"workload\": {\"runtime\": 1},"
 			 " \"variants\": {\"A\": {}, \"B\": {\"tiou\": \"-p0 -d8\"}}}", &errs);
@@ -833,8 +867,8 @@ static void test_tiou_job_bad(void **state)
 		  "required" },
 		{ "{\"name\": \"t\", \"tiou\": {\"line\": \"-p0 -r1 " TF "\", \"options\": {\"bs\": 512}}, "
 		  GOOD_VARIANTS "}", "tiou.options", "differs from what the line becomes" },
-		{ "{\"name\": \"t\", \"tiou\": \"-p0 -r1 " TF " /tmp/other\", " GOOD_VARIANTS "}", "tiou",
-		  "2 FILEs: a job runs on one target" },
+		{ "{\"name\": \"t\", \"target\": \"" TF "\", \"tiou\": \"-p0 -r1 " TF " /tmp/other\", "
+		  GOOD_VARIANTS "}", "target", "is not the tiou line's target " TF " ..." },
 		{ "{\"name\": \"t\", \"target\": \"nop\", \"tiou\": \"-p0 -r1 " TF "\", " GOOD_VARIANTS "}",
 		  "target", "\"nop\" is not the tiou line's target " TF },
 		/* t/io_uring's -r0 runs until interrupted: a job's runs must end */
