@@ -112,6 +112,18 @@ void bb_cli_sigwatch_stop(struct bb_cli_sigwatch *w);
 /* "SIGINT", "SIGTERM", "SIGHUP" (else "a signal"). */
 const char *bb_cli_signame(int sig);
 
+/* ---- compare_jobs_fmt.c: the comparison of jobs ----------------------- */
+
+/* Print GET /api/v1/compare's document (bb_jobcmp, jobcompare.h): the
+ * jobs, the statistics used, per variant a table with a column per job
+ * (runs, median, run-to-run spread, boots, disturbed runs, ratio of
+ * medians, change, the CI under its real coverage, p, Holm p, TOST p,
+ * verdict), each comparison's line, the boots statement, the table of
+ * what differs ("*" marks a row that differs; host, run, target, device
+ * and queue rows all, job and config rows only when they differ), the
+ * warnings and "verdict: <worst>". */
+void bb_cli_compare_jobs_print(FILE *f, struct json_object *doc);
+
 /* ---- util.c ----------------------------------------------------------- */
 
 /* Read a whole file ("-": stdin) into a NUL-terminated buffer (at most
@@ -150,5 +162,8 @@ void bb_cli_fputs_json(FILE *f, const char *text);
 /* s cut to width characters (a cut one ends with an ellipsis, U+2026)
  * on a character boundary, padded with spaces to width. */
 void bb_cli_fit(char *out, size_t len, const char *s, unsigned width);
+
+/* The characters of s (UTF-8; a byte that is not UTF-8 counts one). */
+unsigned bb_cli_chars(const char *s);
 
 #endif

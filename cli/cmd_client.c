@@ -7,6 +7,7 @@
 #include "client.h"
 
 #include <biobench/common.h>
+#include <biobench/jobcompare.h>
 
 #include <errno.h>
 #include <inttypes.h>
@@ -28,6 +29,8 @@ enum {
 	O_STATE = 1u << 2,
 	O_LIMIT = 1u << 3,
 	O_INTERVAL = 1u << 4,
+	O_VARIANT = 1u << 5,
+	O_ALLOW_DIFF = 1u << 6,
 };
 
 struct csess;
@@ -39,7 +42,8 @@ struct ccmd {
 	const char *name;
 	const char *args;    /* positional arguments, for the usage line;
 				"ID" is a job id (session's id) */
-	unsigned npos;       /* exactly this many */
+	unsigned npos;       /* at least this many */
+	unsigned npos_max;   /* at most this many (0: npos) */
 	unsigned opts;       /* O_* accepted besides --server/--token-file */
 	const char *summary; /* what it does, for --help */
 	const char *method;  /* client_cmd: "GET" or "POST" */
@@ -57,7 +61,9 @@ struct copts {
 	const char *state;
 	unsigned limit;
 	double interval;
-	const char *pos[2];
+	const char *variant;
+	bool allow_diff;
+	const char *pos[1 + BB_JOBCMP_MAX_WITH];
 	unsigned npos;
 };
 
@@ -81,7 +87,7 @@ static const char *const job_states[] = { "queued", "running", "done",
 					  "interrupted" };
 
 static const struct ccmd cmd_submit = {
-	"submit", "FILE|-", 1, O_JSON | O_WAIT | O_INTERVAL,
+	"submit", "FILE|-", 1, 0, O_JSON | O_WAIT | O_INTERVAL,
 	"Submit the job in FILE (a job JSON document, schema/job.schema.json;\n"
 	"`-` reads standard input) and print its id.  With --wait, follow it\n"
 	"like `watch` and exit 0 when it is done, 1 when it failed, was\n"
@@ -90,26 +96,38 @@ static const struct ccmd cmd_submit = {
 	NULL, NULL, NULL, /* its own: bb_cmd_submit */
 };
 static const struct ccmd cmd_jobs = {
-	"jobs", "", 0, O_JSON | O_STATE | O_LIMIT,
+	"jobs", "", 0, 0, O_JSON | O_STATE | O_LIMIT,
 	"List jobs, newest first: id, name, state, progress, verdict, age.",
 	"GET", NULL /* jobs_path() */, print_jobs,
 };
 static const struct ccmd cmd_show = {
-	"show", "ID", 1, O_JSON,
+	"show", "ID", 1, 0, O_JSON,
 	"Show one job: state, plan, variants, host, device, progress, and its\n"
 	"comparison once there is one.",
 	"GET", "/api/v1/jobs/%" PRId64, print_show,
 };
 static const struct ccmd cmd_compare = {
-	"compare", "ID", 1, O_JSON,
+	"compare", "ID [OTHER...]", 1, 1 + BB_JOBCMP_MAX_WITH,
+	O_JSON | O_VARIANT | O_ALLOW_DIFF,
 	"Print a job's comparison: per variant the runs, the median of the\n"
 	"metric, the change against the baseline with its confidence interval,\n"
 	"the p-value and the verdict; then warnings (e.g. variants run on\n"
-	"different devices, runs that did not finish).",
+	"different devices, runs that did not finish).\n\n"
+	"With two or more ids (BASE OTHER...; at most 8 others), compare the\n"
+	"jobs (e.g. the same job on two kernels): each variant of OTHER against\n"
+	"the same-named variant of BASE (an A/A job's A and A2 pool), as\n"
+	"independent samples: the change (two-sample Hodges-Lehmann of the log\n"
+	"metric) with its confidence interval under its real coverage, the\n"
+	"ratio of medians, the rank-sum p-value, Holm over all, TOST, the\n"
+	"verdict; each job's run-to-run spread (its noise floor), the boots\n"
+	"behind each side, and what differs between the jobs (kernel, boot,\n"
+	"host, device, queue settings, configuration: * marks it).  A workload\n"
+	"that differs (target, rw, bs, iodepth, threads, runtime...) is refused\n"
+	"(exit 2) unless --allow-different-workload.",
 	"GET", "/api/v1/jobs/%" PRId64 "/compare", print_compare,
 };
 static const struct ccmd cmd_watch = {
-	"watch", "ID", 1, O_JSON | O_INTERVAL,
+	"watch", "ID", 1, 0, O_JSON | O_INTERVAL,
 	"Follow a job until it ends: a progress bar (run i/n, ETA, the last\n"
 	"finished run's IOPS with its variant) on a terminal, a line per run\n"
 	"otherwise; then the verdict and\n"
@@ -119,13 +137,13 @@ static const struct ccmd cmd_watch = {
 	NULL, NULL, NULL, /* its own: watch_job */
 };
 static const struct ccmd cmd_cancel = {
-	"cancel", "ID", 1, O_JSON,
+	"cancel", "ID", 1, 0, O_JSON,
 	"Cancel a job: a queued one at once, a running one within a second\n"
 	"(its sysfs knobs restored).",
 	"POST", "/api/v1/jobs/%" PRId64 "/cancel", print_cancel,
 };
 static const struct ccmd cmd_devices = {
-	"devices", "", 0, O_JSON,
+	"devices", "", 0, 0, O_JSON,
 	"List the daemon host's block devices and what the daemon's\n"
 	"allow-list permits on each.  `biobench devices --local [--json]`\n"
 	"lists this host's NVMe controllers and block devices instead,\n"
@@ -133,9 +151,9 @@ static const struct ccmd cmd_devices = {
 	"GET", "/api/v1/devices", print_devices,
 };
 static const struct ccmd cmd_host = {
-	"host", "", 0, O_JSON,
-	"Show the daemon's host (kernel, CPUs, memory, governor) and the\n"
-	"daemon's version, uptime and pid.",
+	"host", "", 0, 0, O_JSON,
+	"Show the daemon's host (kernel, CPUs and microcode, memory, governor,\n"
+	"boot id) and the daemon's version, uptime and pid.",
 	"GET", "/api/v1/host", print_host,
 };
 
@@ -159,6 +177,13 @@ static void cmd_usage(FILE *f, const struct ccmd *cmd)
 		fprintf(f, "  --interval SEC     poll every SEC seconds "
 			   "(default %.1f)\n",
 			WATCH_INTERVAL_S);
+	if (cmd->opts & O_VARIANT)
+		fprintf(f, "  --variant NAME     BASE OTHER...: compare only "
+			   "variant NAME\n");
+	if (cmd->opts & O_ALLOW_DIFF)
+		fprintf(f, "  --allow-different-workload\n"
+			   "                     BASE OTHER...: compare even "
+			   "when workload fields differ\n");
 	if (cmd->opts & O_JSON)
 		fprintf(f, "  --json             print the API's JSON "
 			   "document as is\n");
@@ -169,11 +194,14 @@ static void cmd_usage(FILE *f, const struct ccmd *cmd)
 		"$BIOBENCH_TOKEN_FILE)\n"
 		"  -h, --help         this text\n\n"
 		"Exit status: 0 ok, 1 %s or the server answered an error, "
-		"2 usage error,\n3 biobenchd cannot be reached.\n",
+		"2 usage error%s,\n3 biobenchd cannot be reached.\n",
 		BB_DEFAULT_SERVER,
 		cmd->opts & O_WAIT || !strcmp(cmd->name, "watch") ?
 			"the job did not finish" :
-			"failed");
+			"failed",
+		cmd->opts & O_ALLOW_DIFF ? " or a refused\ncomparison of jobs "
+					   "(a workload that differs)" :
+					   "");
 }
 
 static int usage_err(const struct ccmd *cmd, const char *fmt, ...)
@@ -204,6 +232,8 @@ static int parse_opts(const struct ccmd *cmd, int argc, char **argv,
 		{ "--json", O_JSON, false },	{ "--wait", O_WAIT, false },
 		{ "--state", O_STATE, true },	{ "--limit", O_LIMIT, true },
 		{ "--interval", O_INTERVAL, true },
+		{ "--variant", O_VARIANT, true },
+		{ "--allow-different-workload", O_ALLOW_DIFF, false },
 	};
 	bool opts_done = false;
 
@@ -216,7 +246,7 @@ static int parse_opts(const struct ccmd *cmd, int argc, char **argv,
 		size_t k;
 
 		if (opts_done || arg[0] != '-' || !strcmp(arg, "-")) {
-			if (o->npos == cmd->npos)
+			if (o->npos == bb_max(cmd->npos, cmd->npos_max))
 				return usage_err(cmd, "unexpected argument '%s'",
 						 arg);
 			o->pos[o->npos++] = arg;
@@ -264,6 +294,26 @@ static int parse_opts(const struct ccmd *cmd, int argc, char **argv,
 			break;
 		case O_WAIT:
 			o->wait = true;
+			break;
+		case O_VARIANT: {
+			size_t n = strlen(val), k;
+
+			for (k = 0; k < n; k++)
+				if (!strchr("abcdefghijklmnopqrstuvwxyz"
+					    "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					    "0123456789_-", val[k]))
+					break;
+			if (!n || n > 31 || k < n)
+				return usage_err(cmd,
+						 "--variant: '%s' is not a "
+						 "variant name ([A-Za-z0-9_-], "
+						 "1..31 characters)",
+						 val);
+			o->variant = val;
+			break;
+		}
+		case O_ALLOW_DIFF:
+			o->allow_diff = true;
 			break;
 		case O_STATE: {
 			size_t s;
@@ -353,7 +403,7 @@ static int sess_begin(struct csess *s, const struct ccmd *cmd,
 		*done = true;
 	if (ret)
 		return ret < 0 ? BB_EXIT_OK : ret;
-	if (!strcmp(cmd->args, "ID")) {
+	if (!strncmp(cmd->args, "ID", 2)) {
 		ret = parse_id(cmd, s->o.pos[0], &s->id);
 		if (ret)
 			return ret;
@@ -982,9 +1032,71 @@ static int print_compare(struct csess *s, struct json_object *doc)
 	return BB_EXIT_OK;
 }
 
+/* BASE OTHER...: GET /api/v1/compare; a refusal (400: a workload that
+ * differs, a variant neither job has) is a usage error (exit 2). */
+static int compare_jobs(struct csess *s)
+{
+	struct json_object *doc = NULL, *shown = NULL;
+	char path[512];
+	size_t off;
+	long status = 0;
+	int64_t id = 0;
+	int ret;
+
+	off = (size_t)snprintf(path, sizeof(path),
+			       "/api/v1/compare?base=%" PRId64, s->id);
+	for (unsigned i = 1; i < s->o.npos; i++) {
+		ret = parse_id(s->cmd, s->o.pos[i], &id);
+		if (ret)
+			return ret;
+		off += (size_t)snprintf(path + off, sizeof(path) - off,
+					"&with=%" PRId64, id);
+	}
+	if (s->o.variant)
+		off += (size_t)snprintf(path + off, sizeof(path) - off,
+					"&variant=%s", s->o.variant);
+	if (s->o.allow_diff)
+		snprintf(path + off, sizeof(path) - off,
+			 "&allow_different_workload=1");
+	ret = api(&s->c, s->cmd, "GET", path, NULL, 0, &doc, &status);
+	if (ret)
+		return ret == BB_EXIT_FAIL && status == 400 ? BB_EXIT_USAGE :
+							       ret;
+	if (s->o.json) {
+		bb_cli_print_json(stdout, doc);
+	} else {
+		shown = bb_cli_json_escaped(doc);
+		bb_cli_compare_jobs_print(stdout, shown);
+	}
+	json_object_put(shown);
+	json_object_put(doc);
+	return BB_EXIT_OK;
+}
+
 int bb_cmd_compare(const struct bb_cli_globals *g, int argc, char **argv)
 {
-	return client_cmd(&cmd_compare, g, argc, argv);
+	struct csess s;
+	bool done;
+	int ret;
+
+	ret = sess_begin(&s, &cmd_compare, g, argc, argv, &done);
+	if (ret || done)
+		goto out;
+	if (s.o.npos == 1) {
+		sess_end(&s);
+		if (s.o.variant || s.o.allow_diff)
+			return usage_err(&cmd_compare,
+					 "%s needs two or more job ids (BASE "
+					 "OTHER...)",
+					 s.o.variant ? "--variant" :
+						       "--allow-different-workload");
+		/* one job: its own comparison */
+		return client_cmd(&cmd_compare, g, argc, argv);
+	}
+	ret = compare_jobs(&s);
+out:
+	sess_end(&s);
+	return ret;
 }
 
 /* ---- cancel ------------------------------------------------------------- */
@@ -1062,8 +1174,11 @@ static int print_host(struct csess *s, struct json_object *doc)
 	       bb_cli_jstr(doc, "kernel", "?"),
 	       bb_cli_jstr(doc, "machine", ""),
 	       bb_cli_jstr(doc, "kernel_version", "?"));
-	printf("%-10s %.0f x %s\n", "cpus", bb_cli_jnum(doc, "cpus", 0),
-	       bb_cli_jstr(doc, "cpu_model", "?"));
+	printf("%-10s %.0f x %s%s%s\n", "cpus", bb_cli_jnum(doc, "cpus", 0),
+	       bb_cli_jstr(doc, "cpu_model", "?"),
+	       bb_cli_jget(doc, "microcode") ? ", microcode " : "",
+	       bb_cli_jstr(doc, "microcode", ""));
+	printf("%-10s %s\n", "boot id", bb_cli_jstr(doc, "boot_id", "unknown"));
 	printf("%-10s %s\n", "memory", mem);
 	printf("%-10s %s\n", "governor",
 	       bb_cli_jstr(doc, "governor", "unknown"));

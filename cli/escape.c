@@ -107,6 +107,11 @@ static unsigned char_count(const unsigned char *s)
 	return n;
 }
 
+unsigned bb_cli_chars(const char *s)
+{
+	return char_count((const unsigned char *)(s ? s : ""));
+}
+
 void bb_cli_fit(char *out, size_t len, const char *s, unsigned width)
 {
 	static const char ellipsis[] = "\xe2\x80\xa6"; /* U+2026 */

@@ -47,7 +47,7 @@ _biobench()
         --server) COMPREPLY=($(compgen -W "http://127.0.0.1:8420" -- "$cur")); return ;;
         --token-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --state) COMPREPLY=($(compgen -W "queued running done failed cancelled interrupted" -- "$cur")); return ;;
-        --limit|--interval|--repeat|--warmup|--min-effect|--tiou) return ;;
+        --limit|--interval|--repeat|--warmup|--min-effect|--variant|--tiou) return ;;
         --flavor) COMPREPLY=($(compgen -W "3.33 current" -- "$cur")); return ;;
     esac
 
@@ -107,6 +107,7 @@ _biobench()
             if [[ $cur == -* ]]; then
                 local extra=
                 [[ $cmd == watch ]] && extra=--interval
+                [[ $cmd == compare ]] && extra="--variant --allow-different-workload"
                 COMPREPLY=($(compgen -W "$extra $client_opts" -- "$cur"))
             else
                 COMPREPLY=($(compgen -W "$(_biobench_job_ids "$server")" -- "$cur"))

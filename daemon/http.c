@@ -108,6 +108,7 @@ static const struct bb_route bb_routes[] = {
 	  NULL },
 	{ "/api/v1/jobs/{id}/cancel", "POST", NULL, bb_route_job_cancel },
 	{ "/api/v1/history", "GET, HEAD", bb_route_history, NULL },
+	{ "/api/v1/compare", "GET, HEAD", bb_route_compare_jobs, NULL },
 	{ "/api/v1/devices", "GET, HEAD", bb_route_devices, NULL },
 	{ "/api/v1/host", "GET, HEAD", bb_route_host, NULL },
 	{ "/api/v1/health", "GET, HEAD", bb_route_health, NULL },

@@ -241,11 +241,14 @@ static int hook_after_run(void *arg, struct bb_jobrun *jr,
 	}
 	if (r && (rc == 0 || r->io.ios)) {
 		doc = bb_result_to_json(&v->cfg, r);
-		if (doc)
+		if (doc) {
 			json_object_object_add(
 				doc, "quiescence",
 				bb_quiesce_to_json(&jr->quiet,
 						   &s->job->quiesce));
+			/* boot, kernel, version, queue settings at the start */
+			bb_run_context_add_json(doc, &jr->run_ctx);
+		}
 		run.result = doc ? json_object_to_json_string_ext(
 					   doc, JSON_C_TO_STRING_PLAIN) :
 				   NULL;

@@ -15,7 +15,12 @@
  * or -errno (-ENOENT: no such row, -ENOSPC: disk full, -EIO: other sqlite
  * errors, a corrupt file or not a database, -EBUSY: locked beyond the
  * timeout, -EINVAL: bad argument, -EACCES/-ENOENT: the file cannot be
- * opened) with a one-line message in err when err is not NULL. */
+ * opened) with a one-line message in err when err is not NULL.
+ *
+ * Implemented in daemon/store/: one file per subject (jobs.c, runs.c,
+ * meta.c, knobs.c, events.c, noise.c, history.c, migrate.c, handle.c),
+ * each declaring its SQL once with the column table of its JSON (db.h),
+ * over a backend seam (backend.h; sqlite.c the only backend today). */
 #ifndef BB_STORE_H
 #define BB_STORE_H
 

@@ -7,6 +7,9 @@
  *                           spec, host and device; live while it runs
  *   #/history               the workloads (job names) with finished jobs
  *   #/history?name=N        one workload's results over time and kernels
+ *   #/compare?base=ID&with=ID[&with=ID...]
+ *                           jobs against jobs, variant by variant (from a
+ *                           job page's "Compare with…" or History's ticks)
  *
  * Every text that comes from the API is put in the page with textContent
  * (the el() helper), never as HTML.  Charts: Chart.js from Debian's
@@ -306,6 +309,9 @@
     } else if (path === '/history') {
       nav = 'history';
       historyView(view, params);
+    } else if (path === '/compare') {
+      nav = 'history';
+      compareView(view, params);
     } else {
       errorPage(view, 'Page not found',
         'There is no dashboard page "' + path + '".', null);
@@ -615,6 +621,7 @@
         section('Host', null, p.host),
         section('Device', null, p.device)),
       p.knobsCard);
+    p.links.after(compareWithForm(j));
     return p;
   }
 
@@ -680,7 +687,7 @@
     const spec = JSON.stringify(j.spec, null, 2);
     setText(p.spec, spec);
     p.host.replaceChildren(kvList(j.host, ['hostname', 'kernel', 'kernel_version', 'machine',
-      'cpu_model', 'cpus', 'memory_bytes', 'governor']));
+      'cpu_model', 'microcode', 'cpus', 'memory_bytes', 'governor', 'boot_id']));
     if (j.host && j.host.cmdline)
       p.host.append(el('details', { class: 'cmdline' }, el('summary', null, 'kernel command line'),
         el('code', null, j.host.cmdline)));
@@ -1268,6 +1275,7 @@
     const t = table(['Job', 'Finished', 'Host', 'Kernel', 'Target', 'Device', 'Verdict', 'Change', 'CI (coverage)', 'p', 'Host noise', 'Summary'],
       rows, { class: 'history', nowrap: [1, 3, 7, 8] });
     t.setAttribute('data-testid', 'history-table');
+    view.root.append(compareTicker(jobs));
     view.root.append(section('Jobs, newest first', { class: 'card flush' }, el('div', { class: 'table-wrap' }, t)));
   }
 
@@ -1311,6 +1319,254 @@
       if (d.next_cursor !== null)
         view.root.append(el('p', { class: 'note' }, 'From the newest 500 finished jobs.'));
     })();
+  }
+
+  /* ---- compare jobs ------------------------------------------------ */
+
+  /* "#/compare?base=3&with=4&with=5" */
+  function compareHash(base, others) {
+    const q = new URLSearchParams();
+    q.set('base', String(base));
+    for (const o of others) q.append('with', String(o));
+    return '#/compare?' + q.toString();
+  }
+
+  /* The job page's "Compare with…": ids typed, or picked from the
+   * finished jobs of the same name. */
+  function compareWithForm(j) {
+    const input = el('input', { type: 'text', id: 'compare-with', size: 14, list: 'compare-with-list',
+      placeholder: 'job id(s), e.g. 4, 5', autocomplete: 'off', 'data-testid': 'compare-with-input' });
+    const list = el('datalist', { id: 'compare-with-list' });
+    const msg = el('span', { class: 'warn', 'aria-live': 'polite' });
+    const form = el('form', { class: 'compare-with', 'data-testid': 'compare-with-form' },
+      el('label', { for: 'compare-with' }, 'Compare with… '), input, list, ' ',
+      el('button', { type: 'submit', 'data-testid': 'compare-with-button' }, 'Compare'), ' ', msg,
+      el('span', { class: 'muted' }, ' each variant of those jobs against the same-named variant of this one'));
+    form.addEventListener('submit', (ev) => {
+      ev.preventDefault();
+      const ids = input.value.split(/[\s,]+/).filter(Boolean);
+      if (!ids.length || ids.some((x) => !/^[1-9][0-9]{0,18}$/.test(x))) {
+        setText(msg, 'job ids, e.g. 4 or 4, 5');
+        return;
+      }
+      location.hash = compareHash(j.id, ids);
+    });
+    api('/api/v1/history?limit=50&name=' + encodeURIComponent(j.name || '')).then((d) => {
+      for (const o of d.jobs || [])
+        if (o.id !== j.id)
+          list.append(el('option', { value: String(o.id) },
+            '#' + o.id + ' ' + fmtDate(o.finished) + ' ' + ((o.host && o.host.kernel) || '')));
+    }).catch(() => { /* the list is a help only */ });
+    return form;
+  }
+
+  /* History: tick two or more jobs to compare them; the oldest ticked one
+   * is the base. */
+  function compareTicker(jobs) {
+    const button = el('button', { type: 'button', disabled: true, 'data-testid': 'compare-ticked' },
+      'Compare ticked jobs');
+    const boxes = jobs.map((j) => el('input', { type: 'checkbox', id: 'tick-' + j.id, value: String(j.id),
+      'data-testid': 'compare-tick' }));
+    const update = () => { button.disabled = boxes.filter((b) => b.checked).length < 2; };
+    boxes.forEach((b) => b.addEventListener('change', update));
+    button.addEventListener('click', () => {
+      const ids = boxes.filter((b) => b.checked).map((b) => Number(b.value)).sort((a, b) => a - b);
+      if (ids.length >= 2) location.hash = compareHash(ids[0], ids.slice(1));
+    });
+    return section('Compare jobs', { 'data-testid': 'compare-ticker' },
+      el('ul', { class: 'ticks' }, jobs.map((j, i) => el('li', null, boxes[i], ' ',
+        el('label', { for: 'tick-' + j.id }, '#' + j.id + ' · ' + fmtDate(j.finished) + ' · ' +
+          ((j.host && j.host.kernel) || 'kernel ?') + ' · ' + (VERDICT_TEXT[j.verdict] || j.verdict || '—'))))),
+      el('p', { class: 'note' }, button, ' Tick two or more jobs: each variant of the others is compared with the same-named variant of the oldest ticked one (runs of two jobs are independent samples, not pairs).'));
+  }
+
+  function compareView(view, params) {
+    const base = params.get('base');
+    const others = params.getAll('with');
+    setTitle('Compare jobs');
+    if (!base || !others.length)
+      return errorPage(view, 'Nothing to compare', 'A comparison needs a base job and one or more others ' +
+        '(base=ID&with=ID): tick two or more jobs in History, or use "Compare with…" on a job page.', null);
+    const q = new URLSearchParams();
+    q.set('base', base);
+    for (const o of others) q.append('with', o);
+    for (const k of ['variant', 'allow_different_workload']) if (params.get(k)) q.set(k, params.get(k));
+    view.root.append(el('p', { class: 'muted' }, 'Comparing…'));
+    (async () => {
+      let d;
+      try {
+        d = await api('/api/v1/compare?' + q.toString());
+      } catch (e) {
+        if (!view.alive) return;
+        if (e instanceof ApiError && e.code === 'different_workload') return refusedPage(view, e, q);
+        if (e instanceof ApiError && [400, 404, 409].includes(e.status))
+          return errorPage(view, 'Cannot compare these jobs', e.message, e);
+        return apiFailure(view, 'the comparison', e);
+      }
+      if (view.alive) renderCompare(view, d, q);
+    })();
+  }
+
+  /* A workload that differs: the API's message, and the way to compare
+   * anyway. */
+  function refusedPage(view, e, q) {
+    const anyway = new URLSearchParams(q);
+    anyway.set('allow_different_workload', '1');
+    setTitle('The workloads differ');
+    view.root.replaceChildren(el('section', { class: 'error-page', role: 'alert', 'data-testid': 'error-page' },
+      el('h1', null, 'The workloads differ'),
+      el('p', { class: 'error-message', 'data-testid': 'error-message' }, e.message),
+      el('p', null, el('a', { href: '#/compare?' + anyway.toString(), class: 'button', 'data-testid': 'compare-anyway' },
+        'Compare anyway'), ' ', el('a', { href: '#/history', class: 'button' }, '← History'))));
+  }
+
+  function renderCompare(view, d, q) {
+    const jobs = d.jobs || [];
+    const base = jobs[0] || {};
+    const unit = d.unit || '';
+    const comps = d.comparisons || [];
+    const jobLabel = (id) => '#' + id;
+    setTitle('Compare ' + jobLabel(base.id) + ' with ' + (d.with || []).map(jobLabel).join(', '));
+    view.root.replaceChildren(
+      el('div', { class: 'page-head' },
+        el('div', null,
+          el('p', { class: 'crumbs' }, el('a', { href: '#/history' }, 'History'), ' / ', 'compare'),
+          el('h1', { 'data-testid': 'compare-title' }, 'Job ' + jobLabel(base.id) + ' against ' +
+            (d.with || []).map(jobLabel).join(', ')),
+          el('p', { class: 'meta' }, ['metric ' + d.metric + (unit ? ' (' + unit + ', ' +
+            (d.higher_is_better ? 'higher' : 'lower') + ' is better)' : ''),
+          'confidence ' + (100 * d.confidence).toFixed(1) + '%', 'no change = TOST within ±' +
+            fmtSig(100 * d.min_effect) + '%', 'Holm over ' + d.family + ' comparison' + (d.family === 1 ? '' : 's'),
+          d.variant ? 'variant ' + d.variant + ' only' : null].filter(Boolean).join(' · '))),
+        el('div', { class: 'badges' }, d.verdict ? verdictBadge(d.verdict) : null)),
+      el('p', { class: 'links' }, 'Jobs: ', jobs.flatMap((j, i) => [i ? ' · ' : '',
+        el('a', { href: '#/job/' + j.id }, jobLabel(j.id) + (j.name ? ' ' + j.name : '') + (i ? '' : ' (base)'))]),
+      ' · API: ', el('a', { href: '/api/v1/compare?' + q.toString() }, 'compare')));
+
+    /* the verdict of each job x variant */
+    const lines = comps.map((c) => {
+      if (c.error)
+        return el('p', { class: 'verdict-line' }, 'job ' + c.job + ' ' + c.variant + ' vs job ' + c.base_job + ' ' +
+          c.baseline + ': ' + c.error);
+      const v = c.verdict || 'inconclusive';
+      return el('div', { class: 'verdict-line verdict-border-' + v.replace(/[^a-z_]/g, '') },
+        el('p', { class: 'verdict-what', 'data-testid': 'compare-verdict-what' },
+          '#' + c.job + ' ' + c.variant + ' vs #' + c.base_job + ' ' + c.baseline),
+        el('p', { class: 'verdict-text', 'data-testid': 'compare-verdict-text' }, c.text || ''),
+        el('p', { class: 'verdict-facts' }, verdictBadge(v), ' ',
+          el('span', null, 'change ' + fmtPct(c.change) + ' (Hodges–Lehmann of the logs)'),
+          el('span', null, 'ratio of medians ' + fmtPct(c.change_median)),
+          el('span', { 'data-testid': 'compare-ci-label' }, ciLabel(c) + ' ' + fmtPct(c.ci_lo) + ' .. ' + fmtPct(c.ci_hi)),
+          coverageNote(c) ? el('span', { class: 'warn' }, coverageNote(c)) : null,
+          el('span', null, 'p = ' + fmtP(c.p_value)),
+          c.family > 1 ? el('span', null, 'Holm p = ' + fmtP(c.p_adjusted) + ' of ' + c.family) : null,
+          num(c.tost_p) ? el('span', null, 'TOST p = ' + fmtP(c.tost_p)) : null,
+          el('span', null, 'n = ' + (c.a ? c.a.n : '?') + ' + ' + (c.b ? c.b.n : '?') + ' runs'),
+          el('span', null, 'run-to-run spread ' + fmtSig(100 * (c.base_spread || 0)) + '% / ' +
+            fmtSig(100 * (c.spread || 0)) + '%'),
+          c.boots ? el('span', null, 'boots ' + c.boots.base + ' / ' + c.boots.other) : null));
+    });
+    const st = d.statistics || {};
+    const warnings = d.warnings || [];
+    view.root.append(section('Verdict', { 'data-testid': 'compare-verdict-card' }, ...lines,
+      el('p', { class: 'note' }, 'Independent samples: ' + (st.change || '') + '; ' + (st.ci || '') + '; p: ' +
+        (st.p_value || '') + '.'),
+      warnings.length ? el('ul', { class: 'warnings', 'aria-label': 'Warnings' }, warnings.map((w) => el('li', null, w))) : null));
+
+    /* boots and each side's noise floor */
+    view.root.append(section('Boots and noise floor', { 'data-testid': 'compare-boots-card' },
+      el('p', { 'data-testid': 'compare-boots' }, (d.boots && d.boots.statement) || ''),
+      el('div', { class: 'table-wrap' }, table(['Job', 'Variant', 'Runs', 'Median', 'Run-to-run spread', 'Boots',
+        'Disturbed', 'Failed', 'Warm-ups', 'Host A/A noise floor'],
+      jobs.flatMap((j) => Object.entries(j.variants || {}).map(([name, v]) => [
+        el('a', { href: '#/job/' + j.id }, jobLabel(j.id) + (j.role === 'base' ? ' (base)' : '')), name,
+        String(v.n), fmtMetric(v.median, unit), num(v.spread) ? '±' + fmtSig(100 * v.spread) + '%' : '—',
+        String(v.boots), v.disturbed + (v.excluded ? ' (' + v.excluded + ' left out)' : ''), String(v.failed),
+        String(v.warmups),
+        j.noise_floor && num(j.noise_floor.log_sd) ? '±' + (100 * Math.expm1(j.noise_floor.log_sd)).toFixed(2) +
+          '% (A/A job #' + j.noise_floor.job_id + ')' : '—'])), { numeric: false })),
+      el('p', { class: 'note' }, 'Run-to-run spread: the SD of the log metric of a job\'s runs of that variant, the noise a difference between jobs has to stand out of.')));
+
+    /* charts: the change with its CI, and each variant's runs per job */
+    const grid = el('div', { class: 'grid-2' });
+    view.root.append(grid);
+    const ci = { ciChartHolder: el('div', { class: 'chart-box' }), ciNote: el('p', { class: 'note' }) };
+    grid.append(section('Change with its confidence interval', { class: 'card span-2' }, ci.ciChartHolder, ci.ciNote));
+    renderCiChart(view, ci, { comparisons: comps.filter((c) => !c.error).map((c) => Object.assign({}, c, {
+      variant: '#' + c.job + ' ' + c.variant, baseline: '#' + c.base_job + ' ' + c.baseline })) });
+    const names = [];
+    for (const c of comps) if (!names.includes(c.variant)) names.push(c.variant);
+    for (const name of names) {
+      const holder = el('div', { class: 'chart-box' });
+      grid.append(section('Variant ' + name + ': each job\'s runs', null, holder,
+        el('p', { class: 'note' }, 'x: the job\'s measured runs in order; dashed: its median.')));
+      renderCompareRuns(view, holder, jobs, name, d.metric, unit);
+    }
+
+    /* what differs */
+    view.root.append(compareDiff(d));
+  }
+
+  function renderCompareRuns(view, holder, jobs, name, metric, unit) {
+    if (!window.Chart) return noChart(holder);
+    const datasets = [];
+    jobs.forEach((j, i) => {
+      const v = (j.variants || {})[name];
+      if (!v || !v.values || !v.values.length) return;
+      const color = variantColor(i);
+      const label = '#' + j.id + (j.role === 'base' ? ' (base)' : '');
+      datasets.push({ type: 'scatter', label, data: v.values.map((y, k) => ({ x: k + 1, y })),
+        backgroundColor: color, borderColor: color, pointRadius: 4, order: 1 });
+      if (num(v.median))
+        datasets.push({ type: 'line', label: label + ' median', data: [{ x: 1, y: v.median }, { x: v.values.length, y: v.median }],
+          borderColor: color, borderDash: [6, 4], borderWidth: 1.5, pointRadius: 0, order: 2 });
+    });
+    const canvas = el('canvas', { role: 'img', 'aria-label': 'Runs of variant ' + name + ' per job',
+      'data-testid': 'compare-runs-chart', 'data-variant': name });
+    holder.replaceChildren(canvas);
+    view.chart(canvas, {
+      data: { datasets },
+      options: {
+        maintainAspectRatio: false,
+        scales: {
+          x: { type: 'linear', title: { display: true, text: 'measured run of the job' }, ticks: { stepSize: 1, precision: 0 } },
+          y: { title: { display: true, text: metric + (unit ? ' (' + unit + ')' : '') }, ticks: { callback: (x) => tickMetric(x, unit) } },
+        },
+        plugins: {
+          legend: { labels: { usePointStyle: true } },
+          tooltip: { callbacks: { label: (c) => c.dataset.label + ': ' + fmtMetric(c.raw.y, unit) } },
+        },
+      },
+    });
+  }
+
+  /* The table of what differs between the jobs, differing rows
+   * highlighted; equal job and config rows behind a toggle. */
+  function compareDiff(d) {
+    const jobs = d.jobs || [];
+    const rows = d.diff || [];
+    const extra = (r) => !r.differs && (r.section === 'job' || r.section === 'config');
+    const nextra = rows.filter(extra).length;
+    const ndiff = rows.filter((r) => r.differs).length;
+    const tbl = el('table', { class: 'data diff', 'data-testid': 'compare-diff' },
+      el('thead', null, el('tr', null, el('th', { scope: 'col' }, 'What'),
+        jobs.map((j) => el('th', { scope: 'col' }, '#' + j.id + (j.role === 'base' ? ' (base)' : ''))))),
+      el('tbody', null, rows.map((r) => el('tr', {
+        class: ['diff-row', r.differs ? 'differs' : '', extra(r) ? 'equal-extra' : ''].filter(Boolean).join(' '),
+        'data-key': r.key, 'data-variant': r.variant || null, 'data-differs': r.differs ? '1' : '0',
+      },
+      el('th', { scope: 'row' }, r.key + (r.variant ? ' [' + r.variant + ']' : ''),
+        r.workload && r.differs ? el('span', { class: 'warn' }, ' (workload)') : null),
+      (r.values || []).map((v) => el('td', { class: 'mono' }, v === null || v === undefined ? '—' : v))))));
+    const toggle = el('button', { type: 'button', class: 'secondary', 'data-testid': 'compare-diff-toggle' },
+      'Show the ' + nextra + ' equal job and config rows');
+    toggle.addEventListener('click', () => {
+      const all = tbl.classList.toggle('show-all');
+      setText(toggle, (all ? 'Hide' : 'Show') + ' the ' + nextra + ' equal job and config rows');
+    });
+    return section('What differs between the jobs', { 'data-testid': 'compare-diff-card' },
+      el('p', { class: 'note' }, ndiff + ' of ' + rows.length + ' rows differ (highlighted): job settings, each run\'s boot, kernel and version, the host, the target\'s device, the queue settings read at the start of every run, and each variant\'s effective configuration.'),
+      el('div', { class: 'table-wrap' }, tbl), nextra ? el('p', null, toggle) : null);
   }
 
   /* ---- header: the daemon's host ----------------------------------- */

@@ -8,6 +8,7 @@
 #include <biobench/config.h>
 
 #include <biobench/nvme.h>
+#include <biobench/sysknob.h>
 #include "io/target.h"
 
 #include <ctype.h>
@@ -123,12 +124,10 @@ static struct json_object *attr_value(const char *dir,
 	return NULL;
 }
 
-/* /proc/cpuinfo: the first "model name" (x86), else "Hardware" or
- * "cpu model" (other architectures); NULL if none. */
-static struct json_object *cpu_model(void)
+/* /proc/cpuinfo: the value of the first line of the first of keys[0..n-1]
+ * that has one; NULL if none. */
+static struct json_object *cpuinfo_field(const char *const *keys, size_t n)
 {
-	static const char *const keys[] = { "model name", "Hardware",
-					    "cpu model", "Processor" };
 	struct json_object *res = NULL;
 	char *line = NULL, *p, *e;
 	size_t cap = 0;
@@ -136,7 +135,7 @@ static struct json_object *cpu_model(void)
 
 	if (!f)
 		return NULL;
-	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]) && !res; k++) {
+	for (size_t k = 0; k < n && !res; k++) {
 		rewind(f);
 		while (!res && getline(&line, &cap, f) > 0) {
 			size_t kl = strlen(keys[k]);
@@ -161,6 +160,46 @@ static struct json_object *cpu_model(void)
 	free(line);
 	fclose(f);
 	return res;
+}
+
+/* The first "model name" (x86), else "Hardware" or "cpu model" (other
+ * architectures). */
+static struct json_object *cpu_model(void)
+{
+	static const char *const keys[] = { "model name", "Hardware",
+					    "cpu model", "Processor" };
+
+	return cpuinfo_field(keys, sizeof(keys) / sizeof(keys[0]));
+}
+
+/* The CPU's microcode revision: cpu0's sysfs file, else /proc/cpuinfo's
+ * "microcode" (x86); NULL where the architecture has none. */
+static struct json_object *cpu_microcode(void)
+{
+	static const char *const keys[] = { "microcode" };
+	struct json_object *v =
+		text_or_null("/sys/devices/system/cpu/cpu0/microcode/version");
+
+	return v ? v : cpuinfo_field(keys, 1);
+}
+
+int bb_boot_id(char *buf, size_t len)
+{
+	if (!buf || !len)
+		return -EINVAL;
+	if (bb_read_text("/proc/sys/kernel/random/boot_id", buf, len) ||
+	    !buf[0]) {
+		buf[0] = '\0';
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static struct json_object *boot_id(void)
+{
+	char id[64];
+
+	return bb_boot_id(id, sizeof(id)) ? NULL : json_object_new_string(id);
 }
 
 static struct json_object *mem_total(void)
@@ -212,6 +251,8 @@ struct json_object *bb_host_info(void)
 	}
 	json_object_object_add(o, "cmdline", text_or_null("/proc/cmdline"));
 	json_object_object_add(o, "cpu_model", cpu_model());
+	json_object_object_add(o, "microcode", cpu_microcode());
+	json_object_object_add(o, "boot_id", boot_id());
 	n = sysconf(_SC_NPROCESSORS_ONLN);
 	json_object_object_add(o, "cpus", json_object_new_int(n > 0 ? (int)n
 								    : 1));
@@ -354,4 +395,91 @@ struct json_object *bb_target_device_info(const char *target)
 	else
 		json_object_object_add(o, "device", NULL);
 	return o;
+}
+
+/* ---- what a run records about where it ran ------------------------------ */
+
+/* The queue attributes read at the start of each run (hostinfo.h); in
+ * this order, scheduler shown as the selected one. */
+static const char *const queue_setting_names[BB_QUEUE_SETTINGS_N] = {
+	"scheduler",    "nomerges",  "rq_affinity",   "read_ahead_kb",
+	"max_sectors_kb", "nr_requests", "iostats",   "add_random",
+	"rotational",   "wbt_lat_usec", "io_poll",    "io_poll_delay",
+	"io_timeout",   "write_cache",
+};
+
+const char *bb_queue_setting_name(unsigned i)
+{
+	return i < BB_QUEUE_SETTINGS_N ? queue_setting_names[i] : NULL;
+}
+
+int bb_queue_settings_read(const char *target, struct bb_queue_settings *q)
+{
+	char dir[512], path[PATH_MAX];
+	int ret;
+
+	if (!q || !target)
+		return -EINVAL;
+	memset(q, 0, sizeof(*q));
+	if (bb_target_is_nop(target))
+		return 0;
+	ret = bb_sysknob_queue_dir(target, dir, sizeof(dir), NULL, 0);
+	if (ret)
+		return ret == -ENODEV ? 0 : ret;
+	q->have = true;
+	for (unsigned i = 0; i < BB_QUEUE_SETTINGS_N; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir,
+			 queue_setting_names[i]);
+		/* value trimmed, "[sel] other" -> "sel" */
+		q->present[i] = !bb_sysknob_read(path, q->value[i],
+						 sizeof(q->value[i]), NULL, 0);
+	}
+	return 0;
+}
+
+struct json_object *bb_queue_settings_to_json(const struct bb_queue_settings *q)
+{
+	struct json_object *o;
+
+	if (!q || !q->have)
+		return NULL;
+	o = json_object_new_object();
+	for (unsigned i = 0; o && i < BB_QUEUE_SETTINGS_N; i++)
+		json_object_object_add(o, queue_setting_names[i],
+				       q->present[i] ?
+					       json_object_new_string(q->value[i]) :
+					       NULL);
+	return o;
+}
+
+int bb_run_context_read(const char *target, struct bb_run_context *c)
+{
+	struct utsname u;
+
+	if (!c || !target)
+		return -EINVAL;
+	memset(c, 0, sizeof(*c));
+	bb_boot_id(c->boot_id, sizeof(c->boot_id));
+	if (uname(&u) == 0)
+		snprintf(c->kernel, sizeof(c->kernel), "%s", u.release);
+	c->have = true;
+	return bb_queue_settings_read(target, &c->queue);
+}
+
+static struct json_object *str_or_null(const char *s)
+{
+	return s && s[0] ? json_object_new_string(s) : NULL;
+}
+
+void bb_run_context_add_json(struct json_object *doc,
+			     const struct bb_run_context *c)
+{
+	if (!doc || !c || !c->have)
+		return;
+	json_object_object_add(doc, "boot_id", str_or_null(c->boot_id));
+	json_object_object_add(doc, "kernel", str_or_null(c->kernel));
+	json_object_object_add(doc, "biobench_version",
+			       json_object_new_string(bb_version()));
+	json_object_object_add(doc, "queue_settings",
+			       bb_queue_settings_to_json(&c->queue));
 }

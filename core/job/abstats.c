@@ -1582,6 +1582,22 @@ const char *bb_ab_verdict_name(enum bb_ab_verdict v)
 	return "?";
 }
 
+enum bb_ab_verdict bb_ab_verdict_worst(const enum bb_ab_verdict *v, size_t n,
+				       size_t failed)
+{
+	bool faster = false, inconclusive = failed > 0;
+
+	for (size_t i = 0; v && i < n; i++) {
+		if (v[i] == BB_AB_SLOWER)
+			return BB_AB_SLOWER;
+		faster |= v[i] == BB_AB_FASTER;
+		inconclusive |= v[i] == BB_AB_INCONCLUSIVE;
+	}
+	if (faster)
+		return BB_AB_FASTER;
+	return inconclusive ? BB_AB_INCONCLUSIVE : BB_AB_NO_CHANGE;
+}
+
 /* Signed percentage: one decimal, two when it would print as +-0.0. */
 static void bb_ab_pct(char *buf, size_t len, double frac)
 {
@@ -1671,13 +1687,19 @@ static void bb_ab_adj_text(const struct bb_ab_result *r, double padj,
 
 int bb_ab_format(const struct bb_ab_result *r, char *buf, size_t len)
 {
+	return bb_ab_format_names(r, "A", "B", buf, len);
+}
+
+int bb_ab_format_names(const struct bb_ab_result *r, const char *a,
+		       const char *b, char *buf, size_t len)
+{
 	char lo[32], hi[32], pv[32], tp[32], lab[64], ci[160], nn[64];
 	char adj[64], tadj[64];
 	const char *unit, *sep;
 	double conf_pct, eff_pct;
 	int w = 0;
 
-	if (!r || !buf || len == 0)
+	if (!r || !a || !b || !buf || len == 0)
 		return -EINVAL;
 	conf_pct = r->confidence * 100.0;
 	eff_pct = r->min_effect * 100.0;
@@ -1702,16 +1724,16 @@ int bb_ab_format(const struct bb_ab_result *r, char *buf, size_t len)
 	switch (r->verdict) {
 	case BB_AB_FASTER:
 	case BB_AB_SLOWER:
-		w = snprintf(buf, len, "B is %.1f%% %s than A (%s%s, %s%s, %s)",
-			     fabs(r->change) * 100.0,
+		w = snprintf(buf, len, "%s is %.1f%% %s than %s (%s%s, %s%s, %s)",
+			     b, fabs(r->change) * 100.0,
 			     r->verdict == BB_AB_FASTER ? "faster" : "slower",
-			     r->higher_is_better ? "" : "lower is better; ",
+			     a, r->higher_is_better ? "" : "lower is better; ",
 			     ci, pv, adj, nn);
 		break;
 	case BB_AB_NO_CHANGE:
 		w = snprintf(buf, len,
-			     "no change: B within ±%.3g%% of A (TOST %s%s; %s, %s)",
-			     eff_pct, tp, tadj, ci, nn);
+			     "no change: %s within ±%.3g%% of %s (TOST %s%s; %s, %s)",
+			     b, eff_pct, a, tp, tadj, ci, nn);
 		break;
 	case BB_AB_INCONCLUSIVE:
 		sep = r->more_capped ? "more than" : "about";

@@ -126,6 +126,7 @@ static int run_step(struct bb_jobrun *jr, const struct bb_job_step *st,
 
 	memset(&r, 0, sizeof(r));
 	bb_hist_init(&r.lat);
+	jr->run_ctx.have = false;
 	step_label(jr, st, label, sizeof(label));
 	if (ops && ops->before_run) {
 		ret = ops->before_run(arg, jr, st, msg, sizeof(msg));
@@ -152,6 +153,9 @@ static int run_step(struct bb_jobrun *jr, const struct bb_job_step *st,
 		snprintf(msg, sizeof(msg), "cancelled");
 	}
 	if (!ret) {
+		/* what the run starts with (the knobs are written by now) */
+		bb_run_context_read(job->v[st->variant].cfg.target,
+				    &jr->run_ctx);
 		ret = bb_run_cancellable(&job->v[st->variant].cfg, &r,
 					 ops ? ops->on_sample : NULL, arg,
 					 jr->cancel, msg, sizeof(msg));
@@ -360,33 +364,18 @@ out:
 
 const char *bb_jobrun_verdict(const struct bb_jobrun *jr)
 {
-	bool faster = false, inconclusive = false;
+	enum bb_ab_verdict v[BB_JOB_MAX_VARIANTS];
+	size_t n = 0, failed = 0;
 
 	if (!jr->have_cmp)
 		return NULL;
 	for (unsigned i = 1; i < jr->job->nvariants; i++) {
-		if (jr->cmp_ret[i]) {
-			inconclusive = true;
-			continue;
-		}
-		switch (jr->cmp[i].verdict) {
-		case BB_AB_SLOWER:
-			return bb_ab_verdict_name(BB_AB_SLOWER);
-		case BB_AB_FASTER:
-			faster = true;
-			break;
-		case BB_AB_INCONCLUSIVE:
-			inconclusive = true;
-			break;
-		case BB_AB_NO_CHANGE:
-			break;
-		}
+		if (jr->cmp_ret[i])
+			failed++;
+		else
+			v[n++] = jr->cmp[i].verdict;
 	}
-	if (faster)
-		return bb_ab_verdict_name(BB_AB_FASTER);
-	if (inconclusive)
-		return bb_ab_verdict_name(BB_AB_INCONCLUSIVE);
-	return bb_ab_verdict_name(BB_AB_NO_CHANGE);
+	return bb_ab_verdict_name(bb_ab_verdict_worst(v, n, failed));
 }
 
 /* ------------------------------------------------------------------ */

@@ -767,7 +767,7 @@ static struct json_object *json_u64(uint64_t v)
 
 /* A double printed in its shortest exact-enough form (0.95, not
  * 0.94999999999999996). */
-static struct json_object *json_short_double(double v)
+struct json_object *bb_json_short_double(double v)
 {
 	char buf[32];
 
@@ -809,9 +809,9 @@ static struct json_object *quiescence_json(const struct bb_job *job)
 			       json_object_new_string(
 				       bb_quiesce_mode_name(job->quiesce.mode)));
 	json_object_object_add(o, "max_busy",
-			       json_short_double(job->quiesce.max_busy * 100.0));
+			       bb_json_short_double(job->quiesce.max_busy * 100.0));
 	json_object_object_add(o, "max_wait",
-			       json_short_double(
+			       bb_json_short_double(
 				       (double)job->quiesce.max_wait_ns / 1e9));
 	json_object_object_add(o, "exclude_disturbed",
 			       json_object_new_boolean(job->exclude_disturbed));
@@ -1111,7 +1111,7 @@ static struct json_object *top_encode(const struct bb_job *job,
 					*(const uint64_t *)m :
 					*(const unsigned *)m);
 	case TOP_NUMBER:
-		return json_short_double(*(const double *)m * f->scale);
+		return bb_json_short_double(*(const double *)m * f->scale);
 	case TOP_NAME:
 		return json_object_new_string(f->name_of(*(const int *)m));
 	case TOP_BOOL:

@@ -6,26 +6,30 @@
 #include <inttypes.h>
 #include <string.h>
 
-int bb_route_job_id(const struct bb_route_req *r, struct bb_http_response *rs,
-		    int64_t *id)
+int bb_route_parse_id(const char *s, size_t len, int64_t *id)
 {
 	uint64_t v = 0;
-	size_t i;
 
-	if (!r->id || !r->id_len || r->id_len > 19)
-		goto bad;
-	for (i = 0; i < r->id_len; i++) {
-		unsigned d = (unsigned char)r->id[i] - '0';
+	if (!s || !len || len > 19)
+		return -EINVAL;
+	for (size_t i = 0; i < len; i++) {
+		unsigned d = (unsigned char)s[i] - '0';
 
 		if (d > 9)
-			goto bad;
+			return -EINVAL;
 		v = v * 10 + d;
 	}
 	if (v == 0 || v > INT64_MAX)
-		goto bad;
+		return -EINVAL;
 	*id = (int64_t)v;
 	return 0;
-bad:
+}
+
+int bb_route_job_id(const struct bb_route_req *r, struct bb_http_response *rs,
+		    int64_t *id)
+{
+	if (!bb_route_parse_id(r->id, r->id_len, id))
+		return 0;
 	bb_http_error(rs, 400, "invalid_id", "id",
 		      "job id '%.*s' is not a number in 1..%" PRId64,
 		      r->id ? (int)bb_min(r->id_len, 64) : 0,

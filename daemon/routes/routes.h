@@ -23,7 +23,10 @@ struct bb_route_req {
 typedef void bb_route_fn(const struct bb_route_req *r,
 			 struct bb_http_response *rs);
 
-/* The {id} segment as a job id: decimal 1..INT64_MAX.  0, or -EINVAL
+/* s[0..len-1] as a job id: decimal 1..INT64_MAX.  0 or -EINVAL. */
+int bb_route_parse_id(const char *s, size_t len, int64_t *id);
+
+/* The {id} segment as a job id (bb_route_parse_id).  0, or -EINVAL
  * with a 400 response (field "id") filled in. */
 int bb_route_job_id(const struct bb_route_req *r, struct bb_http_response *rs,
 		    int64_t *id);
@@ -55,6 +58,7 @@ bb_route_fn bb_route_job_runs;      /* GET  /api/v1/jobs/{id}/runs */
 bb_route_fn bb_route_job_compare;   /* GET  /api/v1/jobs/{id}/compare */
 bb_route_fn bb_route_job_cancel;    /* POST /api/v1/jobs/{id}/cancel */
 bb_route_fn bb_route_history;       /* GET  /api/v1/history */
+bb_route_fn bb_route_compare_jobs;  /* GET  /api/v1/compare */
 bb_route_fn bb_route_devices;       /* GET  /api/v1/devices */
 bb_route_fn bb_route_host;          /* GET  /api/v1/host */
 bb_route_fn bb_route_health;        /* GET  /api/v1/health */

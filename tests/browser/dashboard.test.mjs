@@ -296,6 +296,78 @@ await chartDrawn('[data-testid=history-chart]', 'history: change/CI chart');
 await chartDrawn('[data-testid=history-medians]', 'history: medians chart');
 await shot('history-workload');
 
+// ---- compare jobs ----------------------------------------------------------
+// From History: tick the workload's two jobs; the oldest ticked is the base.
+where = 'compare-ticked';
+await check('history: ticking two jobs opens their comparison', async () => {
+  await page.check(`[data-testid=compare-ticker] input[value="${JOB.slow2}"]`);
+  const disabled = await page.$eval('[data-testid=compare-ticked]', (b) => b.disabled);
+  if (!disabled) return 'the button is enabled with one job ticked';
+  await page.check(`[data-testid=compare-ticker] input[value="${JOB.slow1}"]`);
+  await page.click('[data-testid=compare-ticked]');
+  const lo = Math.min(Number(JOB.slow1), Number(JOB.slow2));
+  const hi = Math.max(Number(JOB.slow1), Number(JOB.slow2));
+  await page.waitForFunction((want) => location.hash === want, `#/compare?base=${lo}&with=${hi}`);
+  await page.waitForSelector('[data-testid=compare-verdict-text]');
+  return true;
+});
+{
+  const lo = Math.min(Number(JOB.slow1), Number(JOB.slow2));
+  const hi = Math.max(Number(JOB.slow1), Number(JOB.slow2));
+  const doc = (await api(`/api/v1/compare?base=${lo}&with=${hi}`)).body;
+  await check('compare: the verdict text of every variant, from the API', async () => {
+    const texts = await page.$$eval('[data-testid=compare-verdict-text]', (ps) => ps.map((p) => p.textContent));
+    const want = doc.comparisons.filter((c) => !c.error).map((c) => c.text);
+    const what = await page.$$eval('[data-testid=compare-verdict-what]', (ps) => ps.map((p) => p.textContent));
+    if (JSON.stringify(what) !== JSON.stringify([`#${hi} A vs #${lo} A`, `#${hi} B vs #${lo} B`]))
+      return `labels ${JSON.stringify(what)}`;
+    return (texts.length === 2 && JSON.stringify(texts) === JSON.stringify(want) &&
+      texts.every((t) => new RegExp(`^(inconclusive: |no change: job ${hi} [AB] |job ${hi} [AB] is )`).test(t))) ||
+      `page ${JSON.stringify(texts)}, API ${JSON.stringify(want)}`;
+  });
+  await check('compare: the CI is labelled with its real coverage', async () => {
+    const t = await text('[data-testid=compare-ci-label]');
+    const want = doc.comparisons[0].ci_label;
+    return (/% CI$/.test(want) && t.startsWith(want + ' ')) || `page "${t}", API "${want}"`;
+  });
+  await check('compare: the boots statement and each side\'s noise floor', async () => {
+    const b = await text('[data-testid=compare-boots]');
+    const body = await text('[data-testid=compare-boots-card]');
+    return (b === doc.boots.statement && /boot/.test(b) && body.includes('±')) || b;
+  });
+  await chartDrawn('[data-testid=ci-chart]', 'compare: change/CI chart');
+  await chartDrawn('[data-testid=compare-runs-chart][data-variant=B]', 'compare: runs of B per job');
+  await shot('compare-history');
+}
+
+// From a job page: "Compare with…" another job; what differs is highlighted.
+await go(`#/job/${JOB.cache}`, 'compare-with');
+await check('job: "Compare with…" opens the comparison with that job', async () => {
+  await page.fill('[data-testid=compare-with-input]', String(JOB.slow1));
+  await page.click('[data-testid=compare-with-button]');
+  await page.waitForFunction((want) => location.hash === want, `#/compare?base=${JOB.cache}&with=${JOB.slow1}`);
+  await page.waitForSelector('[data-testid=compare-diff]');
+  return true;
+});
+await check('compare: the highlighted diff rows name what changed (inject_ns in B)', async () => {
+  const row = await page.$eval('[data-testid=compare-diff] tr[data-key="config.inject_ns"][data-variant="B"]', (tr) => ({
+    cls: tr.className, bg: getComputedStyle(tr).backgroundColor,
+    cells: Array.from(tr.querySelectorAll('td')).map((td) => td.textContent),
+  }));
+  const same = await page.$eval('[data-testid=compare-diff] tr[data-key="config.bs"]', (tr) => ({
+    cls: tr.className, shown: getComputedStyle(tr).display !== 'none',
+  }));
+  return (row.cls.includes('differs') && row.bg !== 'rgba(0, 0, 0, 0)' &&
+    JSON.stringify(row.cells) === '["0","1500"]' && !same.cls.includes('differs') && !same.shown) ||
+    JSON.stringify({ row, same });
+});
+await check('compare: the equal config rows show on request', async () => {
+  await page.click('[data-testid=compare-diff-toggle]');
+  return page.$eval('[data-testid=compare-diff] tr[data-key="config.bs"]', (tr) => getComputedStyle(tr).display !== 'none');
+});
+await chartDrawn('[data-testid=compare-runs-chart][data-variant=A]', 'compare (job page): runs of A per job');
+await shot('compare-job');
+
 // ---- what the pages did ----------------------------------------------------
 const expected404 = (e) => e.type === 'error' && /^bad-/.test(e.where) &&
   /Failed to load resource: the server responded with a status of (404|400)/.test(e.text) &&

@@ -50,14 +50,7 @@ daemon_start || { fail "biobenchd starts"; finish; exit 1; }
 BASE="http://127.0.0.1:$DPORT"
 echo "  biobenchd on $BASE, web root $DWEB"
 
-submit() {
-  api POST /api/v1/jobs "$1"
-  if [ "$API_STATUS" != 201 ]; then
-    echo "  submit failed ($API_STATUS): $(cat "$API_BODY")" >&2
-    return 1
-  fi
-  api_get 'd["id"]'
-}
+submit() { submit_job "$1"; }
 
 SHORT='"target":"nop","workload":{"runtime":"200ms"},"repeat":6,"warmup":1'
 id_cache=$(submit '{"name":"nop cache off vs all",'"$SHORT"',

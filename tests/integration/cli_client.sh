@@ -237,7 +237,8 @@ expect_rc 0 devices && head -n1 "$TMP/out" | grep -q "NAME.*PATH.*SIZE" && pass 
 expect_rc 0 devices --json && cp "$TMP/out" "$TMP/devices.json" \
   && check_openapi "$TMP/devices.json" GET /api/v1/devices 200 && pass "devices --json matches openapi" || fail "devices --json"
 expect_rc 0 host && grep -q "^daemon *biobenchd" "$TMP/out" && grep -q "^kernel *Linux" "$TMP/out" \
-  && pass "host: kernel and daemon" || { fail "host"; show_out; }
+  && grep -q "^boot id *$(cat /proc/sys/kernel/random/boot_id)" "$TMP/out" \
+  && pass "host: kernel, boot id and daemon" || { fail "host"; show_out; }
 expect_rc 0 host --json && cp "$TMP/out" "$TMP/host.json" \
   && check_openapi "$TMP/host.json" GET /api/v1/host 200 && pass "host --json matches openapi" || fail "host --json"
 

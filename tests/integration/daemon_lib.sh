@@ -150,6 +150,17 @@ print("null" if v is None else json.dumps(v) if not isinstance(v, str) else v)
 PY
 }
 
+# submit_job JSON: POST it, print the new job's id; 1 (with the answer
+# shown) unless it is accepted (201).
+submit_job() {
+  api POST /api/v1/jobs "$1"
+  if [ "$API_STATUS" != 201 ]; then
+    echo "  submit failed ($API_STATUS): $(cat "$API_BODY")" >&2
+    return 1
+  fi
+  api_get 'd["id"]'
+}
+
 # A response header of the last call (case-insensitive name).
 api_header() {
   tr -d '\r' <"$API_HEADERS" | awk -v h="$(echo "$1" | tr A-Z a-z)" -F': ' \

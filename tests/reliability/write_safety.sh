@@ -169,7 +169,9 @@ midjob=$(api_get 'd["id"]')
 for _ in $(seq 300); do
   api GET "/api/v1/jobs/$midjob"; [ "$(api_get 'd["runs_done"] >= 1')" = true ] && break; sleep 0.1
 done
-rm "$TMP/rw/victim2.dat"; ln -s "$LO" "$TMP/rw/victim2.dat"
+# swapped in one rename: the run must find a symlink, never a missing file
+# (which it refuses too, but for another reason)
+ln -s "$LO" "$TMP/rw/victim2.tmp" && mv -T "$TMP/rw/victim2.tmp" "$TMP/rw/victim2.dat"
 for pair in "swapped:$swapped:symlink to $LO after submission" "dropped:$dropped:dropped from the allow-list by SIGHUP" \
             "midjob:$midjob:symlink to $LO between two runs"; do
   IFS=: read -r _ jid what <<<"$pair"

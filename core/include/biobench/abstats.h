@@ -269,6 +269,19 @@ int bb_ab_method_text(const struct bb_ab_result *r, char *buf, size_t len);
  * marked "lower is better; ".  0, -EINVAL, or -ENOSPC (truncated). */
 int bb_ab_format(const struct bb_ab_result *res, char *buf, size_t len);
 
+/* The same with the names of the two sides ("job 4 A", "job 3 A"): a
+ * and b take the places of "A" and "B" (bb_ab_format is this with "A",
+ * "B").  0, -EINVAL, -ENOSPC. */
+int bb_ab_format_names(const struct bb_ab_result *res, const char *a,
+		       const char *b, char *buf, size_t len);
+
+/* The verdict of several comparisons (a job's variants, or the jobs
+ * compared with a base), worst first: SLOWER if any is slower, else
+ * FASTER if any is faster, else INCONCLUSIVE if any is or failed > 0
+ * comparisons could not be made, else NO_CHANGE (also for none). */
+enum bb_ab_verdict bb_ab_verdict_worst(const enum bb_ab_verdict *v, size_t n,
+				       size_t failed);
+
 /* Name of a verdict: "faster", "slower", "no_change", "inconclusive". */
 const char *bb_ab_verdict_name(enum bb_ab_verdict v);
 

@@ -10,6 +10,7 @@
 #define BB_JOBRUN_H
 
 #include <biobench/engine.h>
+#include <biobench/hostinfo.h>
 #include <biobench/jobspec.h>
 
 #include <stdatomic.h>
@@ -64,6 +65,11 @@ struct bb_jobrun {
 	struct bb_jobrun_variant_stats vs[BB_JOB_MAX_VARIANTS];
 	struct bb_quiesce_result quiet; /* the gate's check before the
 					   current run (after_run reads it) */
+	struct bb_run_context run_ctx; /* where the current run ran: boot,
+					  kernel, the target's queue settings,
+					  read right before it starts (after
+					  before_run and the gate); have is
+					  false when the run did not start */
 	unsigned disturbed_runs;    /* measured runs the gate marked */
 	unsigned rounds_excluded;   /* rounds left out (exclude_disturbed) */
 	bool round_disturbed;       /* a run of the current round was */

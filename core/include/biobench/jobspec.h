@@ -234,6 +234,10 @@ const char *bb_job_order_name(enum bb_job_order o);
  * paired unless blocked, min_effect, confidence, seed. */
 void bb_job_ab_params(const struct bb_job *job, struct bb_ab_params *p);
 
+/* A double as JSON, written in its shortest form that reads back the
+ * same (0.95, not 0.94999999999999996). */
+struct json_object *bb_json_short_double(double v);
+
 /* The comparison as JSON (the API's "compare" entries):
  * {"baseline","variant","metric","unit","higher_is_better","method",
  *  "design" ("fixed"|"sequential"),"ci_method" (bb_ab_method_text),

@@ -845,6 +845,103 @@ static void test_compare(void **state)
 	json_object_put(o);
 }
 
+/* n runs of variant A with values around v (every other one 2% off), a
+ * result document with the configuration. */
+static void add_runs(struct fx *f, int64_t id, double v, unsigned n)
+{
+	char err[256] = "";
+
+	for (unsigned i = 0; i < n; i++) {
+		struct bb_store_run run = {
+			.job_id = id, .variant = i % 2 ? "A2" : "A", .seq = i,
+			.round = i / 2, .state = "done",
+			.metric = v * (i % 2 ? 1.02 : 1.0),
+			.result = "{\"config\":{\"target\":\"nop\","
+				  "\"bs\":4096},\"boot_id\":\"b-1\"}",
+		};
+
+		if (bb_store_run_insert(f->ctx.store, &run, NULL, err,
+					sizeof(err)))
+			fail_msg("run_insert: %s", err);
+	}
+}
+
+/* GET /api/v1/compare: jobs against jobs, its argument errors, a job
+ * without runs, the token and Host checks of every GET. */
+static void test_compare_jobs(void **state)
+{
+	static const char aa[] = "{\"name\":\"aa\",\"target\":\"nop\","
+				 "\"aa\":true,\"repeat\":6}";
+	struct fx *f = *state;
+	struct json_object *o;
+	int64_t a = submit(f, aa), b = submit(f, aa), q = submit(f, aa);
+	char url[160];
+
+	finish_done(f, a, "no_change", NULL);
+	finish_done(f, b, "no_change", NULL);
+	add_runs(f, a, 1e6, 12);
+	add_runs(f, b, 0.5e6, 12);
+	snprintf(url, sizeof(url), "/api/v1/compare?base=%lld&with=%lld",
+		 (long long)a, (long long)b);
+	o = req(f, "GET", url, NULL, 200);
+	assert_string_equal(jstr(o, "verdict"), "slower");
+	assert_string_equal(jstr(o, "metric"), "iops");
+	assert_string_equal(jstr(o, "boots.single_boot"), "true");
+	json_object_put(o);
+	json_object_put(req(f, "HEAD", url, NULL, 200));
+	expect_error(f, "POST", url, NULL, 405, "method_not_allowed", NULL);
+	/* arguments */
+	expect_error(f, "GET", "/api/v1/compare", NULL, 400,
+		     "invalid_argument", "base");
+	expect_error(f, "GET", "/api/v1/compare?base=1", NULL, 400,
+		     "invalid_argument", "with");
+	expect_error(f, "GET", "/api/v1/compare?base=0&with=1", NULL, 400,
+		     "invalid_argument", "base");
+	expect_error(f, "GET", "/api/v1/compare?base=1&with=2,x", NULL, 400,
+		     "invalid_argument", "with");
+	expect_error(f, "GET", "/api/v1/compare?base=1&with=1", NULL, 400,
+		     "invalid_argument", "with");
+	expect_error(f, "GET", "/api/v1/compare?base=1&with=2&with=2", NULL,
+		     400, "invalid_argument", "with");
+	expect_error(f, "GET",
+		     "/api/v1/compare?base=1&with=2,3,4,5,6,7,8,9,10", NULL,
+		     400, "invalid_argument", "with");
+	snprintf(url, sizeof(url),
+		 "/api/v1/compare?base=%lld&with=%lld&variant=B", (long long)a,
+		 (long long)b);
+	expect_error(f, "GET", url, NULL, 400, "invalid_argument", "variant");
+	snprintf(url, sizeof(url),
+		 "/api/v1/compare?base=%lld&with=%lld&variant=A.", (long long)a,
+		 (long long)b);
+	expect_error(f, "GET", url, NULL, 400, "invalid_argument", "variant");
+	snprintf(url, sizeof(url),
+		 "/api/v1/compare?base=%lld&with=%lld"
+		 "&allow_different_workload=yes",
+		 (long long)a, (long long)b);
+	expect_error(f, "GET", url, NULL, 400, "invalid_argument",
+		     "allow_different_workload");
+	snprintf(url, sizeof(url), "/api/v1/compare?base=%lld&with=999",
+		 (long long)a);
+	expect_error(f, "GET", url, NULL, 404, "not_found", NULL);
+	/* a queued job has nothing to compare */
+	snprintf(url, sizeof(url), "/api/v1/compare?base=%lld&with=%lld",
+		 (long long)a, (long long)q);
+	expect_error(f, "GET", url, NULL, 409, "no_comparison", "with");
+	/* the token and the Host, as for every GET */
+	snprintf(url, sizeof(url), "/api/v1/compare?base=%lld&with=%lld",
+		 (long long)a, (long long)b);
+	snprintf(f->cfg.token, sizeof(f->cfg.token), "s3cret-token");
+	f->cfg.token_len = strlen(f->cfg.token);
+	json_object_put(req_full(f, "GET", url, NULL, 0, NULL, true, 401));
+	json_object_put(req_full(f, "GET", url, NULL, 0, "Bearer s3cret-token",
+				 true, 200));
+	f->cfg.token[0] = '\0';
+	f->cfg.token_len = 0;
+	f->host = "evil.example:8420";
+	json_object_put(req(f, "GET", url, NULL, 421));
+	f->host = NULL;
+}
+
 static void test_history(void **state)
 {
 	struct fx *f = *state;
@@ -1128,8 +1225,8 @@ static void test_token_constant_time(void **state)
 	static const char *const hdrs[] = {
 		"Bearer 0123456789abcdef0123", "Bearer 0123456789abcdef012x",
 		"Bearer x123456789abcdef0123", "Bearer 0123",
-		"Bearer 0123456789abcdef0123456789", "Bearer ", "bearer  "
-		"0123456789abcdef0123  ", "Basic 0123456789abcdef0123",
+		"Bearer 0123456789abcdef0123456789", "Bearer ",
+		"bearer  0123456789abcdef0123  ", "Basic 0123456789abcdef0123",
 	};
 	static const bool want[] = { true, false, false, false, false, false,
 				     true, false };
@@ -1193,6 +1290,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_compare, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_history, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_compare_jobs, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_devices_host_body_limit,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_host, setup, teardown),

@@ -712,6 +712,41 @@ static void run_with_samples_and_histogram(void **state)
 }
 
 /* Foreign keys are enforced by the store's connection. */
+/* Two samples of one run at the same t_ms (should not happen) add up in
+ * one row instead of failing the whole run. */
+static void repeated_sample_time_adds_up(void **state)
+{
+	struct ctx *c = *state;
+	struct bb_result *r = make_result();
+	int64_t job = new_job(c->s, "nop"), rid = 0;
+	struct json_object *doc, *smp;
+	char err[256] = "";
+	sqlite3 *db;
+
+	r->samples[1].t_ms = r->samples[0].t_ms;
+	r->samples[1].ios = 7;
+	r->samples[1].bytes = 7 * 4096;
+	assert_int_equal(insert_run(c->s, job, 0, "A", false, "done", "{}", r,
+				    0, &rid), 0);
+	db = raw_open(c->path);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM samples WHERE "
+				 "run_id = ?1", rid), 2);
+	assert_int_equal(raw_int(db, "SELECT ios FROM samples WHERE run_id = ?1"
+				 " AND t_ms = 1000", rid), 100007);
+	assert_int_equal(raw_int(db, "SELECT bytes FROM samples WHERE "
+				 "run_id = ?1 AND t_ms = 1000", rid),
+			 100007 * 4096);
+	sqlite3_close(db);
+	assert_int_equal(bb_store_job_runs(c->s, job, true, &doc, err,
+					   sizeof(err)), 0);
+	smp = jget(json_object_array_get_idx(jget(doc, "runs"), 0), "samples");
+	assert_int_equal(json_object_array_length(smp), 2);
+	assert_int_equal(json_object_get_int64(jget(
+		json_object_array_get_idx(smp, 0), "ios")), 100007);
+	json_object_put(doc);
+	free_result(r);
+}
+
 static void foreign_keys_enforced(void **state)
 {
 	struct ctx *c = *state;
@@ -1427,6 +1462,7 @@ int main(void)
 		T(job_state_errors),
 		T(interrupt_running_jobs),
 		T(run_with_samples_and_histogram),
+		T(repeated_sample_time_adds_up),
 		T(foreign_keys_enforced),
 		T(foreign_key_cascade),
 		T(list_pagination),

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <biobench/common.h>
 #include <biobench/hostinfo.h>
 
 #include "helpers.h"
@@ -96,6 +97,22 @@ static void test_host_info(void **state)
 	/* cpu_model: a string on x86 (the first "model name") */
 	v = get(h, "cpu_model");
 	if (v)
+		assert_true(json_object_is_type(v, json_type_string) &&
+			    strlen(json_object_get_string(v)) > 0);
+	/* boot_id: the kernel's, each boot its own */
+	{
+		char want[64];
+
+		assert_int_equal(run_out(want, sizeof(want),
+					 "cat /proc/sys/kernel/random/boot_id"),
+				 0);
+		assert_int_equal(strlen(want), 36);
+		assert_string_equal(get_str(h, "boot_id"), want);
+	}
+	/* microcode: null where the CPU shows none, else its revision as
+	 * /proc/cpuinfo has it */
+	v = get(h, "microcode");
+	if (!run("grep -q '^microcode' /proc/cpuinfo"))
 		assert_true(json_object_is_type(v, json_type_string) &&
 			    strlen(json_object_get_string(v)) > 0);
 	/* governor: null without cpufreq, else cpu0's */
@@ -266,6 +283,96 @@ static void test_target_tmpfs(void **state)
 	json_object_put(t);
 }
 
+/* ---- what a run records ------------------------------------------------ */
+
+static void test_queue_settings_none(void **state)
+{
+	struct bb_queue_settings q;
+	struct bb_run_context c;
+	struct json_object *doc;
+	char file[PATH_MAX + 8], boot[64];
+
+	(void)state;
+	assert_int_equal(bb_queue_settings_read("nop", &q), 0);
+	assert_false(q.have);
+	assert_null(bb_queue_settings_to_json(&q));
+	if (fx.tmpfs_mounted) {
+		snprintf(file, sizeof(file), "%s/x", fx.tmpfs);
+		assert_int_equal(bb_queue_settings_read(file, &q), 0);
+		assert_false(q.have);
+	}
+	/* nop: boot id, kernel and version, no queue */
+	assert_int_equal(bb_run_context_read("nop", &c), 0);
+	assert_int_equal(bb_boot_id(boot, sizeof(boot)), 0);
+	assert_string_equal(c.boot_id, boot);
+	doc = json_object_new_object();
+	bb_run_context_add_json(doc, &c);
+	assert_string_equal(get_str(doc, "boot_id"), boot);
+	assert_string_equal(get_str(doc, "biobench_version"), bb_version());
+	assert_true(strlen(get_str(doc, "kernel")) > 0);
+	assert_null(get(doc, "queue_settings"));
+	json_object_put(doc);
+	assert_null(bb_queue_setting_name(BB_QUEUE_SETTINGS_N));
+	assert_string_equal(bb_queue_setting_name(0), "scheduler");
+}
+
+/* The settings of the loop device and of a file on it, against sysfs; a
+ * value changed by hand shows in the next read. */
+static void test_queue_settings_loop(void **state)
+{
+	struct bb_queue_settings q;
+	struct json_object *o;
+	char path[PATH_MAX], want[128], orig[64];
+	unsigned ra = BB_QUEUE_SETTINGS_N;
+
+	(void)state;
+	NEED_DEV();
+	assert_int_equal(bb_queue_settings_read(fx.loop, &q), 0);
+	assert_true(q.have);
+	for (unsigned i = 0; i < BB_QUEUE_SETTINGS_N; i++) {
+		const char *name = bb_queue_setting_name(i);
+		char cmd[PATH_MAX + 64];
+
+		snprintf(path, sizeof(path), "/sys/block/%s/queue/%s", fx.name,
+			 name);
+		if (!strcmp(name, "read_ahead_kb"))
+			ra = i;
+		if (access(path, R_OK)) {
+			assert_false(q.present[i]);
+			continue;
+		}
+		/* the scheduler as the selected one: "[none] mq-deadline" */
+		snprintf(cmd, sizeof(cmd),
+			 "sed 's/.*\\[\\(.*\\)\\].*/\\1/' '%s'", path);
+		assert_int_equal(run_out(want, sizeof(want), cmd), 0);
+		assert_true(q.present[i]);
+		assert_string_equal(q.value[i], want);
+	}
+	assert_true(ra < BB_QUEUE_SETTINGS_N && q.present[ra]);
+	/* a file on the device has the device's queue */
+	{
+		struct bb_queue_settings f;
+
+		assert_int_equal(bb_queue_settings_read(fx.file, &f), 0);
+		assert_true(f.have);
+		assert_string_equal(f.value[ra], q.value[ra]);
+	}
+	o = bb_queue_settings_to_json(&q);
+	assert_non_null(o);
+	assert_int_equal(json_object_object_length(o), BB_QUEUE_SETTINGS_N);
+	assert_string_equal(get_str(o, "read_ahead_kb"), q.value[ra]);
+	json_object_put(o);
+	/* changed by hand: read again */
+	snprintf(orig, sizeof(orig), "%s", q.value[ra]);
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/read_ahead_kb",
+		 fx.name);
+	assert_int_equal(run("echo %d > '%s'",
+			     strcmp(orig, "256") ? 256 : 512, path), 0);
+	assert_int_equal(bb_queue_settings_read(fx.loop, &q), 0);
+	assert_string_equal(q.value[ra], strcmp(orig, "256") ? "256" : "512");
+	assert_int_equal(run("echo %s > '%s'", orig, path), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -276,6 +383,8 @@ int main(void)
 		cmocka_unit_test(test_devices_info),
 		cmocka_unit_test(test_device_info_loop),
 		cmocka_unit_test(test_target_file_and_block),
+		cmocka_unit_test(test_queue_settings_none),
+		cmocka_unit_test(test_queue_settings_loop),
 	};
 	int rc;
 

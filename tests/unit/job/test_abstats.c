@@ -430,6 +430,20 @@ static void test_clearly_faster(void **state)
 	assert_int_equal(r.more_needed, 0);
 	assert_wording(&r, "B is 4.0% faster than A (96% CI +2.5% .. +5.4%, "
 			   "p=0.008, n=8 pairs)");
+	/* the same with the sides named (a comparison of two jobs) */
+	{
+		char buf[256];
+
+		assert_int_equal(bb_ab_format_names(&r, "job 3 A", "job 4 A",
+						    buf, sizeof(buf)),
+				 0);
+		assert_string_equal(buf, "job 4 A is 4.0% faster than job 3 A "
+					 "(96% CI +2.5% .. +5.4%, p=0.008, "
+					 "n=8 pairs)");
+		assert_int_equal(bb_ab_format_names(&r, NULL, "B", buf,
+						    sizeof(buf)),
+				 -EINVAL);
+	}
 }
 
 static void test_clearly_slower(void **state)
@@ -1189,6 +1203,28 @@ static void test_errors(void **state)
 	assert_string_equal(bb_ab_verdict_name(BB_AB_NO_CHANGE), "no_change");
 }
 
+/* The worst verdict of several: slower > faster > inconclusive (or a
+ * failed comparison) > no change. */
+static void test_verdict_worst(void **state)
+{
+	const enum bb_ab_verdict nc_f_s[3] = { BB_AB_NO_CHANGE, BB_AB_FASTER,
+					       BB_AB_SLOWER };
+	const enum bb_ab_verdict nc_i_f[3] = { BB_AB_NO_CHANGE,
+					       BB_AB_INCONCLUSIVE,
+					       BB_AB_FASTER };
+	const enum bb_ab_verdict nc_i[2] = { BB_AB_NO_CHANGE,
+					     BB_AB_INCONCLUSIVE };
+	const enum bb_ab_verdict nc[2] = { BB_AB_NO_CHANGE, BB_AB_NO_CHANGE };
+
+	(void)state;
+	assert_int_equal(bb_ab_verdict_worst(nc_f_s, 3, 0), BB_AB_SLOWER);
+	assert_int_equal(bb_ab_verdict_worst(nc_i_f, 3, 0), BB_AB_FASTER);
+	assert_int_equal(bb_ab_verdict_worst(nc_i, 2, 0), BB_AB_INCONCLUSIVE);
+	assert_int_equal(bb_ab_verdict_worst(nc, 2, 0), BB_AB_NO_CHANGE);
+	assert_int_equal(bb_ab_verdict_worst(nc, 2, 1), BB_AB_INCONCLUSIVE);
+	assert_int_equal(bb_ab_verdict_worst(NULL, 0, 0), BB_AB_NO_CHANGE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1224,6 +1260,7 @@ int main(void)
 		cmocka_unit_test(test_seq_compare),
 		cmocka_unit_test(test_noise_components),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_verdict_worst),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,568 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* jobs.c - jobs: submission (with the queue limit), the state changes,
+ * each one durable transaction with its event, and the reads: a job's
+ * document, the list with its cursor, the counts of /metrics. */
+#include "store_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const bb_job_states[] = {
+	BB_JOB_QUEUED, BB_JOB_RUNNING, BB_JOB_DONE,
+	BB_JOB_FAILED, BB_JOB_CANCELLED, BB_JOB_INTERRUPTED,
+};
+
+#define BB_STORE_INTERRUPTED_MSG "daemon stopped while the job ran"
+
+/* ---- statements ------------------------------------------------------ */
+
+static const struct bb_query q_job_insert = BB_INSERT_ID(
+	"INSERT INTO jobs (name, target, spec, state, created_ms,"
+	" runs_planned) VALUES (coalesce(?1, ''), ?2, ?3, 'queued', ?4, ?5)",
+	"storing a new job");
+static const struct bb_query q_job_start = BB_STATEMENT(
+	"UPDATE jobs SET state = 'running', started_ms = ?2, host_id = ?3,"
+	" device_id = ?4 WHERE id = ?1 AND state = 'queued'",
+	"starting a job");
+static const struct bb_query q_job_progress = BB_STATEMENT(
+	"UPDATE jobs SET runs_planned = ?2, compare = coalesce(?3, compare)"
+	" WHERE id = ?1 AND state = 'running'",
+	"storing the progress of a job");
+static const struct bb_query q_job_finish = BB_STATEMENT(
+	"UPDATE jobs SET state = ?2, finished_ms = ?3, verdict = ?4,"
+	" compare = coalesce(?5, compare), error = ?6"
+	" WHERE id = ?1 AND state IN ('queued', 'running')",
+	"ending a job");
+static const struct bb_query q_job_interrupt = BB_STATEMENT(
+	"UPDATE jobs SET state = 'interrupted', finished_ms = ?2, error = ?3"
+	" WHERE id = ?1 AND state = 'running'",
+	"marking a job interrupted");
+
+static const struct bb_col bb_job_state_cols[] = {
+	{ "state", BB_COL_TEXT, NULL },
+};
+static const struct bb_query q_job_state = BB_SELECT(bb_job_state_cols,
+	"FROM jobs WHERE id = ?1", "reading a job");
+
+static const struct bb_col bb_job_next_cols[] = {
+	{ "id", BB_COL_INT64, NULL },
+	{ "spec", BB_COL_TEXT, NULL },
+};
+static const struct bb_query q_job_next_queued = BB_SELECT(bb_job_next_cols,
+	"FROM jobs WHERE state = 'queued' ORDER BY id LIMIT 1",
+	"finding the next queued job");
+
+static const struct bb_col bb_job_id_cols[] = {
+	{ "id", BB_COL_INT64, NULL },
+};
+static const struct bb_query q_jobs_running = BB_SELECT(bb_job_id_cols,
+	"FROM jobs WHERE state = 'running' ORDER BY id",
+	"listing running jobs");
+
+/* The job document: the list's columns, then spec and compare. */
+static const struct bb_col bb_job_doc_cols[] = {
+	BB_JOB_COLS,
+	{ "host_id", BB_COL_INT64 | BB_COL_HIDDEN, NULL },
+	{ "device_id", BB_COL_INT64 | BB_COL_HIDDEN, NULL },
+	{ "spec", BB_COL_JSON, NULL },
+	{ "compare", BB_COL_JSON, NULL },
+};
+static const struct bb_query q_job_get = BB_SELECT(bb_job_doc_cols,
+	"FROM jobs WHERE id = ?1", "reading a job");
+
+/* Lists: newest first, below the cursor (id < ?1), limit ?2. */
+static const struct bb_col bb_job_list_cols[] = {
+	BB_JOB_COLS,
+};
+static const struct bb_query q_jobs_list = BB_SELECT(bb_job_list_cols,
+	"FROM jobs WHERE id < ?1 ORDER BY id DESC LIMIT ?2", "listing jobs");
+static const struct bb_query q_jobs_list_state = BB_SELECT(bb_job_list_cols,
+	"FROM jobs WHERE state = ?3 AND id < ?1 ORDER BY id DESC LIMIT ?2",
+	"listing jobs");
+
+static const struct bb_col bb_job_by_state_cols[] = {
+	{ "state", BB_COL_TEXT, NULL },
+	{ "n", BB_COL_INT64, "count(*)" },
+};
+static const struct bb_query q_jobs_by_state = BB_SELECT(
+	bb_job_by_state_cols, "FROM jobs GROUP BY state", "reading metrics");
+static const struct bb_col bb_count_cols[] = {
+	{ "n", BB_COL_INT64, "count(*)" },
+};
+static const struct bb_query q_runs_total = BB_SELECT(bb_count_cols,
+	"FROM runs", "reading metrics");
+static const struct bb_query q_jobs_queued = BB_SELECT(bb_count_cols,
+	"FROM jobs WHERE state = 'queued'", "counting queued jobs");
+
+/* ---- states ---------------------------------------------------------- */
+
+bool bb_store_state_ok(const char *s)
+{
+	if (!s)
+		return false;
+	for (size_t i = 0; i < bb_array_size(bb_job_states); i++)
+		if (!strcmp(s, bb_job_states[i]))
+			return true;
+	return false;
+}
+
+int bb_store_state_read(struct bb_db_op *op, int64_t id, char *state)
+{
+	struct bb_db_rows r;
+	const char *t;
+	int ret = bb_db_row(&r, op, &q_job_state, "i", id);
+
+	if (ret < 0)
+		return ret;
+	if (!ret)
+		return bb_db_err(op, -ENOENT, "no job %lld", (long long)id);
+	t = bb_db_text(&r, "state");
+	snprintf(state, 16, "%s", t ? t : "");
+	return 0;
+}
+
+int bb_store_job_state(struct bb_store *s, int64_t id, char *state,
+		       char *err, size_t errlen)
+{
+	struct bb_db_op op;
+
+	bb_db_lock(&op, s->db, err, errlen);
+	return bb_db_end(&op, bb_store_state_read(&op, id, state));
+}
+
+/* After an UPDATE ... WHERE id = ? AND state ... changed nothing: -ENOENT
+ * or -EALREADY naming the state the job is in. */
+static int bb_store_not_in_state(struct bb_db_op *op, int64_t id,
+				 const char *want)
+{
+	char state[16];
+	int ret = bb_store_state_read(op, id, state);
+
+	if (ret)
+		return ret;
+	return bb_db_err(op, -EALREADY, "job %lld is %s, not %s",
+			 (long long)id, state, want);
+}
+
+/* ---- submission ------------------------------------------------------ */
+
+int bb_store_job_insert(struct bb_store *s, const char *name,
+			const char *target, const char *spec,
+			unsigned runs_planned, int64_t *id, char *err,
+			size_t errlen)
+{
+	return bb_store_job_submit(s, name, target, spec, runs_planned, 0, id,
+				   err, errlen);
+}
+
+int bb_store_job_submit(struct bb_store *s, const char *name,
+			const char *target, const char *spec,
+			unsigned runs_planned, unsigned max_queued,
+			int64_t *id, char *err, size_t errlen)
+{
+	struct json_object *o = NULL;
+	struct bb_db_rows r;
+	struct bb_db_op op;
+	int ret;
+
+	if (!target || !spec) {
+		bb_store_seterr(err, errlen, "a job needs a target and a spec");
+		return -EINVAL;
+	}
+	if (!bb_store_json_parse(spec, &o) ||
+	    !json_object_is_type(o, json_type_object)) {
+		json_object_put(o);
+		bb_store_seterr(err, errlen, "job spec is not a JSON object");
+		return -EINVAL;
+	}
+	json_object_put(o);
+	ret = bb_db_begin(&op, s->db, BB_TX_DURABLE, err, errlen);
+	if (ret)
+		goto out;
+	/* counted in the transaction that inserts: never above the limit */
+	if (max_queued) {
+		int64_t n;
+
+		ret = bb_db_row(&r, &op, &q_jobs_queued, "");
+		if (ret < 0)
+			goto out;
+		n = bb_db_int(&r, "n");
+		if (n >= (int64_t)max_queued) {
+			ret = bb_db_err(&op, -EAGAIN,
+					"%lld jobs are queued, the limit is %u "
+					"(max_queued_jobs): try again when "
+					"some have run", (long long)n,
+					max_queued);
+			goto out;
+		}
+	}
+	ret = bb_db_run(&op, &q_job_insert, id, "tttiu", name, target, spec,
+			bb_store_now_ms(), runs_planned);
+	if (ret)
+		goto out;
+	ret = bb_store_event_add(&op, *id, "info", "submitted");
+out:
+	return bb_db_end(&op, ret);
+}
+
+/* ---- state changes ---------------------------------------------------- */
+
+int bb_store_job_next_queued(struct bb_store *s, int64_t *id, char **spec,
+			     char *err, size_t errlen)
+{
+	struct bb_db_rows r;
+	struct bb_db_op op;
+	const char *t;
+	int ret;
+
+	bb_db_lock(&op, s->db, err, errlen);
+	ret = bb_db_row(&r, &op, &q_job_next_queued, "");
+	if (ret < 0)
+		goto out;
+	if (!ret) {
+		ret = bb_db_err(&op, -ENOENT, "no queued job");
+		goto out;
+	}
+	t = bb_db_text(&r, "spec");
+	*spec = strdup(t ? t : "{}");
+	if (!*spec) {
+		ret = bb_db_err(&op, -ENOMEM, "out of memory");
+		goto out;
+	}
+	*id = bb_db_int(&r, "id");
+	ret = 0;
+out:
+	return bb_db_end(&op, ret);
+}
+
+int bb_store_job_start(struct bb_store *s, int64_t id, int64_t host_id,
+		       int64_t device_id, char *err, size_t errlen)
+{
+	struct bb_db_op op;
+	int64_t changed = 0;
+	int ret;
+
+	ret = bb_db_begin(&op, s->db, BB_TX_DURABLE, err, errlen);
+	if (ret)
+		goto out;
+	bb_db_what(&op, "starting job %lld", (long long)id);
+	ret = bb_db_run(&op, &q_job_start, &changed, "iiII", id,
+			bb_store_now_ms(), host_id, device_id);
+	if (ret)
+		goto out;
+	if (!changed) {
+		ret = bb_store_not_in_state(&op, id, BB_JOB_QUEUED);
+		goto out;
+	}
+	ret = bb_store_event_add(&op, id, "info", "started");
+out:
+	return bb_db_end(&op, ret);
+}
+
+int bb_store_job_progress(struct bb_store *s, int64_t id,
+			  unsigned runs_planned, const char *compare,
+			  char *err, size_t errlen)
+{
+	struct bb_db_op op;
+	int64_t changed = 0;
+	int ret;
+
+	if (compare && !bb_store_json_parse(compare, NULL)) {
+		bb_store_seterr(err, errlen,
+				"job %lld: comparison is not valid JSON",
+				(long long)id);
+		return -EINVAL;
+	}
+	bb_db_lock(&op, s->db, err, errlen);
+	bb_db_what(&op, "storing progress of job %lld", (long long)id);
+	ret = bb_db_run(&op, &q_job_progress, &changed, "iut", id,
+			runs_planned, compare);
+	if (!ret && !changed)
+		ret = bb_store_not_in_state(&op, id, BB_JOB_RUNNING);
+	return bb_db_end(&op, ret);
+}
+
+/* The event of a job's end: its level and message (one line). */
+static const char *bb_store_end_event(const char *state, const char *verdict,
+				      const char *error, char *msg,
+				      size_t len)
+{
+	const char *level = "info";
+
+	if (!strcmp(state, BB_JOB_DONE)) {
+		snprintf(msg, len, "done%s%s", verdict ? ": " : "",
+			 verdict ? verdict : "");
+	} else if (!strcmp(state, BB_JOB_FAILED)) {
+		level = "error";
+		snprintf(msg, len, "failed%s%s", error ? ": " : "",
+			 error ? error : "");
+	} else if (!strcmp(state, BB_JOB_INTERRUPTED)) {
+		level = "warning";
+		snprintf(msg, len, "interrupted%s%s", error ? ": " : "",
+			 error ? error : "");
+	} else {
+		snprintf(msg, len, "cancelled");
+	}
+	for (char *p = msg; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	return level;
+}
+
+int bb_store_job_finish(struct bb_store *s, int64_t id, const char *state,
+			const char *verdict, const char *compare,
+			const char *error, char *err, size_t errlen)
+{
+	char cur[16], msg[512];
+	struct bb_db_op op;
+	const char *level;
+	int ret;
+
+	if (!state || !bb_store_state_ok(state) ||
+	    !strcmp(state, BB_JOB_QUEUED) || !strcmp(state, BB_JOB_RUNNING)) {
+		bb_store_seterr(err, errlen,
+				"a job ends done, failed, cancelled or "
+				"interrupted, not %s", state ? state : "(null)");
+		return -EINVAL;
+	}
+	if (compare && !bb_store_json_parse(compare, NULL)) {
+		bb_store_seterr(err, errlen,
+				"job %lld: comparison is not valid JSON",
+				(long long)id);
+		return -EINVAL;
+	}
+	level = bb_store_end_event(state, verdict, error, msg, sizeof(msg));
+
+	ret = bb_db_begin(&op, s->db, BB_TX_DURABLE, err, errlen);
+	if (ret)
+		goto out;
+	bb_db_what(&op, "ending job %lld", (long long)id);
+	ret = bb_store_state_read(&op, id, cur);
+	if (ret)
+		goto out;
+	if (strcmp(cur, BB_JOB_QUEUED) && strcmp(cur, BB_JOB_RUNNING)) {
+		ret = bb_db_err(&op, -EALREADY, "job %lld already ended (%s)",
+				(long long)id, cur);
+		goto out;
+	}
+	/* a job that never started can only be cancelled or fail */
+	if (!strcmp(cur, BB_JOB_QUEUED) && strcmp(state, BB_JOB_CANCELLED) &&
+	    strcmp(state, BB_JOB_FAILED)) {
+		ret = bb_db_err(&op, -EINVAL,
+				"job %lld is queued: it cannot become %s",
+				(long long)id, state);
+		goto out;
+	}
+	ret = bb_db_run(&op, &q_job_finish, NULL, "itittt", id, state,
+			bb_store_now_ms(), verdict, compare, error);
+	if (ret)
+		goto out;
+	ret = bb_store_event_add(&op, id, level, msg);
+out:
+	return bb_db_end(&op, ret);
+}
+
+int bb_store_jobs_interrupt_running(struct bb_store *s, unsigned *n,
+				    char *err, size_t errlen)
+{
+	int64_t *ids = NULL, now = bb_store_now_ms();
+	size_t nids = 0, cap = 0;
+	struct bb_db_rows r;
+	struct bb_db_op op;
+	int ret;
+
+	*n = 0;
+	ret = bb_db_begin(&op, s->db, BB_TX_DURABLE, err, errlen);
+	if (ret)
+		goto out;
+	/* the ids first: no update while the rows are read */
+	ret = bb_db_query(&r, &op, &q_jobs_running, "");
+	while (!ret && (ret = bb_db_next(&r)) > 0) {
+		if (nids == cap) {
+			int64_t *p;
+
+			cap = cap ? 2 * cap : 8;
+			p = realloc(ids, cap * sizeof(*ids));
+			if (!p) {
+				ret = bb_db_err(&op, -ENOMEM, "out of memory");
+				goto out;
+			}
+			ids = p;
+		}
+		ids[nids++] = bb_db_int(&r, "id");
+		ret = 0;
+	}
+	for (size_t i = 0; !ret && i < nids; i++) {
+		ret = bb_db_run(&op, &q_job_interrupt, NULL, "iit", ids[i], now,
+				BB_STORE_INTERRUPTED_MSG);
+		if (!ret)
+			ret = bb_store_event_add(&op, ids[i], "warning",
+						 "interrupted: "
+						 BB_STORE_INTERRUPTED_MSG);
+	}
+out:
+	ret = bb_db_end(&op, ret);
+	if (!ret)
+		*n = (unsigned)nids;
+	free(ids);
+	return ret;
+}
+
+/* ---- reads ----------------------------------------------------------- */
+
+/* The metric of a job document (its spec's; iops by default). */
+static const char *bb_store_job_metric(struct json_object *job)
+{
+	struct json_object *spec, *v;
+
+	if (json_object_object_get_ex(job, "spec", &spec) &&
+	    json_object_object_get_ex(spec, "metric", &v) &&
+	    json_object_is_type(v, json_type_string))
+		return json_object_get_string(v);
+	return "iops";
+}
+
+int bb_store_job_get(struct bb_store *s, int64_t id,
+		     struct json_object **out, char *err, size_t errlen)
+{
+	struct json_object *doc = NULL, *meta, *knobs;
+	int64_t host_id, device_id;
+	struct bb_db_rows r;
+	struct bb_db_op op;
+	int ret;
+
+	*out = NULL;
+	/* one snapshot for the job and what it points to */
+	ret = bb_db_begin(&op, s->db, BB_TX_READ, err, errlen);
+	if (ret)
+		goto out;
+	bb_db_what(&op, "reading job %lld", (long long)id);
+	ret = bb_db_row(&r, &op, &q_job_get, "i", id);
+	if (ret < 0)
+		goto out;
+	if (!ret) {
+		ret = bb_db_err(&op, -ENOENT, "no job %lld", (long long)id);
+		goto out;
+	}
+	doc = bb_db_json(&r);
+	host_id = bb_db_int(&r, "host_id");   /* NULL reads 0 */
+	device_id = bb_db_int(&r, "device_id");
+	ret = bb_store_host_json(&op, host_id, &meta);
+	if (ret)
+		goto out;
+	json_object_object_add(doc, "host", meta);
+	ret = bb_store_device_json(&op, device_id, &meta);
+	if (ret)
+		goto out;
+	json_object_object_add(doc, "device", meta);
+	ret = bb_store_noise_json(&op, host_id, bb_store_jstr(doc, "target"),
+				  bb_store_job_metric(doc), &meta);
+	if (ret)
+		goto out;
+	json_object_object_add(doc, "noise_floor", meta);
+out:
+	ret = bb_db_end(&op, ret);
+	/* the knob journal may be a database of its own */
+	if (!ret)
+		ret = bb_store_job_knobs(s, id, &knobs, err, errlen);
+	if (!ret) {
+		json_object_object_add(doc, "knobs", knobs);
+		*out = doc;
+		doc = NULL;
+	}
+	json_object_put(doc);
+	return ret;
+}
+
+int bb_store_jobs_list(struct bb_store *s, const char *state,
+		       unsigned limit, int64_t cursor,
+		       struct json_object **out, char *err, size_t errlen)
+{
+	struct json_object *doc = NULL, *jobs;
+	int64_t last = 0;
+	unsigned n = 0;
+	bool more = false;
+	struct bb_db_rows r;
+	struct bb_db_op op;
+	int ret;
+
+	*out = NULL;
+	if (limit < 1 || limit > 500) {
+		bb_store_seterr(err, errlen, "limit must be 1..500, not %u",
+				limit);
+		return -EINVAL;
+	}
+	if (state && !bb_store_state_ok(state)) {
+		bb_store_seterr(err, errlen,
+				"unknown state '%s' (queued, running, done, "
+				"failed, cancelled, interrupted)", state);
+		return -EINVAL;
+	}
+	doc = json_object_new_object();
+	jobs = json_object_new_array();
+	json_object_object_add(doc, "jobs", jobs);
+	bb_db_lock(&op, s->db, err, errlen);
+	/* one more than the page: whether more follow */
+	ret = bb_db_query(&r, &op, state ? &q_jobs_list_state : &q_jobs_list,
+			  state ? "iut" : "iu",
+			  cursor > 0 ? cursor : INT64_MAX, limit + 1, state);
+	while (!ret && (ret = bb_db_next(&r)) > 0) {
+		ret = 0;
+		if (n == limit) {
+			more = true;
+			break;
+		}
+		json_object_array_add(jobs, bb_db_json(&r));
+		last = bb_db_int(&r, "id");
+		n++;
+	}
+	if (!ret) {
+		json_object_object_add(doc, "next_cursor",
+				       more ? json_object_new_int64(last) : NULL);
+		*out = doc;
+		doc = NULL;
+	}
+	json_object_put(doc);
+	return bb_db_end(&op, ret);
+}
+
+int bb_store_metrics(struct bb_store *s, struct json_object **out,
+		     char *err, size_t errlen)
+{
+	struct json_object *doc = json_object_new_object();
+	struct json_object *by = json_object_new_object();
+	struct bb_db_rows r;
+	struct bb_db_op op;
+	int ret;
+
+	*out = NULL;
+	json_object_object_add(doc, "jobs_by_state", by);
+	for (size_t i = 0; i < bb_array_size(bb_job_states); i++)
+		json_object_object_add(by, bb_job_states[i],
+				       json_object_new_int64(0));
+	ret = bb_db_begin(&op, s->db, BB_TX_READ, err, errlen);
+	if (!ret)
+		ret = bb_db_query(&r, &op, &q_jobs_by_state, "");
+	while (!ret && (ret = bb_db_next(&r)) > 0) {
+		const char *state = bb_db_text(&r, "state");
+
+		if (bb_store_state_ok(state))
+			json_object_object_add(by, state,
+					       bb_db_value(&r, "n"));
+		ret = 0;
+	}
+	if (!ret)
+		ret = bb_db_row(&r, &op, &q_runs_total, "");
+	if (!ret)
+		ret = bb_db_err(&op, -EIO, "reading metrics: no count");
+	if (ret > 0) {
+		json_object_object_add(doc, "runs_total", bb_db_value(&r, "n"));
+		*out = doc;
+		doc = NULL;
+		ret = 0;
+	}
+	json_object_put(doc);
+	return bb_db_end(&op, ret);
+}

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* store_int.h - what the store's subjects (the files of daemon/store/)
+ * share: the handle and the pieces one subject's document borrows from
+ * another's.  Not for the rest of the daemon, which uses store.h only.
+ *
+ * The subjects: handle.c (open, close, health), migrate.c, events.c,
+ * meta.c (hosts and devices), jobs.c, history.c, runs.c, noise.c and
+ * knobs.c (the knob journal).  They run SQL through db.h only. */
+#ifndef BB_STORE_INT_H
+#define BB_STORE_INT_H
+
+#include "db.h"
+#include "store.h"
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct bb_store {
+	/* jobs, runs, samples, hosts, devices, events, noise floors */
+	struct bb_db *db;
+	/* the knob journal: a knob must be restorable from the host it was
+	 * changed on, whatever happened to the shared database, so the
+	 * journal may live in a database of its own (today: the same handle
+	 * as db).  Never written in the same transaction as db. */
+	struct bb_db *kdb;
+};
+
+#define BB_JSON_PLAIN (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
+
+int64_t bb_store_now_ms(void);
+
+/* row.c: a string / number member of o (NULL / false when absent or of
+ * another type); whether text is one JSON value (*obj gets it, NULL for
+ * "null", when obj is not NULL); ms since the epoch as ISO 8601. */
+const char *bb_store_jstr(struct json_object *o, const char *key);
+bool bb_store_jnum(struct json_object *o, const char *key, double *d);
+bool bb_store_json_parse(const char *text, struct json_object **obj);
+struct json_object *bb_store_time_json(int64_t ms);
+
+/* The columns of a job in every job document (jobs.c, history.c). */
+#define BB_JOB_COLS \
+	{ "id", BB_COL_INT64, NULL }, \
+	{ "name", BB_COL_TEXT, NULL }, \
+	{ "target", BB_COL_TEXT, NULL }, \
+	{ "state", BB_COL_TEXT, NULL }, \
+	{ "created", BB_COL_TIME, "created_ms" }, \
+	{ "started", BB_COL_TIME, "started_ms" }, \
+	{ "finished", BB_COL_TIME, "finished_ms" }, \
+	{ "runs_planned", BB_COL_INT64, NULL }, \
+	{ "runs_done", BB_COL_INT64, NULL }, \
+	{ "verdict", BB_COL_TEXT, NULL }, \
+	{ "error", BB_COL_TEXT, NULL }
+
+/* jobs.c: the state of job id into state[16]; -ENOENT. */
+int bb_store_state_read(struct bb_db_op *op, int64_t id, char *state);
+
+/* events.c: an event, within op (level checked by the caller). */
+int bb_store_event_add(struct bb_db_op *op, int64_t job_id,
+		       const char *level, const char *msg);
+
+/* meta.c: host or device id's info document with its "id"; NULL for id
+ * <= 0 or none. */
+int bb_store_host_json(struct bb_db_op *op, int64_t id,
+		       struct json_object **out);
+int bb_store_device_json(struct bb_db_op *op, int64_t id,
+			 struct json_object **out);
+
+/* noise.c: the newest noise floor of a host, target and metric, or
+ * NULL. */
+int bb_store_noise_json(struct bb_db_op *op, int64_t host_id,
+			const char *target, const char *metric,
+			struct json_object **out);
+
+#endif

@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* test_jobcompare.c - the comparison of whole jobs (core/job/jobcompare.c)
+ * on job and run documents built here with fixed samples.
+ *
+ * Expected values are computed independently of abstats.c (by hand and
+ * with a few lines of Python, written down at each data set): the
+ * two-sample Hodges-Lehmann shift is the median of the 25 differences
+ * log(y_j) - log(x_i), its exact interval [D_(k), D_(26-k)] with k from
+ * the null distribution of the Mann-Whitney U for 5 + 5 runs, which an
+ * enumeration of the C(10,5) = 252 rank subsets gives:
+ *   u        0  1  2  3  4
+ *   count    1  1  2  3  5      cumulative 1 2 4 7 12 (of 252)
+ * P(U <= 2) = 4/252 = 0.0159 <= 0.025 < P(U <= 3) = 7/252 = 0.0278, so
+ * k - 1 = 2, k = 3: the CI is [D_(3), D_(23)] with coverage
+ * 1 - 2 * 4/252 = 0.968254 ("96.8% CI"). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <biobench/jobcompare.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#define assert_near(x, y, tol) assert_true(fabs((x) - (y)) <= (tol))
+
+/* BASE, variant A: 5 runs around 100. */
+static const double base_a[5] = { 100, 103, 97, 101, 99 };
+/* SLOW: every run below every base run (U = 0).  Differences by hand:
+ *   median of the 25 ratios y/x is 95/103 (the 13th), D_(3) = 90/101,
+ *   D_(23) = 95/99; exact two-sided p = 2 * P(U <= 0) = 2/252;
+ *   median(other)/median(base) = 92/100. */
+static const double slow_a[5] = { 91, 94, 90, 95, 92 };
+/* SAME: interleaved with the base, no ties: U = 14 (pairs y_j > x_i),
+ * two-sided exact p = 2 * P(U >= 14) = 2 * 106/252 = 0.841270. */
+static const double same_a[5] = { 100.5, 98, 102, 99.5, 101.5 };
+
+#define CONFIG "{\"target\":\"/dev/loop7\",\"rw\":\"randread\",\"bs\":4096," \
+	       "\"iodepth\":32,\"runtime\":1,\"inject_ns\":0}"
+
+struct jdoc {
+	struct json_object *job, *runs;
+	int seq;
+};
+
+/* A job document like bb_store_job_get's: id, name, state, spec (metric
+ * iops, min_effect 1, confidence 0.95 unless spec_extra says otherwise),
+ * host with a boot id. */
+static void jdoc_init(struct jdoc *d, int64_t id, const char *variants,
+		      const char *spec_extra, const char *host_boot)
+{
+	char spec[1024], host[256];
+
+	snprintf(spec, sizeof(spec),
+		 "{\"name\":\"j\",\"target\":\"/dev/loop7\",\"workload\":{},"
+		 "\"variants\":%s,\"repeat\":5,\"metric\":\"iops\","
+		 "\"min_effect\":1,\"confidence\":0.95%s%s}",
+		 variants, spec_extra ? "," : "", spec_extra ? spec_extra : "");
+	snprintf(host, sizeof(host),
+		 "{\"id\":1,\"hostname\":\"h\",\"kernel\":\"6.18.0\","
+		 "\"boot_id\":\"%s\"}",
+		 host_boot);
+	d->job = json_object_new_object();
+	json_object_object_add(d->job, "id", json_object_new_int64(id));
+	json_object_object_add(d->job, "name", json_object_new_string("j"));
+	json_object_object_add(d->job, "state", json_object_new_string("done"));
+	json_object_object_add(d->job, "target",
+			       json_object_new_string("/dev/loop7"));
+	json_object_object_add(d->job, "spec", json_tokener_parse(spec));
+	json_object_object_add(d->job, "host", json_tokener_parse(host));
+	json_object_object_add(d->job, "device", NULL);
+	assert_non_null(json_object_object_get(d->job, "spec"));
+	d->runs = json_object_new_object();
+	json_object_object_add(d->runs, "runs", json_object_new_array());
+	d->seq = 0;
+}
+
+/* One run: its variant, value, boot (NULL: none recorded), config JSON
+ * text, read_ahead_kb at its start, and flags. */
+static void jdoc_run(struct jdoc *d, const char *variant, double metric,
+		     const char *boot, const char *config, const char *ra,
+		     bool warmup, bool failed, bool disturbed)
+{
+	struct json_object *r = json_object_new_object();
+	struct json_object *res = json_object_new_object();
+	struct json_object *qs = json_object_new_object(), *q;
+
+	json_object_object_add(r, "seq", json_object_new_int(d->seq++));
+	json_object_object_add(r, "variant", json_object_new_string(variant));
+	json_object_object_add(r, "warmup", json_object_new_boolean(warmup));
+	json_object_object_add(r, "state",
+			       json_object_new_string(failed ? "failed" : "done"));
+	json_object_object_add(r, "metric", json_object_new_double(failed ? 0 : metric));
+	json_object_object_add(res, "config", json_tokener_parse(config));
+	if (boot)
+		json_object_object_add(res, "boot_id", json_object_new_string(boot));
+	json_object_object_add(qs, "scheduler", json_object_new_string("none"));
+	json_object_object_add(qs, "read_ahead_kb", json_object_new_string(ra));
+	json_object_object_add(res, "queue_settings", qs);
+	q = json_object_new_object();
+	json_object_object_add(q, "disturbed", json_object_new_boolean(disturbed));
+	json_object_object_add(res, "quiescence", q);
+	json_object_object_add(r, "result", res);
+	json_object_array_add(json_object_object_get(d->runs, "runs"), r);
+}
+
+static void jdoc_runs(struct jdoc *d, const char *variant, const double *v,
+		      size_t n, const char *boot, const char *config,
+		      const char *ra)
+{
+	for (size_t i = 0; i < n; i++)
+		jdoc_run(d, variant, v[i], boot, config, ra, false, false, false);
+}
+
+static void jdoc_free(struct jdoc *d)
+{
+	json_object_put(d->job);
+	json_object_put(d->runs);
+}
+
+static struct json_object *jget(struct json_object *o, const char *path)
+{
+	char buf[256], *save = NULL, *tok;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (tok = strtok_r(buf, ".", &save); tok && o;
+	     tok = strtok_r(NULL, ".", &save)) {
+		if (json_object_is_type(o, json_type_array))
+			o = json_object_array_get_idx(o, (size_t)atoi(tok));
+		else if (!json_object_object_get_ex(o, tok, &o))
+			return NULL;
+	}
+	return o;
+}
+
+static double jnum(struct json_object *o, const char *path)
+{
+	struct json_object *v = jget(o, path);
+
+	if (!v)
+		fail_msg("%s missing in %s", path,
+			 json_object_to_json_string(o));
+	return json_object_get_double(v);
+}
+
+static const char *jstr(struct json_object *o, const char *path)
+{
+	struct json_object *v = jget(o, path);
+
+	if (!v)
+		fail_msg("%s missing in %s", path,
+			 json_object_to_json_string(o));
+	return json_object_get_string(v);
+}
+
+static int cmp2(struct jdoc *b, struct jdoc *o, size_t no,
+		const struct bb_jobcmp_opts *opts, struct json_object **out,
+		struct bb_jobcmp_error *e)
+{
+	struct bb_jobcmp_job base = { b->job, b->runs };
+	struct bb_jobcmp_job with[4];
+
+	for (size_t i = 0; i < no; i++)
+		with[i] = (struct bb_jobcmp_job){ o[i].job, o[i].runs };
+	return bb_jobcmp(&base, with, no, opts, out, e);
+}
+
+/* The diff row of key (and variant, NULL for a row of all), or NULL. */
+static struct json_object *diff_row(struct json_object *doc, const char *key,
+				    const char *variant)
+{
+	struct json_object *rows = jget(doc, "diff");
+
+	for (size_t i = 0; rows && i < json_object_array_length(rows); i++) {
+		struct json_object *r = json_object_array_get_idx(rows, i);
+		struct json_object *v = jget(r, "variant");
+
+		if (strcmp(jstr(r, "key"), key))
+			continue;
+		if ((!variant && !v) ||
+		    (variant && v && !strcmp(json_object_get_string(v), variant)))
+			return r;
+	}
+	return NULL;
+}
+
+/* The row exists, differs or not, and has values v0, v1 (NULL: any). */
+static void assert_row(struct json_object *doc, const char *key,
+		       const char *variant, bool differs, const char *v0,
+		       const char *v1)
+{
+	struct json_object *r = diff_row(doc, key, variant);
+
+	if (!r)
+		fail_msg("no diff row %s [%s]", key, variant ? variant : "all");
+	assert_int_equal(json_object_get_boolean(jget(r, "differs")), differs);
+	if (v0)
+		assert_string_equal(jstr(r, "values.0"), v0);
+	if (v1)
+		assert_string_equal(jstr(r, "values.1"), v1);
+}
+
+/* ---- tests ------------------------------------------------------------ */
+
+/* SLOW against the base: the numbers of the data set's comment. */
+static void test_slower_exact(void **state)
+{
+	struct jdoc b, o;
+	struct json_object *doc = NULL, *c;
+	struct bb_jobcmp_error e;
+
+	(void)state;
+	jdoc_init(&b, 3, "{\"A\":{}}", "\"aa\":true", "boot-1");
+	jdoc_init(&o, 4, "{\"A\":{}}", "\"aa\":true", "boot-2");
+	jdoc_runs(&b, "A", base_a, 5, "boot-1", CONFIG, "128");
+	jdoc_runs(&o, "A", slow_a, 5, "boot-2", CONFIG, "128");
+	assert_int_equal(cmp2(&b, &o, 1, NULL, &doc, &e), 0);
+	c = jget(doc, "comparisons.0");
+	assert_non_null(c);
+	assert_string_equal(jstr(c, "method"), "unpaired");
+	assert_near(jnum(c, "change"), 95.0 / 103 - 1, 1e-12);
+	assert_near(jnum(c, "ci_lo"), 90.0 / 101 - 1, 1e-12);
+	assert_near(jnum(c, "ci_hi"), 95.0 / 99 - 1, 1e-12);
+	assert_near(jnum(c, "ci_level"), 1 - 2 * 4.0 / 252, 1e-12);
+	assert_string_equal(jstr(c, "ci_label"), "96.8% CI");
+	assert_near(jnum(c, "p_value"), 2.0 / 252, 1e-12);
+	assert_near(jnum(c, "change_median"), 92.0 / 100 - 1, 1e-12);
+	assert_string_equal(jstr(c, "verdict"), "slower");
+	assert_string_equal(jstr(doc, "verdict"), "slower");
+	assert_int_equal((int)jnum(c, "base_job"), 3);
+	assert_int_equal((int)jnum(c, "job"), 4);
+	assert_string_equal(jstr(c, "text"),
+			    "job 4 A is 7.8% slower than job 3 A (96.8% CI "
+			    "-10.9% .. -4.0%, p=0.008, n=5+5 runs)");
+	/* noise floor of each side: SD of the logs of its runs */
+	{
+		double m = 0, ss = 0;
+
+		for (int i = 0; i < 5; i++)
+			m += log(base_a[i]) / 5;
+		for (int i = 0; i < 5; i++)
+			ss += (log(base_a[i]) - m) * (log(base_a[i]) - m);
+		assert_near(jnum(doc, "jobs.0.variants.A.log_sd"), sqrt(ss / 4),
+			    1e-12);
+		assert_near(jnum(c, "base_spread"), expm1(sqrt(ss / 4)), 1e-12);
+	}
+	/* one boot a side, not the same */
+	assert_int_equal((int)jnum(doc, "jobs.0.boots"), 1);
+	assert_int_equal((int)jnum(doc, "jobs.1.boots"), 1);
+	assert_int_equal((int)jnum(c, "boots.shared"), 0);
+	assert_false(json_object_get_boolean(jget(doc, "boots.single_boot")));
+	assert_non_null(strstr(jstr(doc, "boots.statement"),
+			       "between-boot variance"));
+	assert_non_null(strstr(jstr(doc, "boots.statement"),
+			       "job 3: 1 (base), job 4: 1"));
+	assert_non_null(strstr(jstr(doc, "boots.statement"),
+			       "cannot be estimated"));
+	/* the boot ids differ: that row is highlighted */
+	assert_row(doc, "run.boot_id", NULL, true, "boot-1", "boot-2");
+	/* the workload is the same: no row of it differs */
+	c = diff_row(doc, "config.bs", NULL);
+	assert_non_null(c);
+	assert_true(json_object_get_boolean(jget(c, "workload")));
+	assert_false(json_object_get_boolean(jget(c, "differs")));
+	json_object_put(doc);
+	jdoc_free(&b);
+	jdoc_free(&o);
+}
+
+/* An A/A job pools A and A2; warm-ups and failed runs are left out,
+ * disturbed ones kept (counted) unless the job excludes them. */
+static void test_samples(void **state)
+{
+	struct jdoc b, o;
+	struct json_object *doc = NULL;
+	struct bb_jobcmp_error e;
+
+	(void)state;
+	jdoc_init(&b, 3, "{\"A\":{}}", "\"aa\":true", "boot-1");
+	jdoc_init(&o, 4, "{\"A\":{}}",
+		  "\"quiescence\":{\"exclude_disturbed\":true}", "boot-1");
+	jdoc_run(&b, "A", 50, "boot-1", CONFIG, "128", true, false, false);
+	jdoc_run(&b, "A2", 50, "boot-1", CONFIG, "128", true, false, false);
+	jdoc_runs(&b, "A", base_a, 5, "boot-1", CONFIG, "128");
+	jdoc_runs(&b, "A2", same_a, 5, "boot-1", CONFIG, "128");
+	jdoc_run(&b, "A2", 10, "boot-1", CONFIG, "128", false, false, true);
+	jdoc_runs(&o, "A", slow_a, 5, "boot-1", CONFIG, "128");
+	jdoc_run(&o, "A", 1, "boot-1", CONFIG, "128", false, false, true);
+	jdoc_run(&o, "A", 1, "boot-1", CONFIG, "128", false, true, false);
+	/* a variant of the other that the base has not */
+	jdoc_runs(&o, "C", slow_a, 5, "boot-1", CONFIG, "128");
+	assert_int_equal(cmp2(&b, &o, 1, NULL, &doc, &e), 0);
+	/* base: 5 A + 5 A2 + the disturbed one kept */
+	assert_int_equal((int)jnum(doc, "jobs.0.variants.A.n"), 11);
+	assert_int_equal((int)jnum(doc, "jobs.0.variants.A.warmups"), 2);
+	assert_int_equal((int)jnum(doc, "jobs.0.variants.A.disturbed"), 1);
+	assert_int_equal((int)jnum(doc, "jobs.0.variants.A.excluded"), 0);
+	/* other: the disturbed run left out, the failed one too */
+	assert_int_equal((int)jnum(doc, "jobs.1.variants.A.n"), 5);
+	assert_int_equal((int)jnum(doc, "jobs.1.variants.A.excluded"), 1);
+	assert_int_equal((int)jnum(doc, "jobs.1.variants.A.failed"), 1);
+	assert_int_equal((int)jnum(doc, "comparisons.0.a.n"), 11);
+	assert_int_equal((int)jnum(doc, "comparisons.0.b.n"), 5);
+	assert_int_equal(json_object_array_length(jget(doc, "comparisons")), 1);
+	assert_string_equal(jstr(doc, "unmatched.0.variant"), "C");
+	/* one boot for everything */
+	assert_true(json_object_get_boolean(jget(doc, "boots.single_boot")));
+	assert_non_null(strstr(jstr(doc, "boots.statement"), "one boot"));
+	assert_int_equal((int)jnum(doc, "comparisons.0.boots.shared"), 1);
+	assert_non_null(strstr(json_object_to_json_string(jget(doc, "warnings")),
+			       "left out (exclude_disturbed)"));
+	json_object_put(doc);
+
+	/* --variant picks one; a variant the base lacks is refused */
+	{
+		struct bb_jobcmp_opts opts = { .variant = "C" };
+
+		assert_int_equal(cmp2(&b, &o, 1, &opts, &doc, &e), -EINVAL);
+		assert_string_equal(e.code, "invalid_argument");
+		assert_string_equal(e.field, "variant");
+		assert_non_null(strstr(e.msg, "job 3 has no variant 'C'"));
+		assert_null(doc);
+	}
+	jdoc_free(&b);
+	jdoc_free(&o);
+}
+
+/* Two OTHERs: Holm over both (p_adj of the smaller p = 2 p); the A/A-like
+ * one is not called faster or slower. */
+static void test_holm_two_others(void **state)
+{
+	struct jdoc b, o[2];
+	struct json_object *doc = NULL;
+	struct bb_jobcmp_error e;
+
+	(void)state;
+	jdoc_init(&b, 3, "{\"A\":{},\"B\":{}}", NULL, "boot-1");
+	jdoc_init(&o[0], 4, "{\"A\":{}}", NULL, "boot-2");
+	jdoc_init(&o[1], 5, "{\"A\":{}}", NULL, "boot-3");
+	jdoc_runs(&b, "A", base_a, 5, NULL, CONFIG, "128");
+	jdoc_runs(&b, "B", base_a, 5, NULL, CONFIG, "128");
+	jdoc_runs(&o[0], "A", slow_a, 5, NULL, CONFIG, "128");
+	jdoc_runs(&o[1], "A", same_a, 5, NULL, CONFIG, "128");
+	assert_int_equal(cmp2(&b, o, 2, NULL, &doc, &e), 0);
+	assert_int_equal((int)jnum(doc, "family"), 2);
+	assert_near(jnum(doc, "comparisons.0.p_value"), 2.0 / 252, 1e-12);
+	assert_near(jnum(doc, "comparisons.0.p_adjusted"), 4.0 / 252, 1e-12);
+	assert_near(jnum(doc, "comparisons.1.p_value"), 212.0 / 252, 1e-12);
+	assert_near(jnum(doc, "comparisons.1.p_adjusted"), 212.0 / 252, 1e-12);
+	assert_string_equal(jstr(doc, "comparisons.0.verdict"), "slower");
+	assert_string_equal(jstr(doc, "comparisons.1.verdict"), "inconclusive");
+	/* boots from the job's host when the runs have none */
+	assert_int_equal((int)jnum(doc, "jobs.2.boots"), 1);
+	assert_string_equal(jstr(doc, "jobs.2.boot_ids.0"), "boot-3");
+	/* the base's B is not compared: not in the document */
+	assert_null(jget(doc, "jobs.0.variants.B"));
+	json_object_put(doc);
+	jdoc_free(&b);
+	jdoc_free(&o[0]);
+	jdoc_free(&o[1]);
+}
+
+/* A workload field that differs is refused with the field and the values
+ * named, and compared when allowed; a model knob that differs in one
+ * variant and a queue setting changed by hand are diff rows. */
+static void test_workload_and_diff(void **state)
+{
+	static const char bs64k[] =
+		"{\"target\":\"/dev/loop7\",\"rw\":\"randread\",\"bs\":65536,"
+		"\"iodepth\":32,\"runtime\":1,\"inject_ns\":0}";
+	static const char inject[] =
+		"{\"target\":\"/dev/loop7\",\"rw\":\"randread\",\"bs\":4096,"
+		"\"iodepth\":32,\"runtime\":1,\"inject_ns\":1500}";
+	struct bb_jobcmp_opts allow = { .allow_different_workload = true };
+	struct jdoc b, o, k;
+	struct json_object *doc = NULL, *row;
+	struct bb_jobcmp_error e;
+
+	(void)state;
+	jdoc_init(&b, 3, "{\"A\":{},\"B\":{}}", NULL, "boot-1");
+	jdoc_init(&o, 4, "{\"A\":{},\"B\":{}}", NULL, "boot-1");
+	jdoc_runs(&b, "A", base_a, 5, "boot-1", CONFIG, "128");
+	jdoc_runs(&b, "B", base_a, 5, "boot-1", CONFIG, "128");
+	jdoc_runs(&o, "A", same_a, 5, "boot-1", bs64k, "128");
+	jdoc_runs(&o, "B", same_a, 5, "boot-1", bs64k, "128");
+	assert_int_equal(cmp2(&b, &o, 1, NULL, &doc, &e), -EINVAL);
+	assert_null(doc);
+	assert_string_equal(e.code, "different_workload");
+	assert_string_equal(e.field, "workload.bs");
+	assert_non_null(strstr(e.msg, "bs: 4096 in job 3, 65536 in job 4"));
+	assert_non_null(strstr(e.msg, "allow_different_workload"));
+	assert_int_equal(json_object_array_length(e.fields), 1);
+	json_object_put(e.fields);
+	assert_int_equal(cmp2(&b, &o, 1, &allow, &doc, &e), 0);
+	assert_null(e.fields);
+	assert_string_equal(jstr(doc, "workload.differs.0.field"), "bs");
+	assert_non_null(strstr(json_object_to_json_string(jget(doc, "warnings")),
+			       "workloads differ (bs)"));
+	json_object_put(doc);
+
+	/* B with inject_ns, and read_ahead_kb changed between the jobs */
+	jdoc_init(&k, 5, "{\"A\":{},\"B\":{\"inject_ns\":1500}}", NULL,
+		  "boot-1");
+	jdoc_runs(&k, "A", same_a, 5, "boot-1", CONFIG, "256");
+	jdoc_runs(&k, "B", slow_a, 5, "boot-1", inject, "256");
+	assert_int_equal(cmp2(&b, &k, 1, NULL, &doc, &e), 0);
+	assert_row(doc, "queue.read_ahead_kb", NULL, true, "128", "256");
+	assert_row(doc, "queue.scheduler", NULL, false, "none", "none");
+	/* inject_ns differs in B only: one row per variant */
+	assert_null(diff_row(doc, "config.inject_ns", NULL));
+	assert_row(doc, "config.inject_ns", "B", true, "0", "1500");
+	row = diff_row(doc, "config.inject_ns", "B");
+	assert_false(json_object_get_boolean(jget(row, "workload")));
+	assert_row(doc, "config.inject_ns", "A", false, "0", "0");
+	assert_string_equal(jstr(doc, "comparisons.1.verdict"), "slower");
+	assert_string_equal(jstr(doc, "verdict"), "slower");
+	json_object_put(doc);
+	jdoc_free(&b);
+	jdoc_free(&o);
+	jdoc_free(&k);
+}
+
+/* Refusals: another metric (also when allowed), a job without runs, too
+ * few runs of a variant (a comparison error, not a refusal). */
+static void test_refusals(void **state)
+{
+	struct bb_jobcmp_opts allow = { .allow_different_workload = true };
+	struct jdoc b, o, q, f;
+	struct json_object *doc = NULL;
+	struct bb_jobcmp_error e;
+
+	(void)state;
+	jdoc_init(&b, 3, "{\"A\":{},\"B\":{}}", NULL, "boot-1");
+	jdoc_runs(&b, "A", base_a, 5, "boot-1", CONFIG, "128");
+	jdoc_runs(&b, "B", base_a, 1, "boot-1", CONFIG, "128");
+	jdoc_init(&o, 4, "{\"A\":{}}", NULL, "boot-1");
+	json_object_object_add(json_object_object_get(o.job, "spec"), "metric",
+			       json_object_new_string("lat_p99"));
+	jdoc_runs(&o, "A", slow_a, 5, "boot-1", CONFIG, "128");
+	assert_int_equal(cmp2(&b, &o, 1, &allow, &doc, &e), -EINVAL);
+	assert_string_equal(e.code, "different_metric");
+	assert_string_equal(e.field, "metric");
+	assert_non_null(strstr(e.msg, "job 3 measures iops, job 4 lat_p99"));
+
+	jdoc_init(&q, 5, "{\"A\":{}}", NULL, "boot-1");
+	json_object_object_add(q.job, "state", json_object_new_string("queued"));
+	assert_int_equal(cmp2(&b, &q, 1, NULL, &doc, &e), -ENODATA);
+	assert_string_equal(e.code, "no_comparison");
+	assert_non_null(strstr(e.msg, "job 5 (queued) has no measured run"));
+
+	/* B has one run in the base: that comparison says why */
+	jdoc_init(&f, 6, "{\"A\":{},\"B\":{}}", NULL, "boot-1");
+	jdoc_runs(&f, "A", slow_a, 5, "boot-1", CONFIG, "128");
+	jdoc_runs(&f, "B", slow_a, 5, "boot-1", CONFIG, "128");
+	json_object_object_add(f.job, "state", json_object_new_string("running"));
+	assert_int_equal(cmp2(&b, &f, 1, NULL, &doc, &e), 0);
+	assert_string_equal(jstr(doc, "comparisons.0.verdict"), "slower");
+	assert_non_null(strstr(jstr(doc, "comparisons.1.error"),
+			       "1 measured run(s) of B in job 3"));
+	/* a failed comparison makes the job verdict no better than
+	 * inconclusive, but slower stays slower */
+	assert_string_equal(jstr(doc, "verdict"), "slower");
+	assert_int_equal((int)jnum(doc, "family"), 1);
+	assert_non_null(strstr(json_object_to_json_string(jget(doc, "warnings")),
+			       "job 6 is running"));
+	json_object_put(doc);
+
+	/* too many OTHERs */
+	{
+		struct bb_jobcmp_job base = { b.job, b.runs };
+		struct bb_jobcmp_job with[BB_JOBCMP_MAX_WITH + 1];
+
+		for (size_t i = 0; i <= BB_JOBCMP_MAX_WITH; i++)
+			with[i] = (struct bb_jobcmp_job){ f.job, f.runs };
+		assert_int_equal(bb_jobcmp(&base, with, BB_JOBCMP_MAX_WITH + 1,
+					   NULL, &doc, &e),
+				 -EINVAL);
+		assert_string_equal(e.field, "with");
+	}
+	assert_true(bb_jobcmp_workload_field("iodepth"));
+	assert_false(bb_jobcmp_workload_field("inject_ns"));
+	jdoc_free(&b);
+	jdoc_free(&o);
+	jdoc_free(&q);
+	jdoc_free(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_slower_exact),
+		cmocka_unit_test(test_samples),
+		cmocka_unit_test(test_holm_two_others),
+		cmocka_unit_test(test_workload_and_diff),
+		cmocka_unit_test(test_refusals),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
