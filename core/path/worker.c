@@ -92,6 +92,8 @@ enum {
 				context, the comp side) */
 	K_FIXED = 1u << 7,   /* fast bio build: registered buffers (a
 				BIO_CLONED bio over the slot's bvecs) */
+	K_VEC = 1u << 8,     /* no model: READV/WRITEV of the slot's iovec
+				(--vectored, t/io_uring -V1) */
 };
 
 /* Single-producer single-consumer ring of slots, from the completion
@@ -532,6 +534,10 @@ BB_HOT unsigned fill_t(struct worker *w, bool *exhausted, const unsigned K)
 						 s->buf, bs, s->off,
 						 (uint64_t)(uintptr_t)s, f->lba_shift,
 						 fixed ? (uint16_t)s->idx : 0);
+			else if (K & K_VEC)
+				bb_sqe_prep_rw(sq_at(ring, tail, K), tmpl,
+					       &b->iovs[s->idx], 1, s->off,
+					       (uint64_t)(uintptr_t)s);
 			else
 				bb_sqe_prep_rw(sq_at(ring, tail, K), tmpl, s->buf,
 					       bs, s->off, (uint64_t)(uintptr_t)s);
@@ -883,6 +889,8 @@ BB_HOT unsigned reap_bio_t(struct worker *w, struct bb_wside *sd, bool *stop,
 FILL(fill_none, 0)
 FILL(fill_none_fast, K_FAST)
 FILL(fill_none_nop, K_FAST | K_NOOFF)
+FILL(fill_none_vec, K_VEC)
+FILL(fill_none_vec_fast, K_VEC | K_FAST)
 FILL(fill_none_nvme, K_NVME)
 FILL(fill_none_nvme_fast, K_NVME | K_FAST)
 FILL(fill_bio_vcnt, K_BIO)
@@ -1381,6 +1389,10 @@ static int setup(struct worker *w)
 		w->fill = fill_fixed_fns[nvme][iter];
 	if (!w->model && !b->offsets && w->fast)
 		w->fill = fill_none_nop;
+	if (!w->model && cfg->vectored && !nvme) {
+		w->fill_general = fill_none_vec;
+		w->fill = w->fast ? fill_none_vec_fast : fill_none_vec;
+	}
 	w->reap_general = reap_fns[w->model][nvme][0];
 	w->reap = reap_fns[w->model][nvme][w->fast];
 	atomic_store(&w->comp_fast, w->fast);
