@@ -15,6 +15,10 @@
 #      -R1 -X1 -n1 -P1 (with -O0: buffered) on the same file
 #   d) 4 KiB O_DIRECT random reads of a loop device (direct-io=on), qd32:
 #      device-bound, biobench and t/io_uring must agree within +-3 %
+#   g) biobench tiou against t/io_uring, the kernel threads' own lines as
+#      they are (-p0 -d128 -b4096 -s1 -c1 -F1 -B1 -R1 -X1 -n1 -P1, the same
+#      with -s32 -c32, and -N1), on the page-cached file (-O0) and on a
+#      tmpfs-backed loop device (O_DIRECT): each must be >= 1.0
 #   e) callgrind: user-space instructions per op, marginal (N2 - N1 ops, so
 #      that setup cancels), per function: biobench in both models, raw_nop
 #   f) micro-benchmarks (alloc+put per cache variant, may_need_split per
@@ -40,7 +44,7 @@
 #   BENCH_FORCE_LOOP 1: use the loop-mounted ext4 image anyway
 #   BENCH_LOOP_DIR  where the loop device's backing file goes (default
 #                   /var/tmp)
-#   BENCH_ONLY      any of "nop cache s1c1 device callgrind micro"
+#   BENCH_ONLY      any of "nop cache s1c1 device tiou callgrind micro"
 #                   (default: all)
 #   BENCH_CG_N1, BENCH_CG_N2  ops of the two callgrind runs (200000, 400000)
 #   BENCH_MICRO_ARGS extra arguments for bench_micro_* (timed runs)
@@ -68,7 +72,7 @@ REPS=${BENCH_REPS:-5}
 FILE_MB=${BENCH_FILE_MB:-512}
 DATA_DIR=${BENCH_DATA_DIR:-$BUILD/bench-data}
 LOOP_DIR=${BENCH_LOOP_DIR:-/var/tmp}
-ONLY=${BENCH_ONLY:-nop cache s1c1 device callgrind micro}
+ONLY=${BENCH_ONLY:-nop cache s1c1 device tiou callgrind micro}
 CG_N1=${BENCH_CG_N1:-200000}
 CG_N2=${BENCH_CG_N2:-400000}
 CG_OPS=${BENCH_CG_OPS:-100000}
@@ -88,6 +92,8 @@ SUMMARY=()
 
 cleanup() {
 	if [ -n "$LOOPDEV" ]; then losetup -d "$LOOPDEV" 2>/dev/null; fi
+	if [ -n "${TLOOP:-}" ]; then losetup -d "$TLOOP" 2>/dev/null; fi
+	rm -f "${TLOOPIMG:-}"
 	if [ -n "$LOOPIMG" ]; then rm -f "$LOOPIMG"; fi
 	if [ -n "$DATA_FILE" ]; then rm -f "$DATA_FILE"; fi
 	if [ -n "$MNT" ]; then
@@ -165,19 +171,26 @@ tool_bb() {
 	json_num "$TMP/bb.json" .iops
 }
 
-# t/io_uring ARGS...: its per-second IOPS lines after the first (t/io_uring
-# prints N-1 lines for -rN: the first covers its startup), averaged; its
-# "IOPS=1.23M" has three significant digits.
-tool_tiou() {
-	taskset -c "$CPU" "$TIOU" -r $((RUNTIME + 2)) "$@" >"$TMP/tiou.out" \
+# lines_iops PROGRAM... ARGS...: a program that prints t/io_uring's lines
+# (t/io_uring, biobench tiou), pinned, -r RUNTIME+2: its per-second IOPS
+# lines after the first (N-1 lines for -rN: the first covers the
+# startup), averaged; "IOPS=1.23M" has three significant digits.
+lines_iops() {
+	taskset -c "$CPU" "$@" -r $((RUNTIME + 2)) >"$TMP/tiou.out" \
 		2>"$TMP/tiou.err" ||
-		die "t/io_uring $* failed: $(tail -3 "$TMP/tiou.out") $(cat "$TMP/tiou.err")"
+		die "$* failed: $(tail -3 "$TMP/tiou.out") $(cat "$TMP/tiou.err")"
 	awk '/^IOPS=/ { v = $1; sub(/^IOPS=/, "", v); sub(/,$/, "", v)
 		m = 1; if (v ~ /M$/) m = 1e6; else if (v ~ /K$/) m = 1e3
 		sub(/[MK]$/, "", v); n++; if (n > 1) { s += v * m; k++ } }
 		END { if (!k) exit 1; printf "%.0f\n", s / k }' "$TMP/tiou.out" ||
-		die "t/io_uring $*: no IOPS lines: $(cat "$TMP/tiou.out")"
+		die "$*: no IOPS lines: $(cat "$TMP/tiou.out")"
 }
+
+# t/io_uring ARGS...
+tool_tiou() { lines_iops "$TIOU" "$@"; }
+
+# biobench tiou ARGS...: the same line on biobench's engine
+tool_bbtiou() { lines_iops "$BB" tiou "$@"; }
 
 # fio (io_uring engine) FILE: the page-cached read of b)
 tool_fio() {
@@ -264,7 +277,7 @@ done
 TIOU=""
 TIOU_KIND=plain
 TIOU_NUMA="?"
-if want nop || want cache || want s1c1 || want device; then
+if want nop || want cache || want s1c1 || want device || want tiou; then
 	echo "== t/io_uring (bench/tiou/get-fio.sh $BUILD/fio)"
 	TIOU=$("$HERE/tiou/get-fio.sh" "$BUILD/fio") ||
 		die "no t/io_uring: bench/tiou/get-fio.sh failed (TIOU_BIN=PATH to use one)"
@@ -402,6 +415,35 @@ if want device; then
 	LOOPDEV=""
 	rm -f "$LOOPIMG"
 	LOOPIMG=""
+fi
+
+# ------------------------------ g) biobench tiou: the same lines as t/io_uring
+if want tiou; then
+	setup_file
+	[ "$(id -u)" = 0 ] || die "g) needs root (losetup)"
+	TLOOPIMG=/dev/shm/biobench-bench-tiou.$$
+	truncate -s 1G "$TLOOPIMG" || die "truncate $TLOOPIMG"
+	TLOOP=$(losetup -f --show "$TLOOPIMG") || die "losetup failed"
+	dd if=/dev/zero of="$TLOOP" bs=1M count=1024 oflag=direct status=none ||
+		die "cannot fill $TLOOP"
+	k=(-p0 -d128 -b4096 -s1 -c1 -F1 -B1 -R1 -X1 -n1 -P1)
+	k32=(-p0 -d128 -b4096 -s32 -c32 -F1 -B1 -R1 -X1 -n1 -P1)
+	echo
+	echo "== g) biobench tiou against t/io_uring, the kernel threads' lines," \
+		"each pinned to CPU $CPU by taskset (-P1 places nothing on one node)"
+	for c in "s1c1_file|${k[*]} -O0 $DATA_FILE" "s32_file|${k32[*]} -O0 $DATA_FILE" \
+		"s1c1_loop|${k[*]} $TLOOP" "s32_loop|${k32[*]} $TLOOP" \
+		"nop|-N1 -d128 -b4096 -s32 -c32 -F1 -B1 -R1 -X1 -n1 -P1 $DATA_FILE"; do
+		name=${c%%|*}
+		line=${c#*|}
+		echo "   $name: $line"
+		compare "tiou_$name" "tiou=tool_tiou $line" "bb=tool_bbtiou $line"
+		summary_ratio "tiou_$name" bb tiou \
+			"g) tiou ${name/_/ }: biobench / t/io_uring" ">=" 1.0
+	done
+	losetup -d "$TLOOP"
+	TLOOP=""
+	rm -f "$TLOOPIMG"
 fi
 
 # ------------------------------------------- e) callgrind, marginal Ir/op

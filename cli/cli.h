@@ -9,6 +9,9 @@
 #define BB_CLI_H
 
 #include <json-c/json.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -32,6 +35,7 @@ struct bb_cli_globals {
 
 /* Local runs. */
 int bb_cmd_run(int argc, char **argv);
+int bb_cmd_tiou(int argc, char **argv);
 int bb_cmd_ab(int argc, char **argv);
 int bb_cmd_calibrate(int argc, char **argv);
 
@@ -81,6 +85,37 @@ void bb_cli_fmt_duration(char *buf, size_t len, double s);
  * sysfs.nomerges=2"), "(workload)" when it has none. */
 void bb_cli_variant_label(char *buf, size_t len, struct json_object *spec,
 			  const char *variant);
+
+/* ---- sigwatch.c: Ctrl-C of the local runs ------------------------------ */
+
+/* SIGINT, SIGTERM and SIGHUP blocked in every thread and taken by one
+ * thread with sigwait(): each sets *cancel (the run stops within ~100 ms
+ * and the command prints what ran) and, when what is not NULL, prints
+ * "\nPROG: Interrupt: WHAT" on stderr.  With second_kills, a signal
+ * after the first one takes its default action (the process dies): for
+ * runs that restore nothing. */
+struct bb_cli_sigwatch {
+	pthread_t tid;
+	sigset_t set, old;
+	_Atomic bool *cancel;
+	_Atomic int signo;    /* the first signal taken, 0: none */
+	const char *prog;
+	const char *what;
+	bool second_kills;
+	bool started;
+};
+
+/* Start watching (before the threads of the run start, so that they
+ * inherit the blocked mask); 0 or -errno. */
+int bb_cli_sigwatch_start(struct bb_cli_sigwatch *w, _Atomic bool *cancel,
+			  const char *prog, const char *what,
+			  bool second_kills);
+
+/* Stop watching and restore the signal mask; harmless when not started. */
+void bb_cli_sigwatch_stop(struct bb_cli_sigwatch *w);
+
+/* "SIGINT", "SIGTERM", "SIGHUP" (else "a signal"). */
+const char *bb_cli_signame(int sig);
 
 /* ---- compare_jobs_fmt.c: the comparison of jobs ----------------------- */
 

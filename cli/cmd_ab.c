@@ -12,8 +12,8 @@
  * variants = the overrides) and takes the same path.  What differs from
  * the daemon comes in through the runner's hooks: sysfs knobs applied and
  * restored in-process (after every run, and on SIGINT/SIGTERM/SIGHUP,
- * which only set the runner's cancel flag), progress lines instead of a
- * store. */
+ * which only set the runner's cancel flag: cli/sigwatch.c), progress
+ * lines instead of a store. */
 #include "cli.h"
 
 #include <biobench/jobrun.h>
@@ -22,8 +22,6 @@
 #include <biobench/sysknob.h>
 
 #include <errno.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,16 +38,6 @@ struct ab_local {
 	unsigned runs_planned;   /* last seen, to tell adaptive rounds */
 };
 
-/* SIGINT/SIGTERM/SIGHUP are blocked in every thread and taken by one
- * thread with sigwait(): it sets the cancel flag, the runner stops within
- * ~100 ms and the hooks restore the knobs.  No handler, no global. */
-struct ab_sigwatch {
-	pthread_t tid;
-	sigset_t set, old;
-	_Atomic bool *cancel;
-	bool started;
-};
-
 static void ab_usage(FILE *f)
 {
 	fprintf(f,
@@ -57,7 +45,9 @@ static void ab_usage(FILE *f)
 		"       biobench ab [RUN OPTIONS] --a KEY=VAL [--a KEY=VAL...] "
 		"--b KEY=VAL [--b ...]\n"
 		"                   [--repeat N] [--warmup N] [--min-effect "
-		"PCT] TARGET\n\n"
+		"PCT] TARGET\n"
+		"       biobench ab --tiou \"T/IO_URING LINE\" [RUN OPTIONS] "
+		"--a KEY=VAL... --b KEY=VAL...\n\n"
 		"Runs an A/B job on this machine, without a daemon, through the "
 		"same job runner\nand statistics as biobenchd, and prints the "
 		"comparison as `biobench compare` does:\nper variant the median "
@@ -85,7 +75,15 @@ static void ab_usage(FILE *f)
 		"  --repeat N        measured rounds (default 12, as in a job; 2..%d)\n"
 		"  --warmup N        discarded rounds first (default 1)\n"
 		"  --min-effect PCT  smallest change that matters, percent "
-		"(default 1)\n\n"
+		"(default 1)\n"
+		"  --tiou LINE       the workload as a t/io_uring command line "
+		"(\"-p0 -d128\n"
+		"                    -b4096 -s1 -c1 /dev/nvme0n1\", see "
+		"biobench tiou --help): its\n"
+		"                    FILE is the target, the run options go "
+		"after it, and\n"
+		"                    tiou=\"-s32 -c32\" in --a/--b layers a "
+		"line on it\n\n"
 		"The workload of the short form takes every run option: see "
 		"`biobench run --help`.\n\n"
 		"Exit status: 0 the job ran (whatever the verdict), 1 a run "
@@ -180,60 +178,6 @@ static int hook_after_run(void *arg, struct bb_jobrun *jr,
 	return ret;
 }
 
-/* ---- signals ------------------------------------------------------------ */
-
-static void *sigwatch_main(void *arg)
-{
-	struct ab_sigwatch *w = arg;
-
-	for (;;) {
-		int sig;
-
-		if (sigwait(&w->set, &sig))
-			continue;
-		if (sig == SIGUSR1)
-			break;
-		atomic_store(w->cancel, true);
-		fprintf(stderr, "\nbiobench ab: %s: stopping the job, restoring "
-				"sysfs knobs\n",
-			strsignal(sig));
-	}
-	return NULL;
-}
-
-static int sigwatch_start(struct ab_sigwatch *w, _Atomic bool *cancel)
-{
-	int ret;
-
-	memset(w, 0, sizeof(*w));
-	w->cancel = cancel;
-	sigemptyset(&w->set);
-	sigaddset(&w->set, SIGINT);
-	sigaddset(&w->set, SIGTERM);
-	sigaddset(&w->set, SIGHUP);
-	sigaddset(&w->set, SIGUSR1); /* our own: stop watching */
-	ret = -pthread_sigmask(SIG_BLOCK, &w->set, &w->old);
-	if (ret)
-		return ret;
-	ret = -pthread_create(&w->tid, NULL, sigwatch_main, w);
-	if (ret) {
-		pthread_sigmask(SIG_SETMASK, &w->old, NULL);
-		return ret;
-	}
-	w->started = true;
-	return 0;
-}
-
-static void sigwatch_stop(struct ab_sigwatch *w)
-{
-	if (!w->started)
-		return;
-	pthread_kill(w->tid, SIGUSR1);
-	pthread_join(w->tid, NULL);
-	pthread_sigmask(SIG_SETMASK, &w->old, NULL);
-	w->started = false;
-}
-
 /* ---- running a job ------------------------------------------------------ */
 
 static bool job_has_knobs(const struct bb_job *job)
@@ -249,9 +193,11 @@ static void print_plan(FILE *f, const struct bb_job *job)
 	struct bb_job_scope scope;
 	char label[256];
 
-	fprintf(f, "biobench ab: %s\n  target %s; %u warm-up + %u measured "
-		   "round(s)",
-		job->name, job->target, job->warmup, job->repeat);
+	fprintf(f, "biobench ab: %s\n  target", job->name);
+	for (const char *p = job->target; p; p = bb_job_next_target(job, p))
+		fprintf(f, " %s", p);
+	fprintf(f, "; %u warm-up + %u measured round(s)", job->warmup,
+		job->repeat);
 	if (job->max_repeat > job->repeat && job->order != BB_ORDER_BLOCKED)
 		fprintf(f, " (up to %u while the verdict is open)",
 			job->max_repeat);
@@ -275,8 +221,8 @@ static int ab_exec(const struct bb_job *job, bool json, bool quiet)
 		.after_run = hook_after_run,
 	};
 	struct ab_local l = { .job = job };
-	struct ab_sigwatch sw = { 0 };
-	struct bb_devlock lock = { .fd = -1 };
+	struct bb_cli_sigwatch sw = { 0 };
+	struct bb_devlocks lock = { 0 };
 	struct json_object *doc = NULL;
 	struct bb_jobrun jr;
 	_Atomic bool cancel = false;
@@ -288,8 +234,9 @@ static int ab_exec(const struct bb_job *job, bool json, bool quiet)
 	/* the device is ours for the whole job: no daemon job or other
 	 * local run on it, nor their knob changes, meanwhile */
 	snprintf(rerr, sizeof(rerr), "job \"%.200s\"", job->name);
-	if (bb_devlock_take(&lock, job->target, "biobench ab", rerr, err,
-			    sizeof(err))) {
+	if (bb_devlocks_take(&lock, job->target, sizeof(job->target),
+			     job->ntargets, "biobench ab",
+			     rerr, err, sizeof(err))) {
 		fprintf(stderr, "biobench ab: %s\n", err);
 		return BB_EXIT_FAIL;
 	}
@@ -300,18 +247,20 @@ static int ab_exec(const struct bb_job *job, bool json, bool quiet)
 	    bb_sysknob_queue_dir(job->target, l.knobs.queue_dir,
 				 sizeof(l.knobs.queue_dir), err, sizeof(err))) {
 		fprintf(stderr, "biobench ab: sysfs knobs: %s\n", err);
-		bb_devlock_release(&lock);
+		bb_devlocks_release(&lock);
 		return BB_EXIT_FAIL;
 	}
 	ret = bb_jobrun_init(&jr, job, &cancel);
 	if (ret) {
 		fprintf(stderr, "biobench ab: cannot set up the job: %s\n",
 			strerror(-ret));
-		bb_devlock_release(&lock);
+		bb_devlocks_release(&lock);
 		return BB_EXIT_FAIL;
 	}
 	jr_ok = true;
-	ret = sigwatch_start(&sw, &cancel);
+	ret = bb_cli_sigwatch_start(&sw, &cancel, "biobench ab",
+				    "stopping the job, restoring sysfs knobs",
+				    false);
 	if (ret) {
 		fprintf(stderr, "biobench ab: cannot watch signals: %s\n",
 			strerror(-ret));
@@ -321,7 +270,7 @@ static int ab_exec(const struct bb_job *job, bool json, bool quiet)
 	ret = bb_jobrun_exec(&jr, &ops, &l, err, sizeof(err));
 	/* a hook may have failed half way through applying knobs */
 	rret = restore_knobs(&l, rerr, sizeof(rerr));
-	sigwatch_stop(&sw);
+	bb_cli_sigwatch_stop(&sw);
 
 	doc = bb_jobrun_to_json(&jr);
 	if (json)
@@ -341,7 +290,7 @@ out:
 	json_object_put(doc);
 	if (jr_ok)
 		bb_jobrun_free(&jr);
-	bb_devlock_release(&lock);
+	bb_devlocks_release(&lock);
 	return ret;
 }
 
@@ -445,6 +394,7 @@ struct ab_short {
 	unsigned nkv[2];
 	unsigned repeat, warmup;
 	double min_effect_pct;
+	const char *tiou;  /* --tiou LINE: the workload as a t/io_uring line */
 };
 
 /* The JSON value of one KEY=VAL override: sysfs.* as text; run options
@@ -471,7 +421,9 @@ static int override_json(const struct bb_config *base,
 	}
 	memcpy(key, kv, (size_t)(eq - kv));
 	key[eq - kv] = '\0';
-	if (!strncmp(key, "sysfs.", 6)) {
+	if (!strncmp(key, "sysfs.", 6) || !strcmp(key, "tiou")) {
+		/* a knob's value as text; a t/io_uring line layered on the
+		 * job's */
 		json_object_object_add(variant, key,
 				       json_object_new_string(eq + 1));
 		return 0;
@@ -533,7 +485,9 @@ out:
 	return ret;
 }
 
-/* Build the job document of the short form. */
+/* Build the job document of the short form: the workload given by the
+ * run options of base (with --tiou: the line, base holding the
+ * defaults). */
 static int short_form_doc(const struct bb_config *base,
 			  const struct ab_short *s, struct json_object **out,
 			  char *err, size_t errlen)
@@ -555,9 +509,15 @@ static int short_form_doc(const struct bb_config *base,
 	}
 	json_object_object_del(work, "target");
 	json_object_object_add(doc, "name", NULL); /* set below, kept first */
-	json_object_object_add(doc, "target",
-			       json_object_new_string(base->target));
-	json_object_object_add(doc, "workload", work);
+	if (s->tiou) {
+		json_object_object_add(doc, "tiou",
+				       json_object_new_string(s->tiou));
+		json_object_put(work);
+	} else {
+		json_object_object_add(doc, "target",
+				       json_object_new_string(base->target));
+		json_object_object_add(doc, "workload", work);
+	}
 	json_object_object_add(doc, "variants", vars);
 	for (int side = 0; side < 2; side++) {
 		struct json_object *v = json_object_new_object();
@@ -580,8 +540,12 @@ static int short_form_doc(const struct bb_config *base,
 			snprintf(labels[side], sizeof(labels[side]),
 				 "(workload)");
 	}
-	snprintf(name, sizeof(name), "%.40s vs %.40s on %.36s", labels[0],
-		 labels[1], base->target);
+	if (s->tiou)
+		snprintf(name, sizeof(name), "%.40s vs %.40s: tiou %.32s",
+			 labels[0], labels[1], s->tiou);
+	else
+		snprintf(name, sizeof(name), "%.40s vs %.40s on %.36s",
+			 labels[0], labels[1], base->target);
 	json_object_object_add(doc, "name", json_object_new_string(name));
 	json_object_object_add(doc, "repeat", json_object_new_int(s->repeat));
 	json_object_object_add(doc, "warmup", json_object_new_int(s->warmup));
@@ -597,6 +561,76 @@ out:
 	return ret;
 }
 
+/* A word for a t/io_uring line, single-quoted unless plain. */
+static void line_word(char *buf, size_t len, size_t *off, const char *w)
+{
+	bool plain = *w != '\0';
+
+	for (const char *p = w; *p; p++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			    "0123456789-_=.,:/+@%", *p))
+			plain = false;
+	if (*off < len)
+		*off += (size_t)snprintf(buf + *off, len - *off, " %s",
+					 plain ? w : "'");
+	if (plain)
+		return;
+	for (const char *p = w; *p && *off < len; p++)
+		*off += (size_t)snprintf(buf + *off, len - *off, "%s",
+					 *p == '\'' ? "'\\''" : (char[2]){ *p, 0 });
+	if (*off < len)
+		*off += (size_t)snprintf(buf + *off, len - *off, "'");
+}
+
+/* --tiou LINE: the run options of the short form (argv[1..argc)) go into
+ * the line, after its FILE, as `biobench tiou` takes them; --json and
+ * --quiet are the job's own (base->json, base->quiet); there is no TARGET
+ * (the line's FILE is).  *out is the line (malloc'd).  0, 1 for --help,
+ * or -EINVAL with the message. */
+static int tiou_line(const struct ab_short *s, int argc, char **argv,
+		     struct bb_config *base, char **out, char *err,
+		     size_t errlen)
+{
+	size_t len = strlen(s->tiou) + 16, off;
+	char *buf;
+
+	*out = NULL;
+	for (int i = 1; i < argc; i++)
+		len += 4 * strlen(argv[i]) + 3;
+	buf = malloc(len);
+	if (!buf)
+		return bb_errf(err, errlen, -ENOMEM, "out of memory");
+	off = (size_t)snprintf(buf, len, "%s", s->tiou);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			free(buf);
+			return 1;
+		}
+		if (!strcmp(a, "--json")) {
+			base->json = true;
+		} else if (!strcmp(a, "--quiet")) {
+			base->quiet = true;
+		} else if (strncmp(a, "--", 2)) {
+			free(buf);
+			return bb_errf(err, errlen, -EINVAL,
+				       "'%s': with --tiou the target is the "
+				       "line's FILE; the run options follow "
+				       "--OPTION VALUE",
+				       a);
+		} else {
+			line_word(buf, len, &off, a);
+			/* a value: the next word when it is no option */
+			if (!strchr(a, '=') && i + 1 < argc &&
+			    strncmp(argv[i + 1], "--", 2))
+				line_word(buf, len, &off, argv[++i]);
+		}
+	}
+	*out = buf;
+	return 0;
+}
+
 /* `biobench ab [RUN OPTIONS] --a K=V --b K=V ... TARGET` */
 static int ab_short_form(int argc, char **argv)
 {
@@ -606,7 +640,7 @@ static int ab_short_form(int argc, char **argv)
 	struct bb_config *base = calloc(1, sizeof(*base));
 	struct json_object *doc = NULL;
 	char **rest = calloc((size_t)argc + 1, sizeof(*rest));
-	char err[512];
+	char err[512], *line = NULL;
 	unsigned nrest = 0;
 	bool parsed = false;
 	int ret;
@@ -619,7 +653,8 @@ static int ab_short_form(int argc, char **argv)
 	rest[nrest++] = argv[0];
 	for (int i = 1; i < argc; i++) {
 		static const char *const ours[] = { "--a", "--b", "--repeat",
-						    "--warmup", "--min-effect" };
+						    "--warmup", "--min-effect",
+						    "--tiou" };
 		const char *arg = argv[i], *eq = strchr(arg, '='), *val;
 		size_t nlen = eq ? (size_t)(eq - arg) : strlen(arg);
 		size_t k;
@@ -643,7 +678,9 @@ static int ab_short_form(int argc, char **argv)
 			ret = BB_EXIT_USAGE;
 			goto out;
 		}
-		if (k < 2) {
+		if (k == 5) {
+			s.tiou = val;
+		} else if (k < 2) {
 			if (s.nkv[k] == AB_MAX_OVERRIDES) {
 				fprintf(stderr,
 					"biobench ab: %s: at most %d overrides\n",
@@ -686,7 +723,15 @@ static int ab_short_form(int argc, char **argv)
 		}
 	}
 	bb_config_default(base);
-	ret = bb_options_parse((int)nrest, rest, base, err, sizeof(err));
+	if (s.tiou) {
+		/* the run options go into the line, after its FILE */
+		ret = tiou_line(&s, (int)nrest, rest, base, &line, err,
+				sizeof(err));
+		s.tiou = line;
+	} else {
+		ret = bb_options_parse((int)nrest, rest, base, err,
+				       sizeof(err));
+	}
 	if (ret == 1) {
 		ab_usage(stdout);
 		ret = BB_EXIT_OK;
@@ -714,6 +759,7 @@ out:
 	if (parsed)
 		bb_job_free(job);
 	json_object_put(doc);
+	free(line);
 	free(rest);
 	free(base);
 	free(job);
@@ -733,7 +779,8 @@ int bb_cmd_ab(int argc, char **argv)
 			return BB_EXIT_OK;
 		}
 		if (!strcmp(a, "--a") || !strcmp(a, "--b") ||
-		    !strncmp(a, "--a=", 4) || !strncmp(a, "--b=", 4))
+		    !strncmp(a, "--a=", 4) || !strncmp(a, "--b=", 4) ||
+		    !strcmp(a, "--tiou") || !strncmp(a, "--tiou=", 7))
 			short_form = true;
 	}
 	return short_form ? ab_short_form(argc, argv) :

@@ -385,7 +385,7 @@ static void wilson(unsigned k, unsigned n, double *lo, double *hi)
 int bb_cmd_calibrate(int argc, char **argv)
 {
 	struct cal_opts o = { 0 };
-	struct bb_devlock lock = { .fd = -1 };
+	struct bb_devlocks lock = { 0 };
 	struct json_object *in = NULL, *doc = NULL, *rep = NULL, *arr;
 	struct bb_job *job = calloc(1, sizeof(*job));
 	struct cal_job *res = NULL;
@@ -448,8 +448,9 @@ int bb_cmd_calibrate(int argc, char **argv)
 			goto out;
 		}
 	/* the device is ours for the whole calibration (daemon jobs, ab) */
-	if (bb_devlock_take(&lock, job->target, "biobench calibrate", o.file,
-			    err, sizeof(err))) {
+	if (bb_devlocks_take(&lock, job->target, sizeof(job->target),
+			     job->ntargets, "biobench calibrate",
+			     o.file, err, sizeof(err))) {
 		fprintf(stderr, "biobench calibrate: %s\n", err);
 		ret = BB_EXIT_FAIL;
 		goto out;
@@ -709,7 +710,7 @@ int bb_cmd_calibrate(int argc, char **argv)
 	}
 	ret = BB_EXIT_OK;
 out:
-	bb_devlock_release(&lock);
+	bb_devlocks_release(&lock);
 	json_object_put(rep);
 	json_object_put(doc);
 	json_object_put(in);

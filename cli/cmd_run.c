@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* cmd_run.c - `biobench run [OPTIONS] TARGET...`. */
+/* cmd_run.c - `biobench run [OPTIONS] TARGET...`: one run; Ctrl-C ends
+ * it early and the summary covers what ran (exit 0). */
 #include "cli.h"
 #include <biobench/engine.h>
 #include <biobench/options.h>
@@ -7,6 +8,7 @@
 #include <biobench/result_json.h>
 #include <biobench/sysknob.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -22,13 +24,15 @@ static void live_line(const struct bb_config *cfg, const struct bb_sample *s,
 int bb_cmd_run(int argc, char **argv)
 {
 	struct bb_config cfg;
-	struct bb_devlock lock = { .fd = -1 };
+	struct bb_devlocks lock = { 0 };
 	struct bb_quiesce_params qp;
 	struct bb_quiesce_result q = { 0 };
 	struct bb_result r;
+	struct bb_cli_sigwatch sw = { 0 };
+	_Atomic bool cancel = false;
 	char err[512];
 	bool live;
-	int ret;
+	int ret, signo;
 
 	bb_config_default(&cfg);
 	ret = bb_options_parse(argc, argv, &cfg, err, sizeof(err));
@@ -39,7 +43,11 @@ int bb_cmd_run(int argc, char **argv)
 		       "files or block devices are spread over the threads\n"
 		       "as t/io_uring spreads its FILE arguments (up to 16 per "
 		       "thread).  --model none skips\nthe bio model (one SQE "
-		       "per I/O, as t/io_uring).  ");
+		       "per I/O, as t/io_uring).  Ctrl-C (SIGINT, SIGTERM) "
+		       "ends the run early:\nthe summary covers what ran and "
+		       "the exit status is 0; --runtime 0 (with\n--number-ios "
+		       "0) runs until then.  For fio's t/io_uring command "
+		       "lines see\n`biobench tiou --help`.\n\n");
 		bb_options_help(stdout);
 		return 0;
 	}
@@ -48,18 +56,39 @@ int bb_cmd_run(int argc, char **argv)
 		return 2;
 	}
 	/* one benchmark per device at a time (biobenchd's jobs, `ab`) */
-	if (bb_devlock_take(&lock, cfg.target, "biobench run", "", err,
-			    sizeof(err))) {
+	if (bb_devlocks_take(&lock, cfg.target, sizeof(cfg.target),
+			     cfg.ntargets, "biobench run",
+			     "", err, sizeof(err))) {
 		fprintf(stderr, "biobench run: %s\n", err);
 		return 1;
 	}
 	live = !cfg.json && !cfg.quiet && isatty(STDOUT_FILENO);
-	ret = bb_run(&cfg, &r, live ? live_line : NULL, stdout, err,
-		     sizeof(err));
-	bb_devlock_release(&lock);
+	/* Ctrl-C (SIGINT, SIGTERM, SIGHUP) ends the run; the summary then
+	 * covers what ran (a second one kills) */
+	if (bb_cli_sigwatch_start(&sw, &cancel, "biobench run",
+				  "stopping; the summary of what ran follows",
+				  true)) {
+		fprintf(stderr, "biobench run: cannot watch signals\n");
+		bb_devlocks_release(&lock);
+		return 1;
+	}
+	ret = bb_run_cancellable(&cfg, &r, live ? live_line : NULL, stdout,
+				 &cancel, err, sizeof(err));
+	bb_cli_sigwatch_stop(&sw);
+	bb_devlocks_release(&lock);
+	signo = atomic_load(&sw.signo);
+	if (ret == -ECANCELED && signo) {
+		/* interrupted: not a failure, the result is what ran */
+		ret = 0;
+		r.error[0] = '\0';
+	}
 	if (cfg.json) {
 		struct json_object *doc = bb_result_to_json(&cfg, &r);
 
+		if (signo)
+			json_object_object_add(doc, "interrupted",
+					       json_object_new_string(
+						       bb_cli_signame(signo)));
 		puts(json_object_to_json_string_ext(doc,
 						    JSON_C_TO_STRING_PRETTY |
 						    JSON_C_TO_STRING_NOSLASHESCAPE));
@@ -67,6 +96,11 @@ int bb_cmd_run(int argc, char **argv)
 	} else if (!ret) {
 		bb_result_fprint(stdout, &cfg, &r);
 	}
+	if (signo && !ret)
+		fprintf(stderr,
+			"biobench run: interrupted by %s after %.2f s: the "
+			"summary covers what ran\n",
+			bb_cli_signame(signo), (double)r.duration_ns / 1e9);
 	bb_quiesce_params_init(&qp);
 	if (bb_quiesce_mark_stall(&q, &qp, r.stall_ns))
 		fprintf(stderr,

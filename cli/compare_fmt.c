@@ -113,12 +113,15 @@ void bb_cli_fmt_duration(char *buf, size_t len, double s)
 		snprintf(buf, len, "%lldd%lldh", t / 86400, t % 86400 / 3600);
 }
 
-/* "key=value" of one override; sysfs objects flattened. */
+/* "key=value" of one override; sysfs objects flattened, a t/io_uring
+ * line (normalized {"line", "options"}) as its line. */
 static size_t label_add(char *buf, size_t len, size_t off, const char *key,
 			struct json_object *v)
 {
 	const char *s;
 
+	if (!strcmp(key, "tiou") && bb_cli_jget(v, "line"))
+		v = bb_cli_jget(v, "line");
 	if (v && json_object_is_type(v, json_type_object)) {
 		json_object_object_foreach(v, k, sub)
 		{
@@ -158,7 +161,8 @@ void bb_cli_variant_label(char *buf, size_t len, struct json_object *spec,
 }
 
 /* The engine model variant ran with: its own "model", else the
- * workload's, else the default (the bio model). */
+ * workload's, else its t/io_uring line's, else the job's line's, else the
+ * default (the bio model): the order the job parser layers them in. */
 static const char *variant_model(struct json_object *spec, const char *variant)
 {
 	struct json_object *vars = bb_cli_jget(spec, "variants"), *v = NULL;
@@ -169,6 +173,10 @@ static const char *variant_model(struct json_object *spec, const char *variant)
 	m = bb_cli_jstr(v, "model", NULL);
 	if (!m)
 		m = bb_cli_jstr(bb_cli_jget(spec, "workload"), "model", NULL);
+	if (!m)
+		m = bb_cli_jstr(v, "tiou.options.model", NULL);
+	if (!m)
+		m = bb_cli_jstr(spec, "tiou.options.model", NULL);
 	return m ? m : "bio";
 }
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* biobench - command-line front end: local runs (`run`, `ab`) and the
+/* biobench - command-line front end: local runs (`run`, `tiou`, `ab`) and the
  * client of biobenchd (`submit`, `jobs`, `show`, `compare`, `watch`,
  * `cancel`, `devices`, `host`). */
 #include "cli.h"
@@ -19,6 +19,7 @@ struct bb_cli_cmd {
 
 static const struct bb_cli_cmd commands[] = {
 	{ "run", bb_cmd_run, NULL },
+	{ "tiou", bb_cmd_tiou, NULL },
 	{ "ab", bb_cmd_ab, NULL },
 	{ "calibrate", bb_cmd_calibrate, NULL },
 	{ "submit", NULL, bb_cmd_submit },
@@ -40,6 +41,10 @@ static void usage(FILE *f)
 		"Local runs (no daemon):\n"
 		"  run [OPTIONS] TARGET      run one benchmark on TARGET (nop, a "
 		"file or a block device)\n"
+		"  tiou [T/IO_URING OPTIONS] FILE... [--OPTION...]\n"
+		"                            fio's t/io_uring command line, "
+		"verbatim: its output\n"
+		"                            lines, then biobench's summary\n"
 		"  ab JOBFILE|-              run an A/B job here and print the "
 		"comparison\n"
 		"  ab [OPTIONS] --a KEY=VAL... --b KEY=VAL... TARGET\n"

@@ -26,7 +26,7 @@ _biobench()
         cword=$COMP_CWORD
     fi
 
-    local commands="run ab submit jobs show compare watch cancel devices host help"
+    local commands="run tiou ab calibrate submit jobs show compare watch cancel devices host help"
     local client_opts="--json --server --token-file --help"
     local cmd= server= i
     for ((i = 1; i < cword; i++)); do
@@ -47,7 +47,8 @@ _biobench()
         --server) COMPREPLY=($(compgen -W "http://127.0.0.1:8420" -- "$cur")); return ;;
         --token-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --state) COMPREPLY=($(compgen -W "queued running done failed cancelled interrupted" -- "$cur")); return ;;
-        --limit|--interval|--repeat|--warmup|--min-effect|--variant) return ;;
+        --limit|--interval|--repeat|--warmup|--min-effect|--variant|--tiou) return ;;
+        --flavor) COMPREPLY=($(compgen -W "3.33 current" -- "$cur")); return ;;
     esac
 
     if [[ -z $cmd ]]; then
@@ -61,7 +62,7 @@ _biobench()
 
     local run_opts
     case $cmd in
-        run|ab)
+        run|ab|tiou)
             run_opts=$("${words[0]}" run --help 2>/dev/null | grep -o -- '--[a-z][a-z0-9-]*' | sort -u)
             ;;
     esac
@@ -75,11 +76,21 @@ _biobench()
             else
                 COMPREPLY=($(compgen -W "nop" -- "$cur") $(compgen -f -- "$cur"))
             fi ;;
+        tiou)
+            # t/io_uring's short options, then biobench's long ones
+            if [[ $cur == --* ]]; then
+                COMPREPLY=($(compgen -W "--flavor $run_opts" -- "$cur"))
+            elif [[ $cur == -* ]]; then
+                COMPREPLY=($(compgen -W "-d -s -c -b -p -B -F -n -N -O -t -T -r -R -X -P -V -e -u -D -h" -- "$cur"))
+                compopt -o nospace 2>/dev/null
+            else
+                COMPREPLY=($(compgen -f -- "$cur"))
+            fi ;;
         ab)
             if [[ $cur == -* ]]; then
-                COMPREPLY=($(compgen -W "--a --b --repeat --warmup --min-effect --json --quiet --help $run_opts" -- "$cur"))
+                COMPREPLY=($(compgen -W "--a --b --repeat --warmup --min-effect --tiou --json --quiet --help $run_opts" -- "$cur"))
             elif [[ $prev == --a || $prev == --b ]]; then
-                COMPREPLY=($(compgen -W "bio_cache= split_check= bio_layout= completion= inject_ns= iodepth= bs= mode= sysfs." -- "$cur"))
+                COMPREPLY=($(compgen -W "bio_cache= split_check= bio_layout= completion= inject_ns= iodepth= bs= mode= tiou= sysfs." -- "$cur"))
                 compopt -o nospace 2>/dev/null
             else
                 COMPREPLY=($(compgen -W "- nop" -- "$cur") $(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur"))

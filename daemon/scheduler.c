@@ -468,14 +468,49 @@ static int finish_job(struct bb_sched *s, int64_t id, const char *state,
  * place between this check and the open is refused, never followed, and
  * there is no other way the target is opened.  0, or -EACCES with the
  * reason in err. */
+/* One target of the job: canonical (nop as is) into canon, unchanged
+ * since the first check, allowed; 0 or -errno with err set. */
+static int recheck_one(struct bb_dconfig *const *cfgp, pthread_rwlock_t *lock,
+		       const char *target, bool first, bool write, char *canon,
+		       size_t clen, char *err, size_t errlen)
+{
+	char why[1024] = "";
+	int ret;
+
+	if (strcmp(target, "nop")) {
+		ret = bb_target_canonical(target, canon, clen, why,
+					  sizeof(why));
+		if (ret) {
+			snprintf(err, errlen, "not run: %s", why);
+			return ret;
+		}
+	} else {
+		snprintf(canon, clen, "nop");
+	}
+	if (!first && strcmp(canon, target)) {
+		snprintf(err, errlen, "not run: target %s now resolves to %s "
+			 "(replaced during the job)", target, canon);
+		return -EACCES;
+	}
+	pthread_rwlock_rdlock(lock);
+	ret = bb_dconfig_target_allowed(*cfgp, canon, write, why,
+					sizeof(why));
+	pthread_rwlock_unlock(lock);
+	if (ret)
+		snprintf(err, errlen, "not run: %s", why[0] ? why :
+			 "target not allowed");
+	return ret;
+}
+
 static int recheck_target(struct bb_sched *s, struct bb_job *job, bool first,
 			  char *err, size_t errlen)
 {
 	pthread_rwlock_t *lock;
 	struct bb_dconfig *const *cfgp;
-	char canon[PATH_MAX], why[1024] = "";
+	struct bb_config *canon = NULL;
+	char one[PATH_MAX];
 	bool write = false;
-	int ret;
+	int ret = 0;
 
 	pthread_mutex_lock(&s->lock);
 	lock = s->cfg_lock;
@@ -486,30 +521,28 @@ static int recheck_target(struct bb_sched *s, struct bb_job *job, bool first,
 	for (unsigned i = 0; i < job->nvariants; i++)
 		write |= bb_rw_writes(job->v[i].cfg.rw) ||
 			 job->v[i].cfg.verify;
-	if (strcmp(job->target, "nop")) {
-		ret = bb_target_canonical(job->target, canon, sizeof(canon),
-					  why, sizeof(why));
-		if (ret) {
-			snprintf(err, errlen, "not run: %s", why);
-			return ret;
+	/* every target (several files, a tiou line's FILEs), their
+	 * canonical list built in canon */
+	canon = calloc(1, sizeof(*canon));
+	if (!canon) {
+		snprintf(err, errlen, "not run: out of memory");
+		return -ENOMEM;
+	}
+	for (const char *p = job->target; p && !ret;
+	     p = bb_job_next_target(job, p)) {
+		ret = recheck_one(cfgp, lock, p, first, write, one,
+				  sizeof(one), err, errlen);
+		if (!ret && (p == job->target ?
+				     bb_config_set_target(canon, one) :
+				     bb_config_add_target(canon, one))) {
+			snprintf(err, errlen, "not run: the canonical target "
+				 "paths are longer than %zu bytes in all",
+				 sizeof(canon->target) - 2);
+			ret = -EACCES;
 		}
-	} else {
-		snprintf(canon, sizeof(canon), "nop");
 	}
-	if (!first && strcmp(canon, job->target)) {
-		snprintf(err, errlen, "not run: target %s now resolves to %s "
-			 "(replaced during the job)", job->target, canon);
-		return -EACCES;
-	}
-	pthread_rwlock_rdlock(lock);
-	ret = bb_dconfig_target_allowed(*cfgp, canon, write, why,
-					sizeof(why));
-	pthread_rwlock_unlock(lock);
-	if (ret) {
-		snprintf(err, errlen, "not run: %s", why[0] ? why :
-			 "target not allowed");
-		return ret;
-	}
+	if (ret)
+		goto out;
 	for (unsigned i = 0; i < job->nvariants; i++) {
 		const struct bb_job_variant *v = &job->v[i];
 
@@ -517,21 +550,26 @@ static int recheck_target(struct bb_sched *s, struct bb_job *job, bool first,
 		    !v->cfg.allow_write && !bb_target_is_nop(job->target)) {
 			snprintf(err, errlen, "not run: variant %s writes to %s "
 				 "without \"allow_write\": true", v->name,
-				 canon);
-			return -EACCES;
+				 canon->target);
+			ret = -EACCES;
+			goto out;
 		}
 	}
-	if (strcmp(canon, job->target)) {
-		bb_log(LOG_INFO, "job %lld: target %s runs as %s",
-		       (long long)s->job_id, job->target, canon);
-		snprintf(job->target, sizeof(job->target), "%s", canon);
+	if (memcmp(canon->target, job->target, sizeof(job->target))) {
+		bb_log(LOG_INFO, "job %lld: target %s%s runs as %s%s",
+		       (long long)s->job_id, job->target,
+		       job->ntargets > 1 ? " ..." : "", canon->target,
+		       job->ntargets > 1 ? " ..." : "");
+		memcpy(job->target, canon->target, sizeof(job->target));
 		for (unsigned i = 0; i < job->nvariants; i++)
-			snprintf(job->v[i].cfg.target,
-				 sizeof(job->v[i].cfg.target), "%s", canon);
+			memcpy(job->v[i].cfg.target, canon->target,
+			       sizeof(job->v[i].cfg.target));
 	}
 	for (unsigned i = 0; i < job->nvariants; i++)
 		job->v[i].cfg.no_symlinks = true;
-	return 0;
+out:
+	free(canon);
+	return ret;
 }
 
 /* ---- one job ------------------------------------------------------------ */
@@ -558,7 +596,7 @@ static void run_job(struct bb_sched *s, int64_t id, const char *spec)
 	struct json_object *host = NULL, *dev = NULL, *cmp = NULL;
 	int64_t host_id = 0, dev_id = 0;
 	bool jr_ok = false, running = false;
-	struct bb_devlock lock = { .fd = -1 };
+	struct bb_devlocks locks = { 0 };
 	char err[1024] = "", what[256];
 	const char *state = BB_JOB_FAILED, *verdict = NULL;
 	int ret;
@@ -593,8 +631,9 @@ static void run_job(struct bb_sched *s, int64_t id, const char *spec)
 	 * or `ab` on it, nor their knob changes, meanwhile */
 	snprintf(what, sizeof(what), "job %lld \"%.200s\"", (long long)id,
 		 job->name);
-	if (bb_devlock_take(&lock, job->target, "biobenchd", what, err,
-			    sizeof(err)))
+	if (bb_devlocks_take(&locks, job->target, sizeof(job->target),
+			     job->ntargets, "biobenchd", what, err,
+			     sizeof(err)))
 		goto finish;
 	host = bb_host_info();
 	dev = bb_target_device_info(job->target);
@@ -665,7 +704,7 @@ finish:
 	       verdict ? ": " : "", verdict ? verdict : "",
 	       err[0] ? ": " : "", err);
 out:
-	bb_devlock_release(&lock);
+	bb_devlocks_release(&locks);
 	if (jr_ok)
 		bb_jobrun_free(&jr);
 	json_object_put(cmp);

@@ -1037,10 +1037,13 @@
   }
 
   /* The engine model a variant ran with: its own "model", else the
-   * workload's, else the default (the bio model). */
+   * workload's, else its t/io_uring line's, else the job's line's, else
+   * the default (the bio model). */
   function variantModel(spec, name) {
     const v = (spec.variants || {})[name] || {};
-    return v.model || (spec.workload || {}).model || 'bio';
+    const line = (t) => ((t && t.options) || {}).model;
+    return v.model || (spec.workload || {}).model || line(v.tiou) ||
+      line(spec.tiou) || 'bio';
   }
 
   /* Per variant: its model, the measured runs' n, median, CV, min and max
@@ -1097,7 +1100,8 @@
       ul.append(el('li', null,
         el('span', { class: 'swatch', style: 'background:' + variantColor(i) }),
         el('strong', null, n), ': ',
-        keys.length ? keys.map((k) => k + '=' + (typeof o[k] === 'object' ? JSON.stringify(o[k]) : String(o[k]))).join(', ')
+        keys.length ? keys.map((k) => k + '=' + (k === 'tiou' && o[k] && o[k].line ? o[k].line :
+          typeof o[k] === 'object' ? JSON.stringify(o[k]) : String(o[k]))).join(', ')
           : 'the workload as is'));
     });
     return ul;

@@ -651,6 +651,46 @@ int bb_devlock_take(struct bb_devlock *l, const char *target,
 	return bb_devlock_take_dev(l, maj, min, program, what, err, errlen);
 }
 
+int bb_devlocks_take(struct bb_devlocks *ls, const char *list, size_t len,
+		     unsigned n, const char *program, const char *what,
+		     char *err, size_t errlen)
+{
+	ls->n = 0;
+	ls->l = calloc(n ? n : 1, sizeof(*ls->l));
+	if (!ls->l)
+		return bb_errf(err, errlen, -ENOMEM, "out of memory");
+	for (const char *p = list; p; p = bb_targets_next(list, len, n, p)) {
+		struct bb_devlock *l = &ls->l[ls->n];
+		bool held = false;
+		int ret;
+
+		if (ls->n == (n ? n : 1))
+			break;
+		ret = bb_devlock_take(l, p, program, what, err, errlen);
+		for (unsigned i = 0; ret == -EBUSY && l->path[0] && i < ls->n;
+		     i++)
+			held |= ls->l[i].fd >= 0 &&
+				!strcmp(ls->l[i].path, l->path);
+		if (held)
+			continue; /* this device's lock is ours already */
+		if (ret) {
+			bb_devlocks_release(ls);
+			return ret;
+		}
+		ls->n++;
+	}
+	return 0;
+}
+
+void bb_devlocks_release(struct bb_devlocks *ls)
+{
+	for (unsigned i = 0; ls->l && i < ls->n; i++)
+		bb_devlock_release(&ls->l[i]);
+	free(ls->l);
+	ls->l = NULL;
+	ls->n = 0;
+}
+
 void bb_devlock_release(struct bb_devlock *l)
 {
 	if (l->fd < 0)

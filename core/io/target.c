@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -87,6 +88,27 @@ bool bb_dev_can_poll(dev_t dev, char *why, size_t len)
 	}
 	why[0] = '\0';
 	return true;
+}
+
+int bb_target_numa_node(const struct bb_target *t)
+{
+	static const char *const where[] = { "device/numa_node",
+					     "device/device/numa_node" };
+	char path[PATH_MAX], val[32], *end;
+	long node;
+
+	if (t->kind == BB_TARGET_NOP || !t->disk[0])
+		return -1;
+	for (unsigned i = 0; i < bb_array_size(where); i++) {
+		snprintf(path, sizeof(path), "/sys/block/%s/%s", t->disk,
+			 where[i]);
+		if (bb_read_text(path, val, sizeof(val)))
+			continue;
+		node = strtol(val, &end, 10);
+		if (end != val && !*end && node >= -1 && node < 4096)
+			return (int)node;
+	}
+	return -1;
 }
 
 int bb_target_apply_limits(struct bb_queue_limits *lim,

@@ -101,8 +101,9 @@ const char *bb_target_kind_name(enum bb_target_kind k);
  * NVMe generic char device /dev/ngXnY (its namespace identified, its
  * limits those of the namespace's block device with max_sectors at the
  * MDTS-derived max_hw_sectors; writes refused as for its block device);
- * a regular file (O_DIRECT if cfg->direct; opened read-only for a read
- * workload, which never creates, extends or writes it: a file shorter than
+ * a regular file (O_DIRECT if cfg->direct; opened read-only, with
+ * O_NOATIME where allowed, for a read workload, which never creates,
+ * extends or writes it: a file shorter than
  * offset + size is refused; a write workload creates or extends it to
  * offset + size only with allow_write, never on devtmpfs or under /dev,
  * after a free-space check, writing only the region; writes refused to a
@@ -204,6 +205,11 @@ void bb_target_pin_close(struct bb_target_pin *p);
  * poll: reads queue/io_poll.  Fills why with a message naming the sysfs
  * file and the fix when it cannot. */
 bool bb_dev_can_poll(dev_t dev, char *why, size_t len);
+
+/* The NUMA node of an open target's device, as t/io_uring -P1 reads it:
+ * /sys/block/<disk>/device/numa_node (else the device's parent's, e.g.
+ * the PCI function of a virtio disk); -1 when unknown or for nop. */
+int bb_target_numa_node(const struct bb_target *t);
 
 /* Read the sysfs name of the disk and partition of dev. */
 int bb_dev_names(dev_t dev, char *disk, size_t dlen, char *part,

@@ -12,6 +12,7 @@
 #include "util/rng.h"
 #include <biobench/options.h>
 #include <biobench/sysknob.h>
+#include <biobench/tiou.h>
 
 #include <ctype.h>
 #include <errno.h>
@@ -237,7 +238,10 @@ static void err_add_check(struct bb_job_errors *e, const char *path,
 {
 	char where[128];
 
-	if (field[0]) {
+	if (!strcmp(field, "target")) {
+		/* the target is top level (or the tiou line's FILEs) */
+		err_add(e, "target", "%s", msg);
+	} else if (field[0]) {
 		snprintf(where, sizeof(where), "%s.%s", path, field);
 		err_add(e, where, "%s", msg);
 	} else {
@@ -345,11 +349,22 @@ static int get_string(struct bb_job_errors *e, const char *field,
 struct job_ctx {
 	struct bb_job *job;
 	struct bb_job_errors *errs;
+	struct json_object *doc;  /* the document */
 	struct bb_config base;    /* the workload: what every variant starts from */
 	bool base_ok;             /* the workload's fields were all valid */
 	bool bad_uint;            /* the last TOP_UINT field was invalid */
 	bool repeat_bad;          /* repeat was invalid (max_repeat not compared) */
 	bool max_repeat_given;
+	bool target_given;
+	/* the job's t/io_uring line ("tiou"), parsed; its words (the parsed
+	 * line points into them) and where its long options start */
+	struct bb_tiou *tiou;
+	struct bb_tiou_argv tiou_words;
+	int tiou_rest;
+	/* the normalized "tiou" objects: the job's, each variant's (by
+	 * index in job->v; NULL: none) */
+	struct json_object *tiou_norm;
+	struct json_object *vtiou_norm[BB_JOB_MAX_VARIANTS];
 };
 
 static bool variant_name_ok(const char *s)
@@ -373,6 +388,12 @@ static int add_knob(struct job_ctx *c, struct bb_job_variant *v,
 	int len;
 
 	snprintf(field, sizeof(field), "%s.sysfs.%s", vpath, knob);
+	if (c->job->ntargets > 1) {
+		err_add(c->errs, field,
+			"a job with %u targets sets no queue knobs (each device has its own; give one target)",
+			c->job->ntargets);
+		return -EINVAL;
+	}
 	if (!bb_sysknob_name_ok(knob)) {
 		err_add(c->errs, field,
 			"not a valid knob name (a queue attribute: [a-z0-9_]{1,63})");
@@ -452,6 +473,8 @@ static unsigned apply_fields(struct job_ctx *c, struct bb_config *cfg,
 			add_knob(c, v, path, key + 6, val);
 			continue;
 		}
+		if (v && !strcmp(key, "tiou"))
+			continue; /* applied first: variant_tiou() */
 		ret = bb_option_from_json(cfg, path, key, val, field,
 					  sizeof(field), msg, sizeof(msg));
 		if (ret == -ENOENT)
@@ -464,6 +487,209 @@ static unsigned apply_fields(struct job_ctx *c, struct bb_config *cfg,
 			err_add_raw(c->errs, field, msg);
 	}
 	return c->errs->n - before;
+}
+
+/* Whether the job's target list is cfg's. */
+static bool same_targets(const struct bb_job *job, const struct bb_config *cfg)
+{
+	return job->ntargets == cfg->ntargets &&
+	       !memcmp(job->target, cfg->target, sizeof(job->target));
+}
+
+/* A "tiou" value: a t/io_uring command line as a string, or the
+ * normalized form {"line": "...", "options": {...}} (options, derived
+ * from the line, are checked against it by the caller).  0 or -EINVAL
+ * (the error recorded on path). */
+static int tiou_value(struct job_ctx *c, const char *path,
+		      struct json_object *val, const char **line,
+		      struct json_object **opts)
+{
+	char f[160];
+
+	*opts = NULL;
+	if (json_object_is_type(val, json_type_object)) {
+		json_object_object_foreach(val, k, v) {
+			(void)v;
+			if (strcmp(k, "line") && strcmp(k, "options")) {
+				snprintf(f, sizeof(f), "%s.%.60s", path, k);
+				err_add(c->errs, f,
+					"unknown field (line: the t/io_uring command line; options: what it becomes)");
+				return -EINVAL;
+			}
+		}
+		json_object_object_get_ex(val, "options", opts);
+		if (!json_object_object_get_ex(val, "line", &val)) {
+			snprintf(f, sizeof(f), "%s.line", path);
+			err_add(c->errs, f,
+				"required (the t/io_uring command line)");
+			return -EINVAL;
+		}
+		snprintf(f, sizeof(f), "%s.line", path);
+		path = f;
+	}
+	if (!json_object_is_type(val, json_type_string) ||
+	    !json_object_get_string_len(val)) {
+		err_add(c->errs, path,
+			"expected a t/io_uring command line (\"-p0 -d128 -b4096 -s1 -c1 /dev/nvme0n1\")");
+		return -EINVAL;
+	}
+	*line = json_object_get_string(val);
+	return 0;
+}
+
+/* The configuration of a "tiou" line on path: the defaults, the line
+ * mapped (bb_tiou_to_config; t from bb_tiou_parse, or with over the
+ * line layered on t, a copy of the job's line), the job's long options
+ * (over) and the line's own.  words keep what t points into (free them
+ * with bb_tiou_argv_free, also on failure).  0 or -EINVAL (recorded). */
+static int tiou_config(struct job_ctx *c, const char *path, const char *line,
+		       bool over, struct bb_tiou *t,
+		       struct bb_tiou_argv *words, struct bb_config *cfg)
+{
+	char msg[BB_JOB_ERRLEN];
+	int ret;
+
+	ret = bb_tiou_args_split(line, words, msg, sizeof(msg));
+	if (ret == -ENOMEM) {
+		err_add(c->errs, path, "out of memory");
+		return -EINVAL;
+	}
+	if (!ret)
+		ret = over ? bb_tiou_parse_over(words->argc, words->argv, t,
+						msg, sizeof(msg)) :
+			     bb_tiou_parse(words->argc, words->argv, t, msg,
+					   sizeof(msg));
+	if (ret == 1) {
+		snprintf(msg, sizeof(msg), "-h: not an option of a job's line");
+		ret = -EINVAL;
+	}
+	if (!ret) {
+		bb_config_default(cfg);
+		ret = bb_tiou_to_config(t, cfg, msg, sizeof(msg));
+	}
+	if (!ret && over && c->tiou)
+		ret = bb_tiou_apply_options(c->tiou_words.argc,
+					    c->tiou_words.argv, c->tiou_rest, t,
+					    cfg, msg, sizeof(msg));
+	if (!ret)
+		ret = bb_tiou_apply_options(words->argc, words->argv, t->rest,
+					    t, cfg, msg, sizeof(msg));
+	if (ret == 1)
+		snprintf(msg, sizeof(msg), "--help: not an option of a job's line");
+	if (ret) {
+		/* bb_tiou_args_split's messages name "tiou:" themselves */
+		err_add(c->errs, path, "%s",
+			strncmp(msg, "tiou: ", 6) ? msg : msg + 6);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* {"line": line, "options": what cfg holds}; a given "options" must be
+ * that.  NULL on an error (recorded). */
+static struct json_object *tiou_norm(struct job_ctx *c, const char *path,
+				     const char *line,
+				     const struct bb_config *cfg,
+				     struct json_object *given)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *opts = bb_tiou_options_json(cfg);
+	char f[160];
+
+	if (!o || !opts) {
+		json_object_put(o);
+		json_object_put(opts);
+		err_add(c->errs, path, "out of memory");
+		return NULL;
+	}
+	if (given && !json_object_equal(given, opts)) {
+		snprintf(f, sizeof(f), "%s.options", path);
+		err_add(c->errs, f,
+			"differs from what the line becomes: it is derived from \"line\" (leave it out)");
+		json_object_put(o);
+		json_object_put(opts);
+		return NULL;
+	}
+	json_object_object_add(o, "line", json_object_new_string(line));
+	json_object_object_add(o, "options", opts);
+	return o;
+}
+
+/* A variant's own "tiou" line: on the job's line (or on t/io_uring's
+ * defaults reading the job's target), the workload's fields again on top
+ * of it; the variant keeps the job's target.  0 or -EINVAL. */
+static int variant_tiou(struct job_ctx *c, unsigned idx, const char *vpath,
+			struct json_object *val, struct bb_config *cfg)
+{
+	struct bb_tiou *t = malloc(sizeof(*t));
+	struct bb_tiou_argv words = { 0 };
+	struct json_object *given;
+	const char *line;
+	char path[160];
+	int ret = -EINVAL;
+
+	snprintf(path, sizeof(path), "%s.tiou", vpath);
+	if (!t) {
+		err_add(c->errs, path, "out of memory");
+		return -EINVAL;
+	}
+	if (tiou_value(c, path, val, &line, &given))
+		goto out;
+	if (c->tiou) {
+		*t = *c->tiou;
+	} else {
+		/* a line of defaults that reads the job's target */
+		bb_tiou_default(t);
+		t->files[0] = c->job->target;
+		t->nfiles = 1;
+	}
+	if (tiou_config(c, path, line, true, t, &words, cfg))
+		goto out;
+	if (!same_targets(c->job, cfg)) {
+		err_add(c->errs, path,
+			"its FILE (%.200s) is not the job's target %.200s: the variants of a job share it",
+			cfg->target, c->base.target);
+		goto out;
+	}
+	if (idx < BB_JOB_MAX_VARIANTS) {
+		c->vtiou_norm[idx] = tiou_norm(c, path, line, cfg, given);
+		if (!c->vtiou_norm[idx])
+			goto out;
+	}
+	ret = 0;
+	/* the workload's fields (already checked) on top of the line */
+	if (c->base_ok) {
+		struct json_object *wl;
+
+		if (json_object_object_get_ex(c->doc, "workload", &wl) &&
+		    json_object_is_type(wl, json_type_object))
+			apply_fields(c, cfg, wl, "workload", NULL);
+	}
+out:
+	bb_tiou_argv_free(&words);
+	free(t);
+	return ret;
+}
+
+/* bb_config_check_field(), and what a job needs beyond a run: its runs
+ * end by themselves (runtime and number_ios both 0 run until interrupted,
+ * which `biobench run` allows). */
+static int job_check_field(struct bb_config *cfg, char *field, size_t flen,
+			   char *msg, size_t mlen)
+{
+	int ret = bb_config_check_field(cfg, field, flen, msg, mlen);
+
+	if (ret)
+		return ret;
+	if (cfg->runtime_ns == 0 && cfg->number_ios == 0) {
+		snprintf(field, flen, "%s", "");
+		snprintf(msg, mlen,
+			 "runtime and number_ios are both 0: a job's runs must "
+			 "end by themselves: set one of them (0 and 0 run until "
+			 "interrupted, in biobench run and biobench tiou only)");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static void parse_variants(struct job_ctx *c, struct json_object *vars,
@@ -498,12 +724,13 @@ static void parse_variants(struct job_ctx *c, struct json_object *vars,
 		err_add(c->errs, "variants", "at most %d variants, got %zu",
 			BB_JOB_MAX_VARIANTS, count);
 	/* the workload's own cross-field error is reported once, on it */
-	if (base_ok && bb_config_check_field(&chk, base_field, sizeof(base_field),
+	if (base_ok && job_check_field(&chk, base_field, sizeof(base_field),
 					     base_msg, sizeof(base_msg)) == 0)
 		base_msg[0] = '\0';
 
 	json_object_object_foreach(vars, name, vobj) {
 		struct bb_job_variant *v, scratch;
+		struct json_object *vline;
 		char path[128], msg[BB_JOB_ERRLEN], field[64];
 		unsigned nerr;
 
@@ -524,10 +751,16 @@ static void parse_variants(struct job_ctx *c, struct json_object *vars,
 				"expected an object of overrides ({} for none)");
 			continue;
 		}
-		nerr = apply_fields(c, &v->cfg, vobj, path, v);
+		nerr = 0;
+		if (json_object_object_get_ex(vobj, "tiou", &vline) &&
+		    variant_tiou(c, v == &scratch ? BB_JOB_MAX_VARIANTS :
+						      job->nvariants - 1,
+				 path, vline, &v->cfg))
+			nerr++;
+		nerr += apply_fields(c, &v->cfg, vobj, path, v);
 		if (nerr || !base_ok)
 			continue; /* cross-field checks once the fields are valid */
-		if (bb_config_check_field(&v->cfg, field, sizeof(field), msg,
+		if (job_check_field(&v->cfg, field, sizeof(field), msg,
 					  sizeof(msg)) == 0)
 			continue;
 		if (base_msg[0] && !strcmp(msg, base_msg) &&
@@ -714,6 +947,11 @@ struct top_field {
 	void (*check)(struct job_ctx *c, const struct top_field *f);
 	struct json_object *(*def)(const struct bb_job *job,
 				   struct json_object *given);
+	bool omitted;             /* left out of the normalized document when
+				     not given */
+	/* the normalized value of a given field (NULL: as given) */
+	struct json_object *(*norm)(struct job_ctx *c,
+				    struct json_object *given);
 };
 
 #define TOP_MEMBER(m) .off = offsetof(struct bb_job, m), \
@@ -736,6 +974,8 @@ static const char *multiple_name_of(int v)
 
 static void parse_target(struct job_ctx *c, const struct top_field *f,
 			 struct json_object *val);
+static void parse_tiou(struct job_ctx *c, const struct top_field *f,
+		       struct json_object *val);
 static void parse_workload(struct job_ctx *c, const struct top_field *f,
 			   struct json_object *val);
 static void parse_variants_field(struct job_ctx *c, const struct top_field *f,
@@ -750,16 +990,24 @@ static struct json_object *def_variants(const struct bb_job *job,
 					struct json_object *given);
 static struct json_object *def_quiescence(const struct bb_job *job,
 					  struct json_object *given);
+static struct json_object *def_target(const struct bb_job *job,
+				      struct json_object *given);
+static struct json_object *norm_tiou(struct job_ctx *c,
+				     struct json_object *given);
+static struct json_object *norm_variants(struct job_ctx *c,
+					 struct json_object *given);
 
 static const struct top_field top_fields[] = {
 	{ .name = "name", .type = TOP_STRING, TOP_MEMBER(name),
 	  .required = "required (a short title of the job)" },
 	{ .name = "target", .type = TOP_CUSTOM, .parse = parse_target,
-	  .required = "required (nop, a regular file or a block device)" },
+	  .def = def_target },
+	{ .name = "tiou", .type = TOP_CUSTOM, .parse = parse_tiou,
+	  .omitted = true, .norm = norm_tiou },
 	{ .name = "workload", .type = TOP_CUSTOM, .parse = parse_workload,
 	  .def = def_workload },
 	{ .name = "variants", .type = TOP_CUSTOM, .parse = parse_variants_field,
-	  .late = true, .def = def_variants },
+	  .late = true, .def = def_variants, .norm = norm_variants },
 	{ .name = "repeat", .type = TOP_UINT, TOP_MEMBER(repeat),
 	  .min = JOB_MIN_REPEAT, .max = BB_JOB_MAX_REPEAT },
 	{ .name = "warmup", .type = TOP_UINT, TOP_MEMBER(warmup), .min = 0,
@@ -906,11 +1154,100 @@ static void parse_target(struct job_ctx *c, const struct top_field *f,
 {
 	const char *s;
 
-	if (!val || get_string(c->errs, f->name, val,
-			       sizeof(c->job->target) - 1, &s))
+	/* required unless a "tiou" line names it: parse_tiou() */
+	c->target_given = val != NULL;
+	if (!val)
 		return;
-	snprintf(c->job->target, sizeof(c->job->target), "%s", s);
-	snprintf(c->base.target, sizeof(c->base.target), "%s", s);
+	if (json_object_is_type(val, json_type_array)) {
+		size_t n = json_object_array_length(val);
+		char where[64];
+
+		if (!n || n > BB_MAX_TARGETS) {
+			err_add(c->errs, f->name,
+				"expected a path, or an array of 1..%d paths (got %zu)",
+				BB_MAX_TARGETS, n);
+			return;
+		}
+		for (size_t i = 0; i < n; i++) {
+			snprintf(where, sizeof(where), "%s[%zu]", f->name, i);
+			if (get_string(c->errs, where,
+				       json_object_array_get_idx(val, i),
+				       sizeof(c->job->target) - 1, &s))
+				return;
+			if (i ? bb_config_add_target(&c->base, s) :
+				bb_config_set_target(&c->base, s)) {
+				err_add(c->errs, where,
+					"the paths are longer than %zu bytes in all",
+					sizeof(c->job->target) - 2);
+				return;
+			}
+		}
+	} else {
+		if (get_string(c->errs, f->name, val,
+			       sizeof(c->job->target) - 1, &s))
+			return;
+		bb_config_set_target(&c->base, s);
+	}
+	memcpy(c->job->target, c->base.target, sizeof(c->job->target));
+	c->job->ntargets = c->base.ntargets;
+}
+
+
+/* "tiou": a t/io_uring command line (bb_tiou_parse, then biobench's long
+ * options after it) as the workload's base: the workload's fields apply
+ * on top of it.  The target is the line's FILE (nop for -N1); a "target"
+ * given too must be the same. */
+static void parse_tiou(struct job_ctx *c, const struct top_field *f,
+		       struct json_object *val)
+{
+	struct bb_job *job = c->job;
+	struct json_object *given;
+	struct bb_config *cfg;
+	const char *line;
+	bool same;
+
+	if (!val) {
+		if (!c->target_given)
+			err_add(c->errs, "target",
+				"required (nop, a regular file or a block device; or a \"tiou\" line naming its FILE)");
+		return;
+	}
+	c->base_ok = false; /* until the line is good */
+	if (tiou_value(c, f->name, val, &line, &given))
+		return;
+	c->tiou = malloc(sizeof(*c->tiou));
+	cfg = malloc(sizeof(*cfg));
+	if (!c->tiou || !cfg) {
+		err_add(c->errs, f->name, "out of memory");
+		goto fail;
+	}
+	if (tiou_config(c, f->name, line, false, c->tiou, &c->tiou_words, cfg))
+		goto fail;
+	c->tiou_rest = c->tiou->rest;
+	/* the line's targets; for -N1 the FILE it names counts too */
+	same = same_targets(job, cfg) ||
+	       (c->tiou->nop && c->tiou->nfiles == 1 && job->ntargets == 1 &&
+		!strcmp(job->target, c->tiou->files[0]));
+	if (c->target_given && job->target[0] && !same) {
+		err_add(c->errs, "target",
+			"\"%.200s\"%s is not the tiou line's target %.200s%s: give one of them, or the same",
+			job->target, job->ntargets > 1 ? " ..." : "",
+			cfg->target, cfg->ntargets > 1 ? " ..." : "");
+		goto fail;
+	}
+	c->tiou_norm = tiou_norm(c, f->name, line, cfg, given);
+	if (!c->tiou_norm)
+		goto fail;
+	memcpy(job->target, cfg->target, sizeof(job->target));
+	job->ntargets = cfg->ntargets;
+	c->base = *cfg;
+	c->base_ok = true;
+	free(cfg);
+	return;
+fail:
+	free(cfg);
+	free(c->tiou);
+	c->tiou = NULL;
 }
 
 static void parse_workload(struct job_ctx *c, const struct top_field *f,
@@ -991,10 +1328,54 @@ static struct json_object *def_quiescence(const struct bb_job *job,
 	return quiescence_json(job);
 }
 
-/* The normalized document: the top-level fields in table order, the
- * given ones as given, the others with their defaults. */
-static int build_spec(struct bb_job *job, struct json_object *doc)
+static struct json_object *def_target(const struct bb_job *job,
+				      struct json_object *given)
 {
+	struct json_object *a;
+
+	(void)given;
+	if (job->ntargets <= 1)
+		return json_object_new_string(job->target);
+	a = json_object_new_array();
+	for (const char *p = job->target; a && p; p = bb_job_next_target(job, p))
+		json_object_array_add(a, json_object_new_string(p));
+	return a;
+}
+
+/* A given "tiou": the normalized form, {"line", "options"}. */
+static struct json_object *norm_tiou(struct job_ctx *c,
+				     struct json_object *given)
+{
+	(void)given;
+	return json_object_get(c->tiou_norm);
+}
+
+/* Given "variants": as given, a variant's "tiou" in the normalized form. */
+static struct json_object *norm_variants(struct job_ctx *c,
+					 struct json_object *given)
+{
+	struct json_object *out = NULL;
+	unsigned i = 0;
+
+	if (json_object_deep_copy(given, &out, NULL))
+		return NULL;
+	json_object_object_foreach(out, name, v) {
+		(void)name;
+		if (i < BB_JOB_MAX_VARIANTS && c->vtiou_norm[i] &&
+		    json_object_is_type(v, json_type_object))
+			json_object_object_add(v, "tiou",
+					       json_object_get(c->vtiou_norm[i]));
+		i++;
+	}
+	return out;
+}
+
+/* The normalized document: the top-level fields in table order, the
+ * given ones as given (or in their normalized form: norm), the others
+ * with their defaults (or left out: omitted). */
+static int build_spec(struct job_ctx *c, struct json_object *doc)
+{
+	struct bb_job *job = c->job;
 	struct json_object *spec = json_object_new_object();
 	int ret = 0;
 
@@ -1005,9 +1386,17 @@ static int build_spec(struct bb_job *job, struct json_object *doc)
 		struct json_object *given = json_object_object_get(doc, f->name);
 		struct json_object *def = NULL, *val;
 
-		if (!given)
-			def = f->def ? f->def(job, given) : top_encode(job, f);
-		ret = copy_or_new(given, def, &val);
+		if (!given && f->omitted)
+			continue;
+		if (given && f->norm) {
+			val = f->norm(c, given);
+			ret = val ? 0 : -ENOMEM;
+		} else {
+			if (!given)
+				def = f->def ? f->def(job, given) :
+					       top_encode(job, f);
+			ret = copy_or_new(given, def, &val);
+		}
 		if (!ret && json_object_object_add(spec, f->name, val)) {
 			json_object_put(val);
 			ret = -ENOMEM;
@@ -1139,12 +1528,26 @@ void bb_job_free(struct bb_job *job)
 	job->spec = NULL;
 }
 
+/* What a parse held besides the job. */
+static void ctx_free(struct job_ctx *c)
+{
+	free(c->tiou);
+	c->tiou = NULL;
+	bb_tiou_argv_free(&c->tiou_words);
+	json_object_put(c->tiou_norm);
+	c->tiou_norm = NULL;
+	for (unsigned i = 0; i < BB_JOB_MAX_VARIANTS; i++) {
+		json_object_put(c->vtiou_norm[i]);
+		c->vtiou_norm[i] = NULL;
+	}
+}
+
 int bb_job_parse(struct bb_job *job, struct json_object *doc,
 		 struct bb_job_errors *errs)
 {
 	struct bb_job_errors local;
-	struct job_ctx c = { .job = job };
-	int ret;
+	struct job_ctx c = { .job = job, .doc = doc };
+	int ret = -EINVAL;
 
 	if (!errs)
 		errs = &local;
@@ -1162,11 +1565,13 @@ int bb_job_parse(struct bb_job *job, struct json_object *doc,
 	parse_top(&c, doc);
 	if (errs->n) {
 		memset(job, 0, sizeof(*job));
-		return -EINVAL;
+		goto out;
 	}
-	ret = build_spec(job, doc);
+	ret = build_spec(&c, doc);
 	if (ret)
 		memset(job, 0, sizeof(*job));
+out:
+	ctx_free(&c);
 	return ret;
 }
 

@@ -106,6 +106,8 @@ enum {
 	K_IRQCTX = 1u << 8,  /* reap: the bio puts run in hard-irq context
 				(the completion thread's, or the
 				submitter's own for a same-CPU interrupt) */
+	K_VEC = 1u << 9,     /* no model: READV/WRITEV of the slot's iovec
+				(--vectored, t/io_uring -V1) */
 };
 
 /* Single-producer single-consumer ring of slots, from the completion
@@ -546,6 +548,10 @@ BB_HOT unsigned fill_t(struct worker *w, bool *exhausted, const unsigned K)
 						 s->buf, bs, s->off,
 						 (uint64_t)(uintptr_t)s, f->lba_shift,
 						 fixed ? (uint16_t)s->idx : 0);
+			else if (K & K_VEC)
+				bb_sqe_prep_rw(sq_at(ring, tail, K), tmpl,
+					       &b->iovs[s->idx], 1, s->off,
+					       (uint64_t)(uintptr_t)s);
 			else
 				bb_sqe_prep_rw(sq_at(ring, tail, K), tmpl, s->buf,
 					       bs, s->off, (uint64_t)(uintptr_t)s);
@@ -904,6 +910,8 @@ BB_HOT unsigned reap_bio_t(struct worker *w, struct bb_wside *sd, bool *stop,
 FILL(fill_none, 0)
 FILL(fill_none_fast, K_FAST)
 FILL(fill_none_nop, K_FAST | K_NOOFF)
+FILL(fill_none_vec, K_VEC)
+FILL(fill_none_vec_fast, K_VEC | K_FAST)
 FILL(fill_none_nvme, K_NVME)
 FILL(fill_none_nvme_fast, K_NVME | K_FAST)
 FILL(fill_bio_vcnt, K_BIO)
@@ -1425,6 +1433,10 @@ static int setup(struct worker *w)
 	if (!w->model && !b->offsets && w->fast)
 		w->fill = fill_none_nop;
 	irqctx = bb_config_completion(cfg) == BB_COMPLETION_IRQ;
+	if (!w->model && cfg->vectored && !nvme) {
+		w->fill_general = fill_none_vec;
+		w->fill = w->fast ? fill_none_vec_fast : fill_none_vec;
+	}
 	w->reap_general = reap_fns[w->model][nvme][irqctx][0];
 	w->reap = reap_fns[w->model][nvme][irqctx][w->fast];
 	atomic_store(&w->comp_fast, w->fast);

@@ -2,6 +2,7 @@
 /* config.c - the default configuration, the names of the config enums,
  * and the memory a run of a configuration needs. */
 #include <biobench/config.h>
+#include <biobench/options.h>
 
 #include "io/target.h"
 #include "run/worker.h"
@@ -73,6 +74,10 @@ void bb_config_default(struct bb_config *cfg)
 	cfg->inject_ns = 0;
 	cfg->device_ns = 0;
 	cfg->nop_kind = BB_NOP_PLAIN;
+	cfg->register_ring = true;
+	cfg->restrict_ring = false;
+	cfg->vectored = false;
+	cfg->numa_place = false;
 
 	cfg->model = BB_MODEL_BIO;
 	cfg->bio_cache = BB_CACHE_ALL;
@@ -160,9 +165,10 @@ static unsigned bvec_class(unsigned nvecs)
  *   completion  the completion thread's done queue (4 bytes per slot,
  *             rounded up to a power of two) and its histogram;
  *   threads   the worker state (BB_WORKER_STATE_BYTES), the engine's
- *             struct bb_worker_args and pthread_t, and for each thread
- *             (submitter, completion thread) 1 MiB of stack and malloc
- *             arena pages touched (BB_THREAD_RUNTIME_BYTES);
+ *             struct bb_worker_args and pthread_t, the result's struct
+ *             bb_thread_info (and its histogram with latency on), and for
+ *             each thread (submitter, completion thread) 1 MiB of stack
+ *             and malloc arena pages touched (BB_THREAD_RUNTIME_BYTES);
  *   samples   one struct bb_sample per second of runtime (+ 2).
  * Not counted: the 1 MiB buffer of a file layout (freed before the
  * workers start), stacks and arenas beyond what is touched (mapped only). */
@@ -224,7 +230,8 @@ void bb_config_memory_estimate(const struct bb_config *cfg,
 				      sizeof(struct bb_hist) : 0));
 	}
 	e->threads = n * (BB_WORKER_STATE_BYTES + sizeof(struct bb_worker_args) +
-			  sizeof(uint64_t) +
+			  sizeof(uint64_t) + sizeof(struct bb_thread_info) +
+			  (cfg->lat != BB_LAT_OFF ? sizeof(struct bb_hist) : 0) +
 			  (cfg->completion == BB_COMPLETION_THREAD ? 2 : 1) *
 				  BB_THREAD_RUNTIME_BYTES);
 	e->samples = (cfg->runtime_ns / 1000000000ull + 2) *
@@ -384,6 +391,18 @@ uint64_t bb_host_memory_total(void)
 	return total == UINT64_MAX ? 0 : total;
 }
 
+unsigned bb_host_numa_nodes(void)
+{
+	char buf[512];
+	int nodes[BB_MAX_THREADS];
+	unsigned n = 0;
+
+	if (bb_read_text("/sys/devices/system/node/online", buf, sizeof(buf)) ||
+	    bb_parse_cpulist(buf, nodes, BB_MAX_THREADS, &n) || !n)
+		return 1;
+	return n;
+}
+
 const char *bb_model_name(enum bb_model v)
 {
 	return (unsigned)v < BB_MODEL__COUNT ? model_names[v] : "?";
@@ -436,20 +455,26 @@ int bb_config_add_target(struct bb_config *cfg, const char *path)
 	return 0;
 }
 
-const char *bb_config_next_target(const struct bb_config *cfg, const char *p)
+const char *bb_targets_next(const char *list, size_t len, unsigned n,
+			    const char *p)
 {
-	const char *end = cfg->target + sizeof(cfg->target);
+	const char *end = list + len;
 	unsigned i = 0;
 
-	for (const char *q = cfg->target; q < end && *q; i++) {
+	for (const char *q = list; q < end && *q; i++) {
 		const char *next = q + strnlen(q, (size_t)(end - q)) + 1;
 
 		if (q == p)
-			return i + 1 < cfg->ntargets && next < end && *next ?
-				       next : NULL;
+			return i + 1 < n && next < end && *next ? next : NULL;
 		q = next;
 	}
 	return NULL;
+}
+
+const char *bb_config_next_target(const struct bb_config *cfg, const char *p)
+{
+	return bb_targets_next(cfg->target, sizeof(cfg->target), cfg->ntargets,
+			       p);
 }
 
 unsigned bb_spread_targets(unsigned nfiles, unsigned nthreads,

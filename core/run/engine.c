@@ -6,6 +6,8 @@
  * the workers' results (layout-independent). */
 #include <biobench/engine.h>
 
+#include <biobench/options.h>
+
 #include "path/path.h"
 #include "run/worker.h"
 
@@ -176,6 +178,16 @@ int bb_run(const struct bb_config *cfg, struct bb_result *r, bb_sample_cb cb,
 	return bb_run_cancellable(cfg, r, cb, cb_arg, NULL, err, errlen);
 }
 
+int bb_run_cancellable(const struct bb_config *cfg, struct bb_result *r,
+		       bb_sample_cb cb, void *cb_arg,
+		       const _Atomic bool *cancel, char *err, size_t errlen)
+{
+	struct bb_run_hooks h = { .sample = cb, .arg = cb_arg,
+				  .cancel = cancel };
+
+	return bb_run_hooked(cfg, r, &h, err, errlen);
+}
+
 /* Open every target of cfg into t[] (a copy of cfg per file names it:
  * the target kinds open cfg->target).  0 or -errno; on failure the ones
  * opened are closed. */
@@ -245,10 +257,82 @@ static void assign_files(const struct bb_config *cfg, struct bb_target *t,
 	}
 }
 
-int bb_run_cancellable(const struct bb_config *cfg, struct bb_result *r,
-		       bb_sample_cb cb, void *cb_arg,
-		       const _Atomic bool *cancel, char *err, size_t errlen)
+/* numa_place: each thread's node is its last file's (t/io_uring's
+ * detect_node, called per file); on a host of several nodes, a thread
+ * not pinned by cpus goes to the next CPU of its node's list. */
+static void place_numa(const struct bb_config *cfg,
+		       struct bb_worker_args *args, unsigned n)
 {
+	bool pin = !cfg->ncpus && bb_host_numa_nodes() > 1;
+	unsigned used[64] = { 0 };
+
+	for (unsigned i = 0; i < n; i++) {
+		struct bb_worker_args *a = &args[i];
+		int cpus[BB_MAX_THREADS], node;
+		char path[96], list[1024];
+		unsigned ncpu = 0;
+
+		node = bb_target_numa_node(a->files[a->nfiles - 1].t);
+		a->numa_node = node;
+		if (!pin || node < 0)
+			continue;
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/node/node%d/cpulist", node);
+		if (bb_read_text(path, list, sizeof(list)) ||
+		    bb_parse_cpulist(list, cpus, BB_MAX_THREADS, &ncpu) ||
+		    !ncpu)
+			continue;
+		a->cpu = cpus[used[node % 64]++ % ncpu];
+	}
+}
+
+/* What the started hook and the result say about thread i. */
+static void thread_info(const struct bb_config *cfg, const struct bb_target *t,
+			const struct bb_worker_args *a,
+			struct bb_thread_info *ti)
+{
+	memset(ti, 0, sizeof(*ti));
+	ti->tid = a->res.tid;
+	ti->sq_entries = a->res.sq_entries;
+	ti->cq_entries = a->res.cq_entries;
+	ti->numa_node = cfg->numa_place ? a->numa_node : -1;
+	ti->cpu = a->cpu;
+	ti->nfiles = a->nfiles;
+	ti->last_file = a->nfiles ? (unsigned)(a->files[a->nfiles - 1].t - t)
+				  : 0;
+}
+
+/* The result's per-thread records, with a copy of each histogram when
+ * latency is recorded (0 or -ENOMEM). */
+static int result_threads(const struct bb_config *cfg,
+			  const struct bb_target *t,
+			  const struct bb_worker_args *args, unsigned n,
+			  struct bb_result *r)
+{
+	r->threads = calloc(n, sizeof(*r->threads));
+	if (!r->threads)
+		return -ENOMEM;
+	r->nthreads = n;
+	for (unsigned i = 0; i < n; i++) {
+		thread_info(cfg, t, &args[i], &r->threads[i]);
+		r->threads[i].ios = args[i].res.io.ios;
+		if (cfg->lat == BB_LAT_OFF)
+			continue;
+		r->threads[i].lat = malloc(sizeof(*r->threads[i].lat));
+		if (!r->threads[i].lat)
+			return -ENOMEM;
+		*r->threads[i].lat = args[i].res.lat;
+	}
+	return 0;
+}
+
+int bb_run_hooked(const struct bb_config *cfg, struct bb_result *r,
+		  const struct bb_run_hooks *h, char *err, size_t errlen)
+{
+	static const struct bb_run_hooks none;
+	const _Atomic bool *cancel;
+	bb_sample_cb cb;
+	void *cb_arg;
 	struct bb_target *targets = NULL;
 	struct bb_worker_args *args = NULL;
 	pthread_t *tids = NULL;
@@ -263,6 +347,11 @@ int bb_run_cancellable(const struct bb_config *cfg, struct bb_result *r,
 	struct timeval tv;
 	int ret;
 
+	if (!h)
+		h = &none;
+	cancel = h->cancel;
+	cb = h->sample;
+	cb_arg = h->arg;
 	memset(r, 0, sizeof(*r));
 	bb_hist_init(&r->lat);
 	gettimeofday(&tv, NULL);
@@ -318,11 +407,16 @@ int bb_run_cancellable(const struct bb_config *cfg, struct bb_result *r,
 	}
 	assign_files(cfg, targets, ntargets, args, n);
 	for (unsigned i = 0; i < n; i++) {
+		args[i].cpu = cfg->ncpus ? cfg->cpus[i % cfg->ncpus] : -1;
+		args[i].numa_node = -1;
+	}
+	if (cfg->numa_place)
+		place_numa(cfg, args, n);
+	for (unsigned i = 0; i < n; i++) {
 		struct bb_worker_args *a = &args[i];
 
 		a->cfg = cfg;
 		a->index = i;
-		a->cpu = cfg->ncpus ? cfg->cpus[i % cfg->ncpus] : -1;
 		a->completion_cpu = cfg->completion == BB_COMPLETION_THREAD ?
 					    completion_cpu_for(cfg, i) : -1;
 		a->phase = &phase;
@@ -345,6 +439,19 @@ int bb_run_cancellable(const struct bb_config *cfg, struct bb_result *r,
 			atomic_store(&phase, BB_PHASE_CANCEL);
 			goto join;
 		}
+	if (h->started) {
+		struct bb_thread_info *ti = calloc(n, sizeof(*ti));
+
+		if (!ti) {
+			ret = bb_errf(err, errlen, -ENOMEM, "out of memory");
+			atomic_store(&phase, BB_PHASE_CANCEL);
+			goto join;
+		}
+		for (unsigned i = 0; i < n; i++)
+			thread_info(cfg, targets, &args[i], &ti[i]);
+		h->started(cfg, ti, n, h->arg);
+		free(ti);
+	}
 
 	if (cfg->ramp_ns)
 		wait_or_done(args, n, cfg->ramp_ns, cancel, NULL);
@@ -441,6 +548,8 @@ join:
 			tmax = tr->t_end_ns;
 	}
 	r->duration_ns = tmax > tmin ? tmax - tmin : 0;
+	if (started && result_threads(cfg, targets, args, started, r) && !ret)
+		ret = bb_errf(err, errlen, -ENOMEM, "out of memory");
 	if (irq_ok && irq_snapshot(&targets[0], &r->irq, &irq1)) {
 		r->irq.checked = true;
 		r->irq.count = irq1 >= irq0 ? irq1 - irq0 : 0;

@@ -126,7 +126,7 @@ static const struct bb_option opt_table[] = {
 	  .help = "I/Os in flight per thread" },
 	{ .name = "runtime", .json = "runtime", .type = OT_DURATION,
 	  .group = "workload", FIELD(runtime_ns), .min = 0, .max = INT64_MAX,
-	  .help = "run time, after the ramp (0: until --number-ios)" },
+	  .help = "run time, after the ramp (0: until --number-ios, or with --number-ios 0 until interrupted: SIGINT or SIGTERM ends the run and the summary covers what ran)" },
 	{ .name = "number-ios", .json = "number_ios", .type = OT_UINT,
 	  .group = "workload", FIELD(number_ios), .min = 0, .max = INT64_MAX,
 	  .help = "I/Os per thread (0: until --runtime)" },
@@ -188,6 +188,19 @@ static const struct bb_option opt_table[] = {
 	{ .name = "device-ns", .json = "device_ns", .type = OT_UINT,
 	  .group = "engine", FIELD(device_ns), .min = 0, .max = 1000000000,
 	  .help = "busy time per completed request in the completion path, in ns (calibrated at setup; 0: none): the CPU cost of a driver and device per I/O, so that the model's costs are measured against a denominator like the kernel's" },
+
+	{ .name = "register-ring", .json = "register_ring", .type = OT_BOOL,
+	  .group = "engine", FIELD(register_ring),
+	  .help = "register the ring fd (IORING_REGISTER_RING_FDS) so that io_uring_enter skips the fd lookup, as t/io_uring -X1 (not with --completion thread or sqpoll)" },
+	{ .name = "restrict-ring", .json = "restrict_ring", .type = OT_BOOL,
+	  .group = "engine", FIELD(restrict_ring),
+	  .help = "start the ring disabled and allow only the run's opcodes (NOP, READ, READV, READ_FIXED, their writes for a write workload, URING_CMD for passthrough) and IOSQE_FIXED_FILE (IORING_REGISTER_RESTRICTIONS): the kernel checks every SQE, as t/io_uring -e1" },
+	{ .name = "vectored", .json = "vectored", .type = OT_BOOL,
+	  .group = "engine", FIELD(vectored),
+	  .help = "reads and writes as IORING_OP_READV / WRITEV of one iovec, as t/io_uring -V1 (needs --fixedbufs=0 and --model none; not for nop or uring_cmd)" },
+	{ .name = "numa-place", .json = "numa_place", .type = OT_BOOL,
+	  .group = "engine", FIELD(numa_place),
+	  .help = "pin each submitter to a CPU of the NUMA node of its (last) file's device (/sys/block/DEV/device/numa_node), as t/io_uring -P1; no effect on a single-node host, an unknown node or with --cpus" },
 
 	{ .name = "nop-kind", .json = "nop_kind", .type = OT_ENUM,
 	  .group = "engine", FIELD(nop_kind),
@@ -1287,9 +1300,6 @@ int bb_config_check_field(struct bb_config *cfg, char *field, size_t flen,
 	    cfg->bio_layout >= BB_LAYOUT__COUNT ||
 	    cfg->model >= BB_MODEL__COUNT || cfg->nop_kind >= BB_NOP__COUNT)
 		return check_fail(field, flen, err, errlen, "", "invalid enum value in the configuration");
-	if (cfg->runtime_ns == 0 && cfg->number_ios == 0)
-		return check_fail(field, flen, err, errlen, "",
-				  "--runtime and --number-ios are both 0: set one of them so the run ends");
 	if (cfg->size && cfg->size < cfg->bs) {
 		fmt_size(a, sizeof(a), cfg->size);
 		fmt_size(b, sizeof(b), cfg->bs);
@@ -1325,6 +1335,19 @@ int bb_config_check_field(struct bb_config *cfg, char *field, size_t flen,
 	if (cfg->model == BB_MODEL_NONE && cfg->cold_bios)
 		return check_fail(field, flen, err, errlen, "cold_bios",
 				  "--cold-bios evicts the model's bios and needs --model bio (with --model none there is no bio)");
+	if (cfg->vectored && cfg->fixedbufs)
+		return check_fail(field, flen, err, errlen, "vectored",
+				  "READV/WRITEV take no registered buffer: give --fixedbufs=0 with --vectored (t/io_uring -V1 issues READ_FIXED with -B1)");
+	if (cfg->vectored && cfg->model != BB_MODEL_NONE)
+		return check_fail(field, flen, err, errlen, "vectored",
+				  "vectored I/O is issued without the bio model: give --model none");
+	if (cfg->vectored && (bb_target_is_nop(cfg->target) ||
+			      cfg->engine == BB_ENGINE_URING_CMD))
+		return check_fail(field, flen, err, errlen, "vectored",
+				  "vectored I/O needs a file or a block device with --engine io_uring (nop issues NOPs; vectored NVMe passthrough is not supported)");
+	if (cfg->numa_place && cfg->ncpus)
+		return check_fail(field, flen, err, errlen, "numa_place",
+				  "--cpus already places the threads: give one of --numa-place and --cpus");
 	if (cfg->nop_kind != BB_NOP_PLAIN && !bb_target_is_nop(cfg->target))
 		return check_fail(field, flen, err, errlen, "",
 				  "--nop-kind %s applies to the nop target only (the target is %s)",

@@ -25,6 +25,8 @@ void bb_sqe_tmpl_init(struct bb_sqe_tmpl *t, const struct bb_sqe_params *p)
 	case BB_SQE_RW:
 		if (p->fixed_buf)
 			op = p->write ? IORING_OP_WRITE_FIXED : IORING_OP_READ_FIXED;
+		else if (p->vectored)
+			op = p->write ? IORING_OP_WRITEV : IORING_OP_READV;
 		else
 			op = p->write ? IORING_OP_WRITE : IORING_OP_READ;
 		io_uring_prep_rw(op, sqe, p->fd, NULL, 0, 0);

@@ -5,7 +5,9 @@
  * template: liburing's io_uring_prep_rw() with the kind's opcode, then one
  * tweak per kind (bb_sqe_tmpl_init):
  *   read/write       READ or WRITE, or READ_FIXED / WRITE_FIXED with buffer
- *                    index 0 (one registered buffer covers every slot)
+ *                    index 0 (one registered buffer covers every slot), or
+ *                    READV / WRITEV (vectored: the I/O's address is its
+ *                    slot's iovec, its length 1, as t/io_uring -V1)
  *   NOP, plain       IORING_OP_NOP, no flags (t/io_uring -N1, fio 3.33)
  *   NOP, file        IORING_OP_NOP with IORING_NOP_FILE (| FIXED_FILE) |
  *                    FIXED_BUFFER | INJECT_RESULT (current t/io_uring -N1)
@@ -60,6 +62,7 @@ struct bb_sqe_params {
 	int fd;                  /* real fd, or the fixed-file index */
 	bool fixed_file;         /* fd is an index into the registered files */
 	bool fixed_buf;          /* registered buffers */
+	bool vectored;           /* READV/WRITEV (not with fixed_buf) */
 	uint32_t len;            /* bs: the NOP file kind's injected result */
 	uint32_t nsid;           /* NVMe namespace */
 };

@@ -85,6 +85,11 @@ void bb_result_free(struct bb_result *r)
 	free(r->samples);
 	r->samples = NULL;
 	r->nsamples = 0;
+	for (unsigned i = 0; r->threads && i < r->nthreads; i++)
+		free(r->threads[i].lat);
+	free(r->threads);
+	r->threads = NULL;
+	r->nthreads = 0;
 }
 
 int bb_cpu_usage_thread(struct bb_cpu_usage *u)

@@ -5,6 +5,7 @@
 #include <biobench/tiou.h>
 
 #include <biobench/config.h>
+#include <biobench/options.h>
 
 #include <errno.h>
 #include <inttypes.h>
@@ -267,14 +268,22 @@ static int finish(struct bb_tiou *t, char *err, size_t errlen)
 {
 	t->submit = bb_min(t->batch_submit, t->depth);
 	t->complete = bb_min(t->batch_complete, t->depth);
-	t->notes &= ~(BB_TIOU_NOTE_NOP_PLAIN | BB_TIOU_NOTE_NOP_FILES);
+	t->notes &= ~(BB_TIOU_NOTE_NOP_PLAIN | BB_TIOU_NOTE_NOP_FILES |
+		      BB_TIOU_NOTE_LAT | BB_TIOU_NOTE_SEQ_SLICES);
+	if (t->stats)
+		t->notes |= BB_TIOU_NOTE_LAT;
+	if (!t->random && !t->nop && t->nfiles && t->threads > t->nfiles)
+		t->notes |= BB_TIOU_NOTE_SEQ_SLICES;
 	t->nop_kind = BB_TIOU_NOP_OFF;
 	t->nop_flags = 0;
 	if (t->nop) {
 		if (t->passthrough)
 			return bb_errf(err, errlen, -EINVAL,
 				       "-u1: NVMe passthrough and -N1 (no-op requests) do not combine; give one of them");
-		if (t->nfiles) {
+		if (t->flavor == BB_TIOU_FIO_CURRENT) {
+			if (!t->nfiles)
+				return bb_errf(err, errlen, -EINVAL,
+					       "FILE: none given: current fio's -N1 sends NOPs that carry a FILE (IORING_NOP_FILE); give one, or --flavor 3.33 for plain NOPs");
 			t->nop_kind = BB_TIOU_NOP_FILE;
 			t->nop_flags = BB_IORING_NOP_FILE |
 				       BB_IORING_NOP_INJECT_RESULT;
@@ -306,6 +315,14 @@ int bb_tiou_parse_over(int argc, char **argv, struct bb_tiou *t, char *err,
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
+		ret = bb_tiou_flavor_arg(argc, argv, i, &t->flavor, err,
+					 errlen);
+		if (ret < 0)
+			return ret;
+		if (ret) {
+			i += ret - 1;
+			continue;
+		}
 		if (a[0] == '-' && a[1] == '-' && a[2]) {
 			t->rest = i; /* biobench's own long options from here */
 			break;
@@ -354,6 +371,48 @@ int bb_tiou_parse_over(int argc, char **argv, struct bb_tiou *t, char *err,
 	return finish(t, err, errlen);
 }
 
+int bb_tiou_flavor_arg(int argc, char **argv, int i, enum bb_tiou_flavor *fl,
+		       char *err, size_t errlen)
+{
+	const char *a = argv[i], *v;
+	int used = 1;
+
+	if (strncmp(a, "--flavor", 8) || (a[8] && a[8] != '='))
+		return 0;
+	if (a[8] == '=') {
+		v = a + 9;
+	} else if (i + 1 < argc) {
+		v = argv[i + 1];
+		used = 2;
+	} else {
+		return bb_errf(err, errlen, -EINVAL,
+			       "--flavor: needs a value (3.33: Debian 12's t/io_uring, current: current fio's)");
+	}
+	if (!strcmp(v, "3.33"))
+		*fl = BB_TIOU_FIO_3_33;
+	else if (!strcmp(v, "current"))
+		*fl = BB_TIOU_FIO_CURRENT;
+	else
+		return bb_errf(err, errlen, -EINVAL,
+			       "--flavor: '%s' is not 3.33 (Debian 12's t/io_uring) or current (current fio's)",
+			       v);
+	return used;
+}
+
+int bb_tiou_set_flavor(struct bb_tiou *t, enum bb_tiou_flavor fl, char *err,
+		       size_t errlen)
+{
+	if (err && errlen)
+		err[0] = '\0';
+	t->flavor = fl;
+	return finish(t, err, errlen);
+}
+
+const char *bb_tiou_flavor_name(enum bb_tiou_flavor fl)
+{
+	return fl == BB_TIOU_FIO_CURRENT ? "current" : "3.33";
+}
+
 int bb_tiou_parse(int argc, char **argv, struct bb_tiou *t, char *err,
 		  size_t errlen)
 {
@@ -388,9 +447,13 @@ size_t bb_tiou_notes(const struct bb_tiou *t, char *buf, size_t len)
 		{ BB_TIOU_NOTE_T,
 		  "tiou: -T is not written to ./tsc-rate: biobench measures latency in nanoseconds and needs no TSC rate" },
 		{ BB_TIOU_NOTE_NOP_PLAIN,
-		  "tiou: -N1 without FILE issues plain NOPs, as fio 3.33 does (current fio needs a FILE and sends IORING_NOP_FILE NOPs)" },
+		  "tiou: -N1 issues plain NOPs and opens no FILE, as fio 3.33 does (--flavor current: NOPs carrying the FILE, as current fio)" },
 		{ BB_TIOU_NOTE_NOP_FILES,
-		  "tiou: -N1 with FILE issues NOPs that carry the file and buffer (IORING_NOP_FILE, as current fio); fio 3.33 ignores the FILE and issues plain NOPs" },
+		  "tiou: -N1 issues NOPs that carry the file and buffer (IORING_NOP_FILE, as current fio; an anonymous file stands for FILE, the kernel's work does not depend on it); fio 3.33 issues plain NOPs" },
+		{ BB_TIOU_NOTE_LAT,
+		  "tiou: -t1 measures per submit batch with biobench's clock, in nanoseconds from the first I/O on (t/io_uring counts TSC ticks unless -T gives their rate, and starts one second in)" },
+		{ BB_TIOU_NOTE_SEQ_SLICES,
+		  "tiou: -R0 with more threads than FILEs: each thread reads its own slice of its file in order (t/io_uring's threads each read the whole file from offset 0, the same blocks)" },
 	};
 	size_t n = 0;
 
@@ -412,10 +475,8 @@ size_t bb_tiou_notes(const struct bb_tiou *t, char *buf, size_t len)
 #define SZ_64M (64u << 20)
 
 int bb_tiou_to_config(const struct bb_tiou *t, struct bb_config *cfg,
-		      unsigned *unmapped, char *err, size_t errlen)
+		      char *err, size_t errlen)
 {
-	unsigned um = 0;
-
 	if (err && errlen)
 		err[0] = '\0';
 	if (t->bs % 512)
@@ -433,15 +494,25 @@ int bb_tiou_to_config(const struct bb_tiou *t, struct bb_config *cfg,
 			       "-V1: vectored NVMe passthrough (NVME_URING_CMD_IO_VEC) is not supported by biobench tiou");
 
 	if (t->nop) {
-		snprintf(cfg->target, sizeof(cfg->target), "nop");
+		bb_config_set_target(cfg, BB_TARGET_NOP_NAME);
+		cfg->nop_kind = t->nop_kind == BB_TIOU_NOP_FILE ? BB_NOP_FILE :
+								  BB_NOP_PLAIN;
 	} else {
-		if (strlen(t->files[0]) >= sizeof(cfg->target))
-			return bb_errf(err, errlen, -EINVAL,
-				       "FILE: '%.40s...' is longer than %zu bytes",
-				       t->files[0], sizeof(cfg->target) - 1);
-		snprintf(cfg->target, sizeof(cfg->target), "%s", t->files[0]);
-		cfg->direct = t->direct;
+		for (unsigned i = 0; i < t->nfiles; i++) {
+			int ret = i ? bb_config_add_target(cfg, t->files[i]) :
+				      bb_config_set_target(cfg, t->files[i]);
+
+			if (ret)
+				return bb_errf(err, errlen, -EINVAL,
+					       "FILE: '%.40s%s': the FILEs are longer than %zu bytes in all, or more than %d",
+					       t->files[i],
+					       strlen(t->files[i]) > 40 ? "..." : "",
+					       sizeof(cfg->target) - 2,
+					       BB_MAX_TARGETS);
+		}
+		cfg->nop_kind = BB_NOP_PLAIN;
 	}
+	cfg->direct = t->direct;
 	cfg->size = 0;   /* the whole file or device, as t/io_uring */
 	cfg->offset = 0;
 	cfg->rw = t->random ? BB_RW_RANDREAD : BB_RW_READ;
@@ -458,46 +529,119 @@ int bb_tiou_to_config(const struct bb_tiou *t, struct bb_config *cfg,
 	cfg->submit_batch = t->submit;
 	cfg->complete_batch = t->complete;
 	cfg->lat = t->stats ? BB_LAT_BATCH : BB_LAT_OFF;
-
-	if (t->nop_kind == BB_TIOU_NOP_FILE)
-		um |= BB_TIOU_UM_NOP_FILE;
-	if (t->nfiles > 1)
-		um |= BB_TIOU_UM_FILES;
-	if (!t->runtime_s)
-		um |= BB_TIOU_UM_UNTIL_SIGNAL;
-	if (!t->register_ring)
-		um |= BB_TIOU_UM_RING_UNREG;
-	if (t->numa_placement)
-		um |= BB_TIOU_UM_NUMA;
-	if (t->vectored && !t->fixedbufs && !t->nop)
-		um |= BB_TIOU_UM_VECTORED;
-	if (t->restriction)
-		um |= BB_TIOU_UM_RESTRICT;
-	if (unmapped)
-		*unmapped = um;
+	cfg->model = BB_MODEL_NONE;
+	cfg->register_ring = t->register_ring;
+	cfg->restrict_ring = t->restriction;
+	cfg->vectored = t->vectored && !t->fixedbufs && !t->nop;
+	cfg->numa_place = t->numa_placement;
 	return 0;
 }
 
-const char *bb_tiou_unmapped_name(unsigned bit)
+int bb_tiou_apply_options(int argc, char **argv, int first, struct bb_tiou *t,
+			  struct bb_config *cfg, char *err, size_t errlen)
 {
-	switch (bit) {
-	case BB_TIOU_UM_NOP_FILE:
-		return "-N1 with FILE (NOPs carrying IORING_NOP_FILE, _FIXED_FILE, _FIXED_BUFFER, _INJECT_RESULT)";
-	case BB_TIOU_UM_FILES:
-		return "several FILEs (spread over the threads as t/io_uring does)";
-	case BB_TIOU_UM_UNTIL_SIGNAL:
-		return "-r0 (run until interrupted)";
-	case BB_TIOU_UM_RING_UNREG:
-		return "-X0 (ring fd not registered)";
-	case BB_TIOU_UM_NUMA:
-		return "-P1 (run on the device's NUMA node)";
-	case BB_TIOU_UM_VECTORED:
-		return "-V1 (IORING_OP_READV reads)";
-	case BB_TIOU_UM_RESTRICT:
-		return "-e1 (ring restricted to t/io_uring's opcodes)";
-	default:
-		return "?";
+	enum bb_tiou_flavor fl = t->flavor;
+	unsigned want = cfg->ntargets, n = 0;
+	char **args = calloc((size_t)argc + BB_MAX_TARGETS + 3, sizeof(*args));
+	char *targets = malloc(sizeof(cfg->target));
+	bool numa = cfg->numa_place;
+	int ret = 0;
+
+	if (!args || !targets) {
+		ret = bb_errf(err, errlen, -ENOMEM, "out of memory");
+		goto out;
 	}
+	args[n++] = argv[0];
+	for (int i = first; i < argc; i++) {
+		int used = bb_tiou_flavor_arg(argc, argv, i, &fl, err, errlen);
+
+		if (used < 0) {
+			ret = used;
+			goto out;
+		}
+		if (used) {
+			i += used - 1;
+			continue;
+		}
+		args[n++] = argv[i];
+	}
+	if (fl != t->flavor) {
+		ret = bb_tiou_set_flavor(t, fl, err, errlen);
+		if (!ret)
+			ret = bb_tiou_to_config(t, cfg, err, errlen);
+		if (ret)
+			goto out;
+		want = cfg->ntargets;
+		numa = cfg->numa_place;
+	}
+	/* the line's targets, from a copy: setting them clears cfg's */
+	memcpy(targets, cfg->target, sizeof(cfg->target));
+	args[n++] = "--";
+	for (const char *p = cfg->target; p; p = bb_config_next_target(cfg, p))
+		args[n++] = targets + (p - cfg->target);
+	/* -P1 with --cpus is refused below in t/io_uring's words */
+	cfg->numa_place = false;
+	ret = bb_options_parse((int)n, args, cfg, err, errlen);
+	if (ret)
+		goto out;
+	if (cfg->ntargets != want) {
+		ret = bb_errf(err, errlen, -EINVAL,
+			      "'%s' after biobench's --options is not one of "
+			      "them nor their value: give the FILEs before the "
+			      "--options",
+			      cfg->target);
+		goto out;
+	}
+	if (numa && cfg->ncpus) {
+		ret = bb_errf(err, errlen, -EINVAL,
+			      "-P1: --cpus places the threads already: give "
+			      "one of -P1 and --cpus");
+		goto out;
+	}
+	cfg->numa_place = numa;
+out:
+	free(targets);
+	free(args);
+	return ret;
+}
+
+struct json_object *bb_tiou_options_json(const struct bb_config *cfg)
+{
+	static const char *const mapped[] = {
+		"target", "direct", "rw", "bs", "iodepth", "threads",
+		"runtime", "engine", "mode", "fixedbufs", "registerfiles",
+		"submit_batch", "complete_batch", "lat", "nop_kind", "model",
+		"register_ring", "restrict_ring", "vectored", "numa_place",
+	};
+	struct json_object *all = bb_config_to_json(cfg), *def = NULL, *out;
+	struct bb_config *d = malloc(sizeof(*d));
+	struct json_object *v, *dv;
+
+	out = json_object_new_object();
+	if (!all || !d || !out) {
+		json_object_put(out);
+		out = NULL;
+		goto done;
+	}
+	bb_config_default(d);
+	def = bb_config_to_json(d);
+	for (size_t i = 0; i < bb_array_size(mapped); i++)
+		if (json_object_object_get_ex(all, mapped[i], &v))
+			json_object_object_add(out, mapped[i],
+					       json_object_get(v));
+	json_object_object_foreach(all, key, val) {
+		if (json_object_object_get_ex(out, key, NULL))
+			continue;
+		if (def && json_object_object_get_ex(def, key, &dv) &&
+		    json_object_equal(dv, val))
+			continue;
+		json_object_object_add(out, key, json_object_get(val));
+	}
+done:
+	json_object_put(def);
+	json_object_put(all);
+	free(d);
+	return out;
 }
 
 /* ------------------------------------------------------------------ */

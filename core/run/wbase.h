@@ -76,6 +76,7 @@ struct bb_wbase {
 	char *bufs;
 	size_t bufs_len;
 	size_t slot_stride;
+	struct iovec *iovs;    /* vectored: one iovec per slot (its buffer) */
 	/* files */
 	struct bb_wfile files[BB_MAX_TARGETS_PER_THREAD];
 	unsigned nfiles;
@@ -117,9 +118,12 @@ struct bb_wbase {
 /* Set up everything but the bio model: files and their regions, offsets,
  * verify state, the inject_ns calibration, the ring (sized by
  * bb_worker_ring_sizes for iodepth I/Os of up to pieces requests each,
- * SQE128|CQE32 for passthrough), registered ring fd, files and
- * buffers, the slots, the SQE templates (and, for --nop-kind file, one
- * NOP to check that the kernel takes its flags), the latency histograms.
+ * SQE128|CQE32 for passthrough; started disabled and restricted to the
+ * run's opcodes with restrict_ring), registered ring fd (register_ring),
+ * files and buffers, the slots (and their iovecs when vectored), the SQE
+ * templates (and, for --nop-kind file, one NOP to check that the kernel
+ * takes its flags), the latency histograms; the thread's tid and ring
+ * sizes into its result.
  * 0 or -errno with the message in b->fatal_msg. */
 int bb_wbase_init(struct bb_wbase *b, struct bb_worker_args *a,
 		  unsigned pieces);

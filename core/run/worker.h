@@ -31,8 +31,11 @@
 	((depth) * (pieces) + 2u * 256u + 64u)
 
 /* SQ and CQ sizes of a worker's ring for iodepth I/Os of up to pieces
- * device requests each (used by setup_ring in path/worker.c, counted by
- * the estimate). */
+ * device requests each (used by setup_ring in run/wsetup.c, counted by
+ * the estimate): the SQ holds iodepth entries, the CQ every request in
+ * flight (iodepth x pieces), each rounded up to a power of two.  Whole
+ * I/Os (pieces 1) get the ring t/io_uring sets up (its sq_ring = cq_ring
+ * = iodepth rounded up); split ones an SQ of at least 8. */
 static inline void bb_worker_ring_sizes(unsigned iodepth, unsigned pieces,
 					unsigned *sq, unsigned *cq)
 {
@@ -40,10 +43,10 @@ static inline void bb_worker_ring_sizes(unsigned iodepth, unsigned pieces,
 
 	while (e < iodepth)
 		e <<= 1;
-	if (e < 8)
+	if (e < 8 && pieces > 1)
 		e = 8;
 	c = e;
-	while (c < (uint64_t)iodepth * pieces * 2 && c < 65536)
+	while (c < (uint64_t)iodepth * pieces && c < 65536)
 		c <<= 1;
 	if (e > 32768)
 		e = 32768;
@@ -85,6 +88,9 @@ struct bb_thread_result {
 	struct bb_cache_counters split_cache;
 	struct bb_split_counters split;
 	unsigned ring_flags;
+	int tid;               /* the submitter's gettid() */
+	unsigned sq_entries;   /* its ring as set up */
+	unsigned cq_entries;
 	int error;             /* -errno, 0 ok */
 	char errmsg[256];
 };
@@ -106,6 +112,7 @@ struct bb_worker_args {
 	unsigned index;       /* thread index */
 	int cpu;              /* -1: not pinned */
 	int completion_cpu;   /* -1: not pinned */
+	int numa_node;        /* numa_place: its device's node, else -1 */
 	_Atomic int *phase;   /* enum bb_phase, set by the engine */
 	_Atomic int ready;    /* worker set up and about to start */
 	_Atomic int done;     /* worker finished (incl. verify) */

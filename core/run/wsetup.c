@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 void bb_wbase_fatal(struct bb_wbase *b, int err, const char *fmt, ...)
 {
@@ -172,6 +174,8 @@ static int setup_ring(struct bb_wbase *b, unsigned pieces)
 		p.cq_entries = cq;
 		if (cfg->mode == BB_MODE_POLL)
 			p.flags |= IORING_SETUP_IOPOLL;
+		if (cfg->restrict_ring)
+			p.flags |= IORING_SETUP_R_DISABLED;
 		if (cfg->mode == BB_MODE_SQPOLL) {
 			p.flags |= IORING_SETUP_SQPOLL;
 			p.sq_thread_idle = 1000;
@@ -193,9 +197,72 @@ static int setup_ring(struct bb_wbase *b, unsigned pieces)
 		return ret;
 	}
 	b->a->res.ring_flags = p.flags;
-	if (cfg->completion != BB_COMPLETION_THREAD &&
+	b->a->res.sq_entries = b->ring.sq.ring_entries;
+	b->a->res.cq_entries = b->ring.cq.ring_entries;
+	if (cfg->register_ring && cfg->completion != BB_COMPLETION_THREAD &&
 	    cfg->mode != BB_MODE_SQPOLL)
 		io_uring_register_ring_fd(&b->ring); /* optional, like -X1 */
+	return 0;
+}
+
+/* restrict_ring: the ring was set up disabled; allow the opcodes this run
+ * issues (NOP for the nop target, the completion thread's sentinel and
+ * the NOP probe) and IOSQE_FIXED_FILE, and the unregistrations of the
+ * teardown, then enable it.  From now on the kernel checks every SQE
+ * against the set, as t/io_uring -e1. */
+static int restrict_ring(struct bb_wbase *b)
+{
+	const struct bb_config *cfg = b->cfg;
+	struct io_uring_restriction res[16];
+	static const uint8_t reads[] = { IORING_OP_READ, IORING_OP_READV,
+					 IORING_OP_READ_FIXED };
+	static const uint8_t writes[] = { IORING_OP_WRITE, IORING_OP_WRITEV,
+					  IORING_OP_WRITE_FIXED };
+	static const uint8_t regs[] = { IORING_UNREGISTER_FILES,
+					IORING_UNREGISTER_BUFFERS,
+					IORING_UNREGISTER_RING_FDS };
+	unsigned n = 0;
+	int ret;
+
+	memset(res, 0, sizeof(res));
+	res[n].opcode = IORING_RESTRICTION_SQE_OP;
+	res[n++].sqe_op = IORING_OP_NOP;
+	for (unsigned i = 0; i < bb_array_size(reads); i++) {
+		res[n].opcode = IORING_RESTRICTION_SQE_OP;
+		res[n++].sqe_op = reads[i];
+	}
+	for (unsigned i = 0; bb_rw_writes(cfg->rw) && i < bb_array_size(writes);
+	     i++) {
+		res[n].opcode = IORING_RESTRICTION_SQE_OP;
+		res[n++].sqe_op = writes[i];
+	}
+	if (b->nvme) {
+		res[n].opcode = IORING_RESTRICTION_SQE_OP;
+		res[n++].sqe_op = IORING_OP_URING_CMD;
+	}
+	res[n].opcode = IORING_RESTRICTION_SQE_FLAGS_ALLOWED;
+	res[n++].sqe_flags = IOSQE_FIXED_FILE;
+	for (unsigned i = 0; i < bb_array_size(regs); i++) {
+		res[n].opcode = IORING_RESTRICTION_REGISTER_OP;
+		res[n++].register_op = regs[i];
+	}
+	/* Debian's liburing 2.3 declares io_uring_register_restrictions()
+	 * and io_uring_enable_rings() but does not export them: the
+	 * register call itself */
+	ret = io_uring_register(b->ring.ring_fd, IORING_REGISTER_RESTRICTIONS,
+				res, n);
+	if (ret) {
+		bb_wbase_fatal(b, ret, "--restrict-ring: registering the "
+			       "restrictions: %s", strerror(-ret));
+		return ret;
+	}
+	ret = io_uring_register(b->ring.ring_fd, IORING_REGISTER_ENABLE_RINGS,
+				NULL, 0);
+	if (ret) {
+		bb_wbase_fatal(b, ret, "--restrict-ring: enabling the ring: %s",
+			       strerror(-ret));
+		return ret;
+	}
 	return 0;
 }
 
@@ -290,6 +357,18 @@ static int setup_buffers(struct bb_wbase *b, bool reg)
 		b->free[i] = &b->slots[b->depth - 1 - i];
 	}
 	b->nfree = b->depth;
+	if (cfg->vectored) {
+		b->iovs = calloc(b->depth, sizeof(*b->iovs));
+		if (!b->iovs) {
+			bb_wbase_fatal(b, -ENOMEM, "out of memory for %u iovecs",
+				       b->depth);
+			return -ENOMEM;
+		}
+		for (unsigned i = 0; i < b->depth; i++) {
+			b->iovs[i].iov_base = b->slots[i].buf;
+			b->iovs[i].iov_len = cfg->bs;
+		}
+	}
 	if (!reg)
 		return 0;
 	if (b->nvme) {
@@ -399,6 +478,7 @@ int bb_wbase_init(struct bb_wbase *b, struct bb_worker_args *a,
 	b->cfg = cfg;
 	b->a = a;
 	b->ring.ring_fd = -1;
+	a->res.tid = (int)syscall(SYS_gettid);
 	b->depth = cfg->iodepth;
 	b->bs = cfg->bs;
 	b->nvme = kind == BB_SQE_NVME_CMD;
@@ -442,6 +522,11 @@ int bb_wbase_init(struct bb_wbase *b, struct bb_worker_args *a,
 	ret = setup_buffers(b, uses_buf);
 	if (ret)
 		return ret;
+	if (cfg->restrict_ring) {
+		ret = restrict_ring(b);
+		if (ret)
+			return ret;
+	}
 	for (unsigned i = 0; i < b->nfiles; i++) {
 		for (unsigned d = 0; d < 2; d++) {
 			struct bb_sqe_params p = {
@@ -452,6 +537,7 @@ int bb_wbase_init(struct bb_wbase *b, struct bb_worker_args *a,
 							    b->files[i].t->fd,
 				.fixed_file = b->files_registered,
 				.fixed_buf = uses_buf,
+				.vectored = cfg->vectored,
 				.len = cfg->bs,
 				.nsid = b->files[i].t->nvme.nsid,
 			};
@@ -500,6 +586,8 @@ void bb_wbase_exit(struct bb_wbase *b)
 	b->bufs = NULL;
 	free(b->slots);
 	free(b->free);
+	free(b->iovs);
+	b->iovs = NULL;
 	for (unsigned i = 0; i < b->nfiles; i++) {
 		free(b->files[i].gens);
 		free(b->files[i].busy);

@@ -374,17 +374,22 @@ static int bb_jobs_target_type(const struct bb_job *job,
 	struct stat st;
 	const char *type;
 
-	if (bb_target_is_nop(job->target) || stat(job->target, &st))
-		return 0;
-	if (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode))
-		return 0;
-	type = S_ISFIFO(st.st_mode) ? "FIFO (named pipe)" :
-	       S_ISSOCK(st.st_mode) ? "socket" :
-	       S_ISDIR(st.st_mode)  ? "directory" : "special file";
-	bb_jobs_invalid(rs, "target", "target %s is a %s: a target is nop, a "
-			"regular file or a block device (or /dev/ngXnY with "
-			"\"engine\": \"uring_cmd\")", job->target, type);
-	return -EINVAL;
+	for (const char *p = job->target; p; p = bb_job_next_target(job, p)) {
+		if (bb_target_is_nop(p) || stat(p, &st))
+			continue;
+		if (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode) ||
+		    S_ISCHR(st.st_mode))
+			continue;
+		type = S_ISFIFO(st.st_mode) ? "FIFO (named pipe)" :
+		       S_ISSOCK(st.st_mode) ? "socket" :
+		       S_ISDIR(st.st_mode)  ? "directory" : "special file";
+		bb_jobs_invalid(rs, "target", "target %s is a %s: a target is "
+				"nop, a regular file or a block device (or "
+				"/dev/ngXnY with \"engine\": \"uring_cmd\")",
+				p, type);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* The bytes of the region a variant's run covers, for its verify state:
@@ -424,9 +429,13 @@ static int bb_jobs_memory(const struct bb_dconfig *cfg,
 		const struct bb_job_variant *v = &job->v[i];
 		struct bb_mem_estimate e;
 
-		bb_config_memory_estimate(&v->cfg,
-					  bb_jobs_region(job->target, &v->cfg),
-					  NULL, &e);
+		uint64_t region = 0;
+
+		/* verify state for the regions of every target */
+		for (const char *p = job->target; p;
+		     p = bb_job_next_target(job, p))
+			region += bb_jobs_region(p, &v->cfg);
+		bb_config_memory_estimate(&v->cfg, region, NULL, &e);
 		if (!bb_config_memory_check(&v->cfg, &e, cfg->max_run_memory,
 					    name, err, sizeof(err)))
 			continue;
@@ -484,9 +493,12 @@ void bb_route_jobs_post(const struct bb_route_req *r,
 	parsed = true;
 	for (unsigned i = 0; i < job->nvariants; i++)
 		write |= bb_rw_writes(job->v[i].cfg.rw);
-	why[0] = '\0';
-	if (bb_dconfig_target_allowed(r->cfg, job->target, write, why,
-				      sizeof(why))) {
+	/* every target (several files, a tiou line's FILEs) */
+	for (const char *p = job->target; p; p = bb_job_next_target(job, p)) {
+		why[0] = '\0';
+		if (!bb_dconfig_target_allowed(r->cfg, p, write, why,
+					       sizeof(why)))
+			continue;
 		bb_http_error(rs, 403, "target_not_allowed", "target", "%s",
 			      why[0] ? why : "target is not in the allow-list");
 		goto out;

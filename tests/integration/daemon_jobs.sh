@@ -31,31 +31,6 @@ allow_knobs = $LOOP nomerges read_ahead_kb
 EOF
 daemon_start || { finish; exit 1; }
 
-# api_json METHOD PATH EXPR [BODY]: one call, one field of its answer.
-api_json() { api "$1" "$2" "${4:--}"; api_get "$3"; }
-
-# wait_job ID [TIMEOUT_S]: poll until the job has ended; prints its state.
-wait_job() {
-	local id=$1 timeout=${2:-120} s
-	for _ in $(seq $((timeout * 10))); do
-		s=$(api_json GET "/api/v1/jobs/$id" 'd["state"]') || return 1
-		case $s in done | failed | cancelled | interrupted) echo "$s"; return 0 ;; esac
-		sleep 0.1
-	done
-	echo "timeout($s)"
-}
-# wait_cond ID PYEXPR [TIMEOUT_S]: poll the job document until PYEXPR on d
-# is true.
-wait_cond() {
-	local id=$1 expr=$2 timeout=${3:-60}
-	for _ in $(seq $((timeout * 10))); do
-		[ "$(api_json GET "/api/v1/jobs/$id" "bool($expr)" 2>/dev/null)" = true ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
-submit() { api_json POST /api/v1/jobs 'd["id"]' "$1"; }
-
 # --- 1. A/B on nop: bio_cache off vs all -----------------------------------
 id=$(submit '{"name":"nop cache off vs all","target":"nop",
   "workload":{"runtime":"250ms","iodepth":64},

@@ -49,3 +49,19 @@ schema = json.load(open(sys.argv[2]))
 jsonschema.validate(doc, schema)
 PY
 }
+
+# tiou_bin FIO_BUILD_DIR: fio's t/io_uring, built from Debian's fio source
+# package by bench/tiou/get-fio.sh, on stdout; skips (77) when the source
+# archive cannot be reached, fails otherwise (call as
+# TIOU=$(tiou_bin DIR) || exit $?).
+tiou_bin() {
+  local rc=0 bin
+  bin=$("$ROOT/bench/tiou/get-fio.sh" "$1") || rc=$?
+  case $rc in
+  0) ;;
+  77) skip "t/io_uring could not be built: Debian's fio source package is unreachable" >&2 ;;
+  *) echo "FAIL - bench/tiou/get-fio.sh $1 failed (exit $rc)" >&2; exit 1 ;;
+  esac
+  echo "t/io_uring: $bin (fio $(cat "$1/fio-version" 2>/dev/null))" >&2
+  echo "$bin"
+}

@@ -18,14 +18,7 @@
 source "$(dirname "$0")/lib.sh"
 FIODIR=${2:?usage: $0 path/to/tiou_lines FIO_BUILD_DIR}
 
-rc=0
-TIOU=$("$ROOT/bench/tiou/get-fio.sh" "$FIODIR") || rc=$?
-case $rc in
-0) ;;
-77) skip "t/io_uring could not be built: Debian's fio source package is unreachable" ;;
-*) fail "bench/tiou/get-fio.sh $FIODIR failed (exit $rc)"; finish; exit 1 ;;
-esac
-echo "t/io_uring: $TIOU (fio $(cat "$FIODIR/fio-version" 2>/dev/null))"
+TIOU=$(tiou_bin "$FIODIR") || exit $?
 
 f=$TMP/file
 dd if=/dev/urandom of="$f" bs=1M count=64 status=none

@@ -153,6 +153,19 @@ struct bb_config {
 				    completion path: the per-I/O CPU cost of
 				    a driver and device (0: none) */
 	enum bb_nop_kind nop_kind; /* the NOPs of the nop target */
+	bool register_ring;      /* register the ring fd (IORING_REGISTER_RING_FDS,
+				    t/io_uring -X1): inline completions only */
+	bool restrict_ring;      /* the ring starts disabled and takes only the
+				    run's opcodes and SQE flags
+				    (IORING_REGISTER_RESTRICTIONS, t/io_uring
+				    -e1) */
+	bool vectored;           /* reads and writes as READV/WRITEV of one
+				    iovec (t/io_uring -V1); needs fixedbufs
+				    off and model none */
+	bool numa_place;         /* pin each submitter to a CPU of the NUMA
+				    node of its (last) file's device
+				    (t/io_uring -P1); not with cpus, no effect
+				    on a single-node host */
 
 	/* model */
 	enum bb_model model;
@@ -171,7 +184,8 @@ struct bb_config {
 
 /* The defaults: nop target (plain NOPs), randread, bs 4k, iodepth 128,
  * runtime 5s, 1 thread, io_uring engine, irq mode, fixedbufs and
- * registerfiles on, batches 32/32, the bio model with bio_cache all,
+ * registerfiles on, batches 32/32, registered ring fd, no restrictions,
+ * no vectored I/O, no NUMA placement, the bio model with bio_cache all,
  * split_check iter, bio_layout vec_early, completion auto, latency per
  * batch. */
 void bb_config_default(struct bb_config *cfg);
@@ -261,6 +275,10 @@ uint64_t bb_host_memory_budget(void);
  * lower (MemTotal, memory.max); 0 when unknown. */
 uint64_t bb_host_memory_total(void);
 
+/* NUMA nodes online on this host (/sys/devices/system/node/online; 1
+ * when unknown). */
+unsigned bb_host_numa_nodes(void);
+
 /* The targets of a config: set one (replacing the list), or append one
  * (up to BB_MAX_TARGETS, all within sizeof(cfg->target) bytes).  0 or
  * -EINVAL (empty path) / -E2BIG (too many or too long). */
@@ -271,6 +289,11 @@ int bb_config_add_target(struct bb_config *cfg, const char *path);
  * bb_config_next_target(cfg, p), NULL after the last. */
 const char *bb_config_next_target(const struct bb_config *cfg,
 				  const char *p);
+
+/* The same on any list of that form (n paths, NUL-terminated one after
+ * the other in list[0..len)): a job's targets. */
+const char *bb_targets_next(const char *list, size_t len, unsigned n,
+			    const char *p);
 
 /* t/io_uring's spread of nfiles files over nthreads submitter threads:
  * with at least as many threads as files each file gets nthreads/nfiles

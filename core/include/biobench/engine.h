@@ -28,4 +28,23 @@ int bb_run_cancellable(const struct bb_config *cfg, struct bb_result *r,
 		       bb_sample_cb cb, void *cb_arg,
 		       const _Atomic bool *cancel, char *err, size_t errlen);
 
+/* Called once, from the thread that called bb_run_hooked, when every
+ * submitter is set up (their I/O may have begun): thread i's tid, ring
+ * sizes, NUMA node, CPU and files (t[i].lat and t[i].ios unset). */
+typedef void (*bb_started_cb)(const struct bb_config *cfg,
+			      const struct bb_thread_info *t, unsigned n,
+			      void *arg);
+
+/* What a caller hooks into a run (every member may be NULL). */
+struct bb_run_hooks {
+	bb_sample_cb sample;   /* once a second */
+	bb_started_cb started; /* once, when the threads are set up */
+	void *arg;             /* for both */
+	const _Atomic bool *cancel; /* as bb_run_cancellable */
+};
+
+/* bb_run_cancellable with the hooks of h (NULL: none). */
+int bb_run_hooked(const struct bb_config *cfg, struct bb_result *r,
+		  const struct bb_run_hooks *h, char *err, size_t errlen);
+
 #endif

@@ -15,6 +15,24 @@
  *    "quiescence": {"mode": "wait", "max_busy": 10, "max_wait": "1s",
  *                   "exclude_disturbed": false}}
  *
+ * "target" is one path, or an array of them: several files or block
+ * devices that the threads share as t/io_uring spreads its FILEs (a job
+ * with several targets sets no sysfs knobs).
+ *
+ * "tiou": a fio t/io_uring command line gives the workload instead of (or
+ * under) "workload": {"tiou": "-p0 -d128 -b4096 -s1 -c1 /dev/nvme0n1"}.
+ * It is parsed with t/io_uring's rules and mapped onto the run options
+ * (tiou.h: model none, -r as runtime, ...); biobench's long options may
+ * follow its FILE ("... /dev/nvme0n1 --bio-cache off"); the workload's
+ * fields then apply on top.  Its FILE is the target ("nop" for -N1), and
+ * "target" may be left out (given, it must be the same).  A variant's own
+ * "tiou" is layered on the job's line (bb_tiou_parse_over: "-s32 -c32"
+ * changes those two), then the workload's fields, then the variant's
+ * others; it keeps the job's target.  The normalized document holds each
+ * line as {"line": "...", "options": {what it became}} (accepted back;
+ * "options" must then be what the line becomes).  t/io_uring's default
+ * -r0 runs until interrupted, which a job cannot: give -rN or a runtime.
+ *
  * "aa": true makes an A/A job (calibration): "variants" holds one variant
  * or is left out (the workload alone), and the job runs it twice, as A and
  * as its copy A2, so that any verdict other than no change or inconclusive
@@ -23,7 +41,7 @@
  *
  * Variant keys: any run option by its JSON name (bio_cache, split_check,
  * bio_layout, completion, inject_ns, iodepth, bs, mode, ...; not
- * "target"), plus sysfs knobs either as "sysfs.<knob>": value or as
+ * "target"), "tiou" (above), plus sysfs knobs either as "sysfs.<knob>": value or as
  * "sysfs": {"<knob>": value}.  A knob is a file of the target's queue
  * directory (/sys/dev/block/MAJ:MIN/queue/<knob>, the whole disk for a
  * partition); its name is [a-z0-9_]{1,63}.  Variants are named by
@@ -89,7 +107,11 @@ struct bb_job_variant {
 
 struct bb_job {
 	char name[128];
-	char target[PATH_MAX];
+	char target[PATH_MAX];   /* the first target; with ntargets > 1 the
+				    others follow it, each NUL-terminated
+				    (bb_job_next_target), as in struct
+				    bb_config */
+	unsigned ntargets;
 	unsigned nvariants;
 	struct bb_job_variant v[BB_JOB_MAX_VARIANTS];
 	unsigned repeat;      /* measured rounds (one run per variant each) */
@@ -111,7 +133,8 @@ struct bb_job {
 				     a false positive */
 	struct json_object *spec; /* the normalized document: every field
 				     present with its default filled in
-				     (name, target, workload, variants,
+				     (name, target, tiou when given,
+				     workload, variants,
 				     repeat, warmup, max_repeat, order, seed,
 				     metric, min_effect, confidence,
 				     multiple, quiescence, aa: in this
@@ -137,6 +160,7 @@ struct bb_job_errors {
  *
  * Messages are "path: what is wrong" with path as in field[]:
  *   name: required (a short title of the job)
+ *   tiou: -d: '0' is out of range 1..32768 (queue depth)
  *   repeat: 0 is out of range 2..1000
  *   workload.bogus: unknown field (a run option; see biobench run --help)
  *   workload.target: not allowed here: target is a top-level field ...
@@ -165,6 +189,15 @@ int bb_job_parse_string(struct bb_job *job, const char *text, size_t len,
 
 /* Free what a successful parse holds (the spec); harmless twice. */
 void bb_job_free(struct bb_job *job);
+
+/* The job's targets: job->target, then the next after p (NULL after the
+ * last). */
+static inline const char *bb_job_next_target(const struct bb_job *job,
+					     const char *p)
+{
+	return bb_targets_next(job->target, sizeof(job->target),
+			       job->ntargets, p);
+}
 
 /* One run of the plan. */
 struct bb_job_step {

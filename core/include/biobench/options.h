@@ -62,7 +62,7 @@ int bb_option_from_json(struct bb_config *cfg, const char *path,
 
 /* Cross-field checks (bs multiple of 512 and of the logical block size,
  * iodepth 1..65536, threads <= BB_MAX_THREADS, batches clamped to iodepth,
- * rwmixread 0..100, number_ios or runtime set, poll + thread completion
+ * rwmixread 0..100, poll + thread completion
  * refused, ...).  Returns 0 or -EINVAL with a message naming the option as
  * on the command line ("--bs: 3000 is not a multiple of 512"). */
 int bb_config_check(struct bb_config *cfg, char *err, size_t errlen);

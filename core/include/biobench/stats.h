@@ -152,6 +152,23 @@ static inline int bb_poll_verified(const struct bb_config *cfg,
 	return c->count == 0 || c->count * 20 < dev_requests;
 }
 
+/* One submitter thread of a run, as it was set up (the engine's started
+ * hook) and as it ended (struct bb_result). */
+struct bb_thread_info {
+	int tid;             /* the submitter's gettid() */
+	unsigned sq_entries; /* its ring, as the kernel set it up */
+	unsigned cq_entries;
+	int numa_node;       /* with numa_place: the NUMA node of its (last)
+				file's device (-1: unknown); else -1 */
+	int cpu;             /* the CPU it was pinned to, -1: not pinned */
+	unsigned nfiles;     /* its files (bb_spread_targets) */
+	unsigned last_file;  /* the index of its last file in the target list */
+	uint64_t ios;        /* parent I/Os it completed (measured interval) */
+	struct bb_hist *lat; /* its own latency histogram; NULL when latency
+				is off (in a struct bb_result; always NULL in
+				the started hook) */
+};
+
 /* The result of one run. */
 struct bb_result {
 	uint64_t start_unix_ms;
@@ -184,6 +201,10 @@ struct bb_result {
 	uint64_t ctxsw_involuntary;
 	struct bb_sample *samples; /* per second, malloc'd */
 	unsigned nsamples;
+	struct bb_thread_info *threads; /* per submitter thread, malloc'd
+					   (their histograms too); NULL when
+					   no thread started */
+	unsigned nthreads;
 	char error[256];           /* non-empty if the run failed */
 };
 
@@ -198,6 +219,7 @@ static inline double bb_result_iops(const struct bb_result *r)
 			      : 0.0;
 }
 
+/* Free what a result holds (samples, threads); harmless twice. */
 void bb_result_free(struct bb_result *r);
 
 /* CPU time of the calling thread (RUSAGE_THREAD). */

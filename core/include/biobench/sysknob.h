@@ -6,6 +6,8 @@
 #ifndef BB_SYSKNOB_H
 #define BB_SYSKNOB_H
 
+#include <biobench/config.h>
+
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -172,5 +174,20 @@ int bb_devlock_take_dev(struct bb_devlock *l, unsigned major,
 			const char *what, char *err, size_t errlen);
 /* Release (the file stays: removing it would race with a new holder). */
 void bb_devlock_release(struct bb_devlock *l);
+
+/* The locks of every device of a target list (n paths one after the
+ * other, each NUL-terminated, as struct bb_config's and struct bb_job's
+ * target), each device once (two files on one filesystem, two partitions
+ * of one disk share a lock).  Start from { 0 }; 0, or -ENOMEM, or the
+ * first failure of bb_devlock_take with those already taken released.
+ * bb_devlocks_release() releases and frees (harmless twice). */
+struct bb_devlocks {
+	struct bb_devlock *l; /* n of them, malloc'd */
+	unsigned n;
+};
+int bb_devlocks_take(struct bb_devlocks *ls, const char *list, size_t len,
+		     unsigned n, const char *program, const char *what,
+		     char *err, size_t errlen);
+void bb_devlocks_release(struct bb_devlocks *ls);
 
 #endif

@@ -9,9 +9,11 @@
  *  - bb_tiou_parse(): t/io_uring's options with t/io_uring's meaning,
  *    defaults and parsing rules (fio 3.33, Debian 12's fio, and current
  *    fio: the union of both option sets), into struct bb_tiou;
- *  - bb_tiou_to_config(): the mapping onto biobench's run configuration,
- *    as far as struct bb_config can say it, and a BB_TIOU_UM_* set of what
- *    it cannot say yet (the engine reads those from struct bb_tiou);
+ *  - bb_tiou_to_config(): the mapping onto biobench's run configuration:
+ *    every option t/io_uring has is a run option of the engine, or is
+ *    refused with one line saying why; biobench's own long options
+ *    follow the line (bb_tiou_apply_options), and bb_tiou_options_json()
+ *    says what a line became (a job's normalized document);
  *  - bb_tiou_fmt_*(): t/io_uring's output lines, byte for byte.
  *
  * t/io_uring's parsing rules (t/io_uring.c, main()):
@@ -26,8 +28,10 @@
  *  - -N1 still opens the FILEs in current fio and issues IORING_OP_NOP
  *    carrying the file and buffer (IORING_NOP_FILE, _FIXED_FILE with -F1,
  *    _FIXED_BUFFER with -B1, _INJECT_RESULT with len = -b); fio 3.33
- *    issues plain NOPs and needs no FILE.  Here: -N1 with FILEs is
- *    current fio's kind, -N1 without FILE is fio 3.33's plain kind.
+ *    issues plain NOPs and needs no FILE (it ignores any).  Here the
+ *    flavor decides, as it decides the output lines: fio 3.33 (the
+ *    default, Debian's binary) plain NOPs, --flavor current the file
+ *    kind (a FILE is then required).
  *  - -p1 asks for IORING_SETUP_IOPOLL, except in NOP mode.
  *  - -h (and -?) print the usage; t/io_uring also prints the usage (and
  *    exits 0) on an unknown option, where biobench refuses it.
@@ -45,6 +49,7 @@
 
 struct bb_config;
 struct bb_hist;
+struct json_object;
 
 #define BB_TIOU_MAX_THREADS 64           /* = BB_MAX_THREADS */
 #define BB_TIOU_MAX_FILES_PER_THREAD 16  /* t/io_uring's MAX_FDS */
@@ -63,32 +68,31 @@ struct bb_hist;
 #define BB_IORING_NOP_FIXED_FILE (1u << 2)
 #define BB_IORING_NOP_FIXED_BUFFER (1u << 3)
 
+/* The t/io_uring release emulated: its two startup lines differ, and so
+ * does its -N1 (tiou.h's head). */
+enum bb_tiou_flavor {
+	BB_TIOU_FIO_3_33 = 0, /* Debian 12's fio (the default): "file=%s,
+				 node=%d" and "fixedbufs=%d/%d" (fixed
+				 buffers / -D); -N1 plain NOPs, no FILE */
+	BB_TIOU_FIO_CURRENT,  /* current fio: "file=%s, nfiles=%d, node=%d"
+				 and "fixedbufs=%d"; -N1 NOPs carrying the
+				 FILE (IORING_NOP_FILE...) */
+};
+
 enum bb_tiou_nop_kind {
 	BB_TIOU_NOP_OFF = 0, /* -N0: reads */
-	BB_TIOU_NOP_PLAIN,   /* -N1 without FILE: fio 3.33's bare NOP */
-	BB_TIOU_NOP_FILE,    /* -N1 FILE...: current fio's NOP, nop_flags */
+	BB_TIOU_NOP_PLAIN,   /* -N1, fio 3.33: the bare NOP */
+	BB_TIOU_NOP_FILE,    /* -N1 FILE..., current fio: nop_flags */
 };
 
 /* Notes bb_tiou_parse() leaves for the user (bb_tiou_notes()). */
 enum {
 	BB_TIOU_NOTE_D = 1u << 0,          /* -D given: ignored */
 	BB_TIOU_NOTE_T = 1u << 1,          /* -T given: not saved to ./tsc-rate */
-	BB_TIOU_NOTE_NOP_PLAIN = 1u << 2,  /* -N1 without FILE */
-	BB_TIOU_NOTE_NOP_FILES = 1u << 3,  /* -N1 with FILEs */
-};
-
-/* What bb_tiou_to_config() could not express in struct bb_config: the
- * engine honours these from struct bb_tiou once it can (bit names in
- * bb_tiou_unmapped_name()). */
-enum {
-	BB_TIOU_UM_NOP_FILE = 1u << 0,     /* nop_kind FILE, nop_flags */
-	BB_TIOU_UM_FILES = 1u << 1,        /* more than one FILE (thread_files) */
-	BB_TIOU_UM_UNTIL_SIGNAL = 1u << 2, /* -r0: run until interrupted */
-	BB_TIOU_UM_RING_UNREG = 1u << 3,   /* -X0: ring fd not registered */
-	BB_TIOU_UM_NUMA = 1u << 4,         /* -P1: place on the device's node */
-	BB_TIOU_UM_VECTORED = 1u << 5,     /* -V1 without -B1: IORING_OP_READV */
-	BB_TIOU_UM_RESTRICT = 1u << 6,     /* -e1: R_DISABLED + restrictions */
-	BB_TIOU_UM__COUNT = 7
+	BB_TIOU_NOTE_NOP_PLAIN = 1u << 2,  /* -N1, fio 3.33: plain NOPs */
+	BB_TIOU_NOTE_NOP_FILES = 1u << 3,  /* -N1, current fio: file NOPs */
+	BB_TIOU_NOTE_LAT = 1u << 4,        /* -t1: biobench's clock, in ns */
+	BB_TIOU_NOTE_SEQ_SLICES = 1u << 5, /* -R0, threads sharing a file */
 };
 
 struct bb_tiou {
@@ -114,6 +118,8 @@ struct bb_tiou {
 	bool passthrough;        /* -u [0] NVMe passthrough (uring_cmd) */
 	bool dma_map;            /* -D [0] fio 3.33 only: accepted, ignored */
 
+	enum bb_tiou_flavor flavor; /* --flavor [3.33] (biobench's) */
+
 	/* derived after the options (as t/io_uring does after getopt) */
 	unsigned submit;         /* min(batch_submit, depth) */
 	unsigned complete;       /* min(batch_complete, depth) */
@@ -132,7 +138,9 @@ struct bb_tiou {
 	uint8_t thread_nfiles[BB_TIOU_MAX_THREADS];
 
 	/* argv[rest..argc) are biobench's own long options: the first word
-	 * "--name..." and all after it (argc when there are none) */
+	 * "--name..." other than --flavor and all after it (argc when there
+	 * are none; a --flavor among them is the caller's:
+	 * bb_tiou_flavor_arg) */
 	int rest;
 	unsigned notes;          /* BB_TIOU_NOTE_* */
 };
@@ -142,13 +150,16 @@ void bb_tiou_default(struct bb_tiou *t);
 
 /* Parse a t/io_uring command line: argv[0] is the program or subcommand
  * name, then t/io_uring's options and FILEs in any order, "--" ending the
- * options, and from the first "--name" word on biobench's own long options
- * (left for bb_options_parse: t->rest).  Starts from bb_tiou_default().
+ * options, "--flavor 3.33|current" (or "--flavor=...") anywhere before
+ * the rest, and from the first other "--name" word on biobench's own long
+ * options (left for bb_options_parse: t->rest).  Starts from
+ * bb_tiou_default().
  * Returns 0, 1 if -h or -? was given (nothing else done), or -EINVAL with a
  * one-line message in err naming the option and what is allowed.  Refused:
  * -a1 (libaio), -S1 (preadv2), -H (hugetlbfs), unknown options, values
- * that are not decimal integers or out of range, no FILE without -N1, more
- * than 16 files on one thread, -N1 with -u1. */
+ * that are not decimal integers or out of range, no FILE without -N1 (or
+ * with -N1 in the current flavor), more than 16 files on one thread, -N1
+ * with -u1, a --flavor that is neither 3.33 nor current. */
 int bb_tiou_parse(int argc, char **argv, struct bb_tiou *t, char *err,
 		  size_t errlen);
 
@@ -157,6 +168,21 @@ int bb_tiou_parse(int argc, char **argv, struct bb_tiou *t, char *err,
  * FILEs; the derived fields are computed again. */
 int bb_tiou_parse_over(int argc, char **argv, struct bb_tiou *t, char *err,
 		       size_t errlen);
+
+/* Whether argv[i] is --flavor: 0 when not, else the words it takes (1
+ * for "--flavor=X", 2 for "--flavor X") with *fl set, or -EINVAL with a
+ * message for a missing or unknown value.  For callers that walk the long
+ * options of t->rest. */
+int bb_tiou_flavor_arg(int argc, char **argv, int i, enum bb_tiou_flavor *fl,
+		       char *err, size_t errlen);
+
+/* Switch a parsed line to flavor fl (its -N1 NOP kind is derived again):
+ * 0 or -EINVAL as bb_tiou_parse. */
+int bb_tiou_set_flavor(struct bb_tiou *t, enum bb_tiou_flavor fl, char *err,
+		       size_t errlen);
+
+/* "3.33", "current". */
+const char *bb_tiou_flavor_name(enum bb_tiou_flavor fl);
 
 /* t/io_uring's usage text for -h (the options accepted here, with their
  * defaults and what biobench does with each). */
@@ -167,35 +193,50 @@ void bb_tiou_usage(char *buf, size_t len, const char *prog);
 size_t bb_tiou_notes(const struct bb_tiou *t, char *buf, size_t len);
 
 /* Map onto biobench's run configuration: cfg must hold the defaults
- * (bb_config_default); sets target (FILE 1, or "nop" for -N1), direct, rw
- * (randread / read), bs, iodepth, threads, runtime_ns (-r; 0 stays 0 with
- * BB_TIOU_UM_UNTIL_SIGNAL), number_ios 0, engine (uring_cmd for -u1),
- * mode (poll for -p1 unless -N1, else irq), fixedbufs, registerfiles,
- * submit_batch, complete_batch and lat (-t1: per batch, else off).  What
- * it cannot express is returned in *unmapped (BB_TIOU_UM_*; may be NULL).
+ * (bb_config_default).  Sets target (every FILE, spread over the threads
+ * as t/io_uring spreads them; "nop" for -N1, with nop_kind file when
+ * FILEs are given, plain without), direct (-O), rw (randread / read),
+ * bs, iodepth, threads, runtime_ns (-r; 0 = until interrupted),
+ * number_ios 0, size and offset 0 (the whole file or device), engine
+ * (uring_cmd for -u1), mode (poll for -p1 unless -N1, else irq),
+ * fixedbufs, registerfiles, submit_batch, complete_batch, lat (-t1: per
+ * batch, else off), model none (t/io_uring has no bio model),
+ * register_ring (-X), restrict_ring (-e), vectored (-V1 with -B0 and not
+ * -N1: t/io_uring issues READ_FIXED with -B1) and numa_place (-P).
  * Returns 0 or -EINVAL naming the t/io_uring option, for what biobench
  * cannot run: -b not a multiple of 512 or above 64 MiB, -p1 with -O0 on
- * reads (the kernel refuses polled buffered reads), -V1 with -u1 (vectored
- * passthrough).  bb_config_check() is left to the caller (after biobench's
- * own options). */
+ * reads (the kernel refuses polled buffered reads), -V1 with -u1
+ * (vectored passthrough).  (-a1, -S1 and -H are refused by the parser.)
+ * bb_config_check() is left to the caller (after biobench's own
+ * options). */
 int bb_tiou_to_config(const struct bb_tiou *t, struct bb_config *cfg,
-		      unsigned *unmapped, char *err, size_t errlen);
+		      char *err, size_t errlen);
 
-/* "-N1 with FILE (IORING_NOP_FILE...)" etc. for a BB_TIOU_UM_* bit. */
-const char *bb_tiou_unmapped_name(unsigned bit);
+/* biobench's long options of a line, argv[first..argc) (t->rest for the
+ * line t was parsed from), on cfg, which holds bb_tiou_to_config()'s
+ * mapping of t: a --flavor among them switches t (bb_tiou_set_flavor)
+ * and maps it again, the others go through bb_options_parse() with the
+ * line's targets, so bb_config_check() is applied.  -P1 with --cpus is
+ * refused in t/io_uring's words, as is a word that is neither an option
+ * nor its value (a FILE after the options).  0, 1 when --help is among
+ * them, or -EINVAL / -ENOMEM with the message. */
+int bb_tiou_apply_options(int argc, char **argv, int first, struct bb_tiou *t,
+			  struct bb_config *cfg, char *err, size_t errlen);
+
+/* The run options a configuration made from a line holds, as a JSON
+ * object of run option fields (bb_config_to_json's names): the ones
+ * bb_tiou_to_config sets (target, direct, rw, bs, iodepth, threads,
+ * runtime, engine, mode, fixedbufs, registerfiles, submit_batch,
+ * complete_batch, lat, nop_kind, model, register_ring, restrict_ring,
+ * vectored, numa_place) and every other one that differs from the
+ * defaults (what the line's long options set).  NULL when out of
+ * memory. */
+struct json_object *bb_tiou_options_json(const struct bb_config *cfg);
 
 /* ------------------------------------------------------------------ */
 /* Output lines, byte-compatible with t/io_uring's printf()s.  Each writes
  * one or more complete lines ('\n'-terminated) into buf like snprintf
  * (returns the length it needed; the output is cut at len - 1). */
-
-/* The two startup lines differ between fio releases. */
-enum bb_tiou_flavor {
-	BB_TIOU_FIO_3_33 = 0, /* Debian 12's fio: "file=%s, node=%d" and
-				 "fixedbufs=%d/%d" (fixed buffers / -D) */
-	BB_TIOU_FIO_CURRENT,  /* current fio: "file=%s, nfiles=%d, node=%d"
-				 and "fixedbufs=%d" */
-};
 
 /* "submitter=0, tid=1234, file=/mnt/f, node=-1" (3.33) or "...,
  * file=/mnt/f, nfiles=1, node=-1" (current): one per thread; file is the

@@ -260,7 +260,14 @@ static const struct bad_case bad_cases[] = {
 	/* target */
 	{ "{\"name\": \"t\", " GOOD_VARIANTS "}", "target", "required" },
 	{ "{\"name\": \"t\", \"target\": [], " GOOD_VARIANTS "}", "target",
+	  "expected a path, or an array of 1..64 paths (got 0)" },
+	{ "{\"name\": \"t\", \"target\": [\"/a\", 5], " GOOD_VARIANTS "}", "target[1]",
 	  "expected a string" },
+	{ "{\"name\": \"t\", \"target\": [\"/a\", \"nop\"], " GOOD_VARIANTS "}", "target",
+	  "nop is one target of its own" },
+	{ "{\"name\": \"t\", \"target\": [\"/a\", \"/b\"], "
+	  "\"variants\": {\"A\": {}, \"B\": {\"sysfs.nomerges\": 2}}}", "variants.B.sysfs.nomerges",
+	  "a job with 2 targets sets no queue knobs" },
 	{ GOOD_HEAD "\"workload\": {\"target\": \"/dev/sda\"}, " GOOD_VARIANTS "}",
 	  "workload.target", "not allowed here" },
 	{ GOOD_HEAD V_B("{\"target\": \"/dev/sda\"}"), "variants.B.target",
@@ -721,6 +728,211 @@ static void test_round_trip(void **state)
 }
 
 /* ------------------------------------------------------------------ */
+/* t/io_uring lines ("tiou") */
+
+#define TF "/tmp/bb-test-jobspec-tiou"
+
+/* The error on field: its message contains want. */
+static void assert_error(const struct bb_job_errors *e, const char *field,
+			 const char *want)
+{
+	int i = find_error(e, field);
+
+	if (i < 0 || !strstr(e->msg[i], want)) {
+		dump_errors(e);
+		fail_msg("no error on '%s' with '%s'", field, want);
+	}
+}
+
+static void test_tiou_job(void **state)
+{
+	struct bb_job *job = job_new(), *again = job_new();
+	struct bb_job_errors errs;
+	struct json_object *t, *o, *v;
+	const struct bb_config *a, *b, *c;
+	int ret;
+
+	(void)state;
+	ret = parse(job, "{\"name\": \"t\", \"tiou\": \"t/io_uring -p0 -d128 -b4096 -s1 -c1 -F1 -B1 -R1 -X1 -n1 " TF " --bio-cache off\","
+			 " \"workload\": {\"runtime\": \"1s\"},"
+			 " \"variants\": {\"A\": {}, \"B\": {\"tiou\": \"-s32 -c32 -X0\"},"
+			 " \"C\": {\"tiou\": \"-d16\", \"model\": \"bio\"}}}", &errs);
+	if (ret)
+		dump_errors(&errs);
+	assert_int_equal(ret, 0);
+	/* the target is the line's FILE */
+	assert_string_equal(job->target, TF);
+	a = &job->v[0].cfg;
+	b = &job->v[1].cfg;
+	c = &job->v[2].cfg;
+	assert_string_equal(a->target, TF);
+	assert_int_equal(a->mode, BB_MODE_IRQ);
+	assert_int_equal(a->iodepth, 128);
+	assert_int_equal(a->submit_batch, 1);
+	assert_int_equal(a->complete_batch, 1);
+	assert_int_equal(a->model, BB_MODEL_NONE);
+	assert_int_equal(a->bio_cache, BB_CACHE_OFF); /* the line's option */
+	assert_int_equal(a->runtime_ns, 1000000000ull); /* the workload's */
+	assert_true(a->register_ring);
+	/* B: the line layered on the job's, the workload again on top */
+	assert_int_equal(b->submit_batch, 32);
+	assert_int_equal(b->complete_batch, 32);
+	assert_false(b->register_ring);
+	assert_int_equal(b->iodepth, 128);
+	assert_int_equal(b->bio_cache, BB_CACHE_OFF);
+	assert_int_equal(b->runtime_ns, 1000000000ull);
+	assert_string_equal(b->target, TF);
+	/* C: its line, then its own field */
+	assert_int_equal(c->iodepth, 16);
+	assert_int_equal(c->submit_batch, 1);
+	assert_int_equal(c->model, BB_MODEL_BIO);
+	/* the normalized document: the options each line became */
+	assert_true(json_object_object_get_ex(job->spec, "target", &t));
+	assert_string_equal(json_object_get_string(t), TF);
+	assert_true(json_object_object_get_ex(job->spec, "tiou", &t));
+	assert_true(json_object_is_type(t, json_type_object));
+	assert_string_equal(json_object_get_string(json_object_object_get(t, "line")),
+			    "t/io_uring -p0 -d128 -b4096 -s1 -c1 -F1 -B1 -R1 -X1 -n1 " TF " --bio-cache off");
+	o = json_object_object_get(t, "options");
+	assert_string_equal(json_object_get_string(json_object_object_get(o, "mode")), "irq");
+	assert_int_equal(json_object_get_int(json_object_object_get(o, "submit_batch")), 1);
+	assert_string_equal(json_object_get_string(json_object_object_get(o, "bio_cache")), "off");
+	assert_string_equal(json_object_get_string(json_object_object_get(o, "model")), "none");
+	v = json_object_object_get(json_object_object_get(json_object_object_get(job->spec,
+				   "variants"), "B"), "tiou");
+	assert_string_equal(json_object_get_string(json_object_object_get(v, "line")), "-s32 -c32 -X0");
+	o = json_object_object_get(v, "options");
+	assert_int_equal(json_object_get_int(json_object_object_get(o, "submit_batch")), 32);
+	assert_false(json_object_get_boolean(json_object_object_get(o, "register_ring")));
+	/* and it parses to the same job */
+	ret = parse(again, json_object_to_json_string(job->spec), &errs);
+	if (ret)
+		dump_errors(&errs);
+	assert_int_equal(ret, 0);
+	assert_same_job(job, again);
+	assert_true(json_object_equal(job->spec, again->spec));
+	bb_job_free(job);
+	bb_job_free(again);
+
+	/* target and line agree; -N1 names no target but its FILE counts */
+	assert_int_equal(parse(job, "{\"name\": \"t\", \"target\": \"" TF "\", \"tiou\": \"-p0 -r1 " TF "\", "
+				    GOOD_VARIANTS "}", &errs), 0);
+	bb_job_free(job);
+	assert_int_equal(parse(job, "{\"name\": \"t\", \"target\": \"" TF "\", \"tiou\": \"-N1 -r1 " TF "\", "
+				    GOOD_VARIANTS "}", &errs), 0);
+	assert_string_equal(job->target, "nop");
+	assert_int_equal(job->v[0].cfg.nop_kind, BB_NOP_PLAIN);
+	bb_job_free(job);
+	assert_int_equal(parse(job, "{\"name\": \"t\", \"tiou\": \"-N1 -r1 " TF " --flavor current\", "
+				    GOOD_VARIANTS "}", &errs), 0);
+	assert_int_equal(job->v[0].cfg.nop_kind, BB_NOP_FILE);
+	bb_job_free(job);
+	/* several FILEs: several targets, the normalized target an array */
+	ret = parse(job, "{\"name\": \"t\", \"tiou\": \"-p0 -r1 -n2 " TF " /tmp/other\", "
+			 GOOD_VARIANTS "}", &errs);
+	if (ret)
+		dump_errors(&errs);
+	assert_int_equal(ret, 0);
+	assert_int_equal(job->ntargets, 2);
+	assert_string_equal(job->target, TF);
+	assert_string_equal(bb_job_next_target(job, job->target), "/tmp/other");
+	assert_null(bb_job_next_target(job, bb_job_next_target(job, job->target)));
+	assert_int_equal(job->v[1].cfg.ntargets, 2);
+	assert_true(json_object_object_get_ex(job->spec, "target", &t));
+	assert_true(json_object_is_type(t, json_type_array));
+	assert_int_equal(json_object_array_length(t), 2);
+	assert_int_equal(parse(again, json_object_to_json_string(job->spec), &errs), 0);
+	assert_same_job(job, again);
+	assert_int_equal(again->ntargets, 2);
+	bb_job_free(job);
+	bb_job_free(again);
+	/* "target" as an array, without a line */
+	assert_int_equal(parse(job, "{\"name\": \"t\", \"target\": [\"/a\", \"/b\", \"/c\"], "
+				    "\"workload\": {\"threads\": 3}, " GOOD_VARIANTS "}", &errs), 0);
+	assert_int_equal(job->ntargets, 3);
+	assert_int_equal(job->v[0].cfg.ntargets, 3);
+	assert_string_equal(bb_job_next_target(job, job->target), "/b");
+	bb_job_free(job);
+
+	/* a job without a line, a variant with one reading its target */
+	ret = parse(job, "{\"name\": \"t\", \"target\": \"" TF "\", \"workload\": {\"runtime\": 1},"
+			 " \"variants\": {\"A\": {}, \"B\": {\"tiou\": \"-p0 -d8\"}}}", &errs);
+	if (ret)
+		dump_errors(&errs);
+	assert_int_equal(ret, 0);
+	assert_int_equal(job->v[0].cfg.model, BB_MODEL_BIO);
+	assert_int_equal(job->v[1].cfg.model, BB_MODEL_NONE);
+	assert_int_equal(job->v[1].cfg.iodepth, 8);
+	assert_string_equal(job->v[1].cfg.target, TF);
+	bb_job_free(job);
+	free(job);
+	free(again);
+}
+
+static void test_tiou_job_bad(void **state)
+{
+	static const struct {
+		const char *doc;
+		const char *field, *msg;
+	} cases[] = {
+		{ "{\"name\": \"t\", " GOOD_VARIANTS "}", "target",
+		  "required (nop, a regular file or a block device; or a \"tiou\" line naming its FILE)" },
+		{ "{\"name\": \"t\", \"tiou\": \"-p0 -d0 -r1 " TF "\", " GOOD_VARIANTS "}", "tiou",
+		  "tiou: -d: '0' is out of range 1..32768 (queue depth)" },
+		{ "{\"name\": \"t\", \"tiou\": \"-p0 -Z1 " TF "\", " GOOD_VARIANTS "}", "tiou",
+		  "-Z: unknown option" },
+		{ "{\"name\": \"t\", \"tiou\": \"-p0 -r1 $F\", " GOOD_VARIANTS "}", "tiou",
+		  "tiou: '$' at column 9: a t/io_uring line is not expanded by a shell here" },
+		{ "{\"name\": \"t\", \"tiou\": \"-p0 -r1 -h\", " GOOD_VARIANTS "}", "tiou",
+		  "-h: not an option of a job's line" },
+		{ "{\"name\": \"t\", \"tiou\": \"-p0 -r1 " TF " --bogus\", " GOOD_VARIANTS "}", "tiou",
+		  "--bogus" },
+		{ "{\"name\": \"t\", \"tiou\": 5, " GOOD_VARIANTS "}", "tiou",
+		  "expected a t/io_uring command line" },
+		{ "{\"name\": \"t\", \"tiou\": {\"lines\": \"x\"}, " GOOD_VARIANTS "}", "tiou.lines",
+		  "unknown field" },
+		{ "{\"name\": \"t\", \"tiou\": {\"options\": {}}, " GOOD_VARIANTS "}", "tiou.line",
+		  "required" },
+		{ "{\"name\": \"t\", \"tiou\": {\"line\": \"-p0 -r1 " TF "\", \"options\": {\"bs\": 512}}, "
+		  GOOD_VARIANTS "}", "tiou.options", "differs from what the line becomes" },
+		{ "{\"name\": \"t\", \"target\": \"" TF "\", \"tiou\": \"-p0 -r1 " TF " /tmp/other\", "
+		  GOOD_VARIANTS "}", "target", "is not the tiou line's target " TF " ..." },
+		{ "{\"name\": \"t\", \"target\": \"nop\", \"tiou\": \"-p0 -r1 " TF "\", " GOOD_VARIANTS "}",
+		  "target", "\"nop\" is not the tiou line's target " TF },
+		/* t/io_uring's -r0 runs until interrupted: a job's runs must end */
+		{ "{\"name\": \"t\", \"tiou\": \"-p0 " TF "\", " GOOD_VARIANTS "}", "workload",
+		  "runtime and number_ios are both 0" },
+		{ "{\"name\": \"t\", \"tiou\": \"-p0 -r1 " TF "\", "
+		  "\"variants\": {\"A\": {}, \"B\": {\"tiou\": \"-d0\"}}}", "variants.B.tiou",
+		  "-d: '0' is out of range" },
+		{ "{\"name\": \"t\", \"tiou\": \"-p0 -r1 " TF "\", "
+		  "\"variants\": {\"A\": {}, \"B\": {\"tiou\": \"/tmp/other\"}}}", "variants.B.tiou",
+		  "is not the job's target " TF ": the variants of a job share it" },
+		{ "{\"name\": \"t\", \"tiou\": \"-p0 -r1 " TF "\", "
+		  "\"variants\": {\"A\": {}, \"B\": {\"tiou\": \"-V1 -B0 --model bio\"}}}", "variants.B.tiou",
+		  "--vectored: vectored I/O is issued without the bio model" },
+	};
+	struct bb_job *job = job_new();
+	struct bb_job_errors errs;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int ret = parse(job, cases[i].doc, &errs);
+
+		if (ret != -EINVAL)
+			fail_msg("case %zu: parse returned %d", i, ret);
+		assert_error(&errs, cases[i].field, cases[i].msg);
+		assert_null(job->spec);
+	}
+	/* the line fixed by the workload's runtime */
+	assert_int_equal(parse(job, "{\"name\": \"t\", \"tiou\": \"-p0 " TF "\", "
+				    "\"workload\": {\"runtime\": \"2s\"}, " GOOD_VARIANTS "}", &errs), 0);
+	assert_int_equal(job->v[0].cfg.runtime_ns, 2000000000ull);
+	bb_job_free(job);
+	free(job);
+}
+
+/* ------------------------------------------------------------------ */
 /* plan */
 
 static void plan_job(struct bb_job *job, enum bb_job_order order,
@@ -1023,9 +1235,11 @@ static void test_schema_matches_options(void **state)
 					       &var, NULL), 0);
 	assert_true(json_object_object_get_ex(var, "sysfs", NULL));
 	json_object_object_del(var, "sysfs");
+	assert_true(json_object_object_get_ex(var, "tiou", NULL));
+	json_object_object_del(var, "tiou");
 	if (!json_object_equal(var, gen))
 		fail_msg("schema/job.schema.json $defs.variant.properties (without "
-			 "sysfs) differs from bb_options_json_schema(): regenerate it");
+			 "sysfs and tiou) differs from bb_options_json_schema(): regenerate it");
 	assert_false(json_object_get_boolean(jpath(s, "$defs", "variant",
 						   "additionalProperties")));
 	/* the top level: the fields the parser knows, the same limits */
@@ -1157,6 +1371,8 @@ int main(void)
 		cmocka_unit_test(test_multiple_errors),
 		cmocka_unit_test(test_parse_text),
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_tiou_job),
+		cmocka_unit_test(test_tiou_job_bad),
 		cmocka_unit_test(test_plan_interleaved_blocked),
 		cmocka_unit_test(test_plan_random),
 		cmocka_unit_test(test_metrics),

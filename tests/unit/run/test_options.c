@@ -157,6 +157,11 @@ static const struct good goods[] = {
 	G("--runtime=0.25 nop", runtime_ns, 250000000ull),
 	G("--runtime=250us nop", runtime_ns, 250000ull),
 	G("--runtime=0 --number-ios=1 nop", runtime_ns, 0),
+	G("--runtime=0 nop", runtime_ns, 0), /* until interrupted */
+	G("--no-register-ring nop", register_ring, false),
+	G("--restrict-ring nop", restrict_ring, true),
+	G("--numa-place nop", numa_place, true),
+	G("--vectored --fixedbufs=0 --model none /tmp/f", vectored, true),
 	G("--ramp-time=3s nop", ramp_ns, 3000000000ull),
 	/* enums */
 	G("--rw=read nop", rw, BB_RW_READ),
@@ -445,7 +450,10 @@ static const struct bad bads[] = {
 	{ "--runtime=-1 nop", "--runtime: '-1' is not a duration" },
 	{ "--runtime=5S nop", "--runtime: '5S' is not a duration" },
 	{ "--ramp-time=x nop", "--ramp-time: 'x' is not a duration" },
-	{ "--runtime=0 nop", "--runtime and --number-ios are both 0: set one of them so the run ends" },
+	{ "--vectored --fixedbufs=0 /tmp/f", "--vectored: vectored I/O is issued without the bio model: give --model none" },
+	{ "--vectored --model none /tmp/f", "--vectored: READV/WRITEV take no registered buffer: give --fixedbufs=0" },
+	{ "--vectored --fixedbufs=0 --model none nop", "--vectored: vectored I/O needs a file or a block device" },
+	{ "--numa-place --cpus 0 /tmp/f", "--numa-place: --cpus already places the threads" },
 	{ "--cpus=0-x nop", "--cpus: '0-x' is not a CPU list (examples: 0, 0-3, 0,2-3)" },
 	{ "--cpus=3-1 nop", "--cpus: '3-1' is not a CPU list" },
 	{ "--cpus=0,,1 nop", "--cpus: '0,,1' is not a CPU list" },
@@ -765,8 +773,13 @@ static void test_json_field(void **state)
 	assert_int_equal(bb_config_check(&cfg, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "--bs: 3000 is not a multiple of 512");
 	cfg.bs = 4096;
+	/* --runtime 0 --number-ios 0: until interrupted, not an error */
 	cfg.runtime_ns = 0;
 	cfg.number_ios = 0;
+	assert_int_equal(bb_config_check_field(&cfg, field, sizeof(field), err,
+					       sizeof(err)), 0);
+	cfg.mode = BB_MODE_POLL;
+	cfg.completion = BB_COMPLETION_THREAD;
 	assert_int_equal(bb_config_check_field(&cfg, field, sizeof(field), err,
 					       sizeof(err)), -EINVAL);
 	assert_string_equal(field, "");
@@ -846,6 +859,7 @@ static const char *const cli_names[] = {
 	"allow-write", "seed", "verify", "engine", "mode", "fixedbufs",
 	"registerfiles", "submit-batch", "complete-batch", "sqpoll-cpu",
 	"completion", "completion-cpu", "max-memory", "lat", "inject-ns",
+	"register-ring", "restrict-ring", "vectored", "numa-place",
 	"device-ns", "nop-kind", "model", "bio-cache",
 	"split-check", "bio-layout", "cold-bios", "max-sectors-kb", "max-segments",
 	"max-segment-size", "seg-boundary", "virt-boundary",
@@ -977,7 +991,8 @@ static const char *const json_names[] = {
 	"direct", "allow_write", "seed", "verify", "engine", "mode", "fixedbufs",
 	"registerfiles", "submit_batch", "complete_batch", "sqpoll_cpu",
 	"completion", "completion_cpu", "lat", "inject_ns", "device_ns",
-	"nop_kind", "model", "bio_cache",
+	"register_ring", "restrict_ring", "vectored", "numa_place", "nop_kind",
+	"model", "bio_cache",
 	"split_check", "bio_layout", "cold_bios", "max_sectors_kb", "max_segments",
 	"max_segment_size", "seg_boundary", "virt_boundary",
 	"chunk_sectors", "lbs",

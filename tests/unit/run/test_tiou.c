@@ -414,15 +414,23 @@ static void test_nop_and_notes(void **state)
 	char err[256], notes[1024];
 
 	(void)state;
+	/* fio 3.33 (the default flavor): plain NOPs, a FILE or not */
 	assert_int_equal(parse("-N1", err, sizeof(err)), 0);
+	assert_int_equal(T.flavor, BB_TIOU_FIO_3_33);
 	assert_int_equal(T.nop_kind, BB_TIOU_NOP_PLAIN);
 	assert_int_equal(T.nop_flags, 0);
 	assert_int_equal(T.nfiles, 0);
 	assert_int_equal(T.notes, BB_TIOU_NOTE_NOP_PLAIN);
 	assert_true(bb_tiou_notes(&T, notes, sizeof(notes)) > 0);
-	assert_string_equal(notes, "tiou: -N1 without FILE issues plain NOPs, as fio 3.33 does (current fio needs a FILE and sends IORING_NOP_FILE NOPs)\n");
-
+	assert_string_equal(notes, "tiou: -N1 issues plain NOPs and opens no FILE, as fio 3.33 does (--flavor current: NOPs carrying the FILE, as current fio)\n");
 	assert_int_equal(parse("-N1 F", err, sizeof(err)), 0);
+	assert_int_equal(T.nop_kind, BB_TIOU_NOP_PLAIN);
+	assert_int_equal(T.nfiles, 1);
+
+	/* current fio: the NOP carries the file and the buffer */
+	assert_int_equal(parse("-N1 --flavor current F", err, sizeof(err)), 0);
+	assert_int_equal(T.flavor, BB_TIOU_FIO_CURRENT);
+	assert_int_equal(T.rest, K.a.argc); /* --flavor is not biobench's */
 	assert_int_equal(T.nop_kind, BB_TIOU_NOP_FILE);
 	assert_int_equal(T.nop_flags, BB_IORING_NOP_FILE |
 				      BB_IORING_NOP_INJECT_RESULT |
@@ -431,11 +439,41 @@ static void test_nop_and_notes(void **state)
 	assert_int_equal(T.nop_flags, 0xf); /* the uapi values */
 	assert_int_equal(T.notes, BB_TIOU_NOTE_NOP_FILES);
 
-	assert_int_equal(parse("-N1 -F0 -B0 F", err, sizeof(err)), 0);
+	assert_int_equal(parse("--flavor=current -N1 -F0 -B0 F", err, sizeof(err)), 0);
 	assert_int_equal(T.nop_flags, BB_IORING_NOP_FILE |
 				      BB_IORING_NOP_INJECT_RESULT);
-	assert_int_equal(parse("-N1 -F0 F", err, sizeof(err)), 0);
+	assert_int_equal(parse("-N1 -F0 F --flavor current", err, sizeof(err)), 0);
 	assert_int_equal(T.nop_flags, 0xb);
+	/* current fio's -N1 needs a FILE */
+	assert_int_equal(parse("-N1 --flavor current", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "FILE: none given: current fio's -N1 sends NOPs that carry a FILE (IORING_NOP_FILE); give one, or --flavor 3.33 for plain NOPs");
+	/* switching after the parse derives the kind again */
+	assert_int_equal(parse("-N1 F", err, sizeof(err)), 0);
+	assert_int_equal(bb_tiou_set_flavor(&T, BB_TIOU_FIO_CURRENT, err,
+					    sizeof(err)), 0);
+	assert_int_equal(T.nop_kind, BB_TIOU_NOP_FILE);
+	assert_int_equal(bb_tiou_set_flavor(&T, BB_TIOU_FIO_3_33, err,
+					    sizeof(err)), 0);
+	assert_int_equal(T.nop_kind, BB_TIOU_NOP_PLAIN);
+	assert_int_equal(T.nop_flags, 0);
+	assert_string_equal(bb_tiou_flavor_name(BB_TIOU_FIO_3_33), "3.33");
+	assert_string_equal(bb_tiou_flavor_name(BB_TIOU_FIO_CURRENT), "current");
+	/* bad values, one line naming the option */
+	assert_int_equal(parse("--flavor 3.34 F", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "--flavor: '3.34' is not 3.33 (Debian 12's t/io_uring) or current (current fio's)");
+	assert_int_equal(parse("F --flavor", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "--flavor: needs a value (3.33: Debian 12's t/io_uring, current: current fio's)");
+	assert_int_equal(parse("F --flavors", err, sizeof(err)), 0);
+	assert_int_equal(T.rest, 2); /* not --flavor: biobench's */
+
+	/* the notes of -t1 and -R0 over several threads */
+	assert_int_equal(parse("-t1 -R0 -n2 F", err, sizeof(err)), 0);
+	assert_int_equal(T.notes, BB_TIOU_NOTE_LAT | BB_TIOU_NOTE_SEQ_SLICES);
+	bb_tiou_notes(&T, notes, sizeof(notes));
+	assert_non_null(strstr(notes, "tiou: -t1 measures per submit batch with biobench's clock, in nanoseconds"));
+	assert_non_null(strstr(notes, "\ntiou: -R0 with more threads than FILEs: each thread reads its own slice"));
+	assert_int_equal(parse("-R0 -n2 F G", err, sizeof(err)), 0);
+	assert_int_equal(T.notes, 0);
 
 	/* -N0 after -N1: reads again, note gone */
 	assert_int_equal(parse("-N1 -N0 F", err, sizeof(err)), 0);
@@ -476,34 +514,35 @@ static void test_usage(void **state)
 /* ------------------------------------------------------------------ */
 /* onto struct bb_config */
 
-static int to_cfg(const char *args, struct bb_config *cfg, unsigned *um,
-		  char *err, size_t errlen)
+static int to_cfg(const char *args, struct bb_config *cfg, char *err,
+		  size_t errlen)
 {
 	int r = parse(args, err, errlen);
 
 	if (r)
 		return r;
 	bb_config_default(cfg);
-	return bb_tiou_to_config(&T, cfg, um, err, errlen);
+	return bb_tiou_to_config(&T, cfg, err, errlen);
 }
 
 static void test_to_config(void **state)
 {
 	static struct bb_config cfg;
 	char err[256];
-	unsigned um;
+	const char *p;
 
 	(void)state;
 	assert_int_equal(to_cfg("-p0 -d128 -b4096 -s1 -c1 -F1 -B1 -R1 -X1 -n1 -P1 /mnt/testfile",
-				&cfg, &um, err, sizeof(err)), 0);
+				&cfg, err, sizeof(err)), 0);
 	assert_string_equal(cfg.target, "/mnt/testfile");
+	assert_int_equal(cfg.ntargets, 1);
 	assert_true(cfg.direct);
 	assert_int_equal(cfg.rw, BB_RW_RANDREAD);
 	assert_int_equal(cfg.bs, 4096);
 	assert_int_equal(cfg.iodepth, 128);
 	assert_int_equal(cfg.threads, 1);
 	assert_int_equal(cfg.size, 0);
-	assert_int_equal(cfg.runtime_ns, 0);
+	assert_int_equal(cfg.runtime_ns, 0); /* -r0: until interrupted */
 	assert_int_equal(cfg.number_ios, 0);
 	assert_int_equal(cfg.engine, BB_ENGINE_IO_URING);
 	assert_int_equal(cfg.mode, BB_MODE_IRQ);
@@ -512,11 +551,18 @@ static void test_to_config(void **state)
 	assert_int_equal(cfg.submit_batch, 1);
 	assert_int_equal(cfg.complete_batch, 1);
 	assert_int_equal(cfg.lat, BB_LAT_OFF); /* t/io_uring's -t0 */
-	assert_int_equal(um, BB_TIOU_UM_UNTIL_SIGNAL | BB_TIOU_UM_NUMA);
+	assert_int_equal(cfg.model, BB_MODEL_NONE); /* no bio model */
+	assert_true(cfg.register_ring);
+	assert_false(cfg.restrict_ring);
+	assert_false(cfg.vectored);
+	assert_true(cfg.numa_place);
+	assert_int_equal(cfg.nop_kind, BB_NOP_PLAIN);
+	/* and runs as it is: until interrupted is a valid run */
+	assert_int_equal(bb_config_check(&cfg, err, sizeof(err)), 0);
 
 	/* polled by default; -t1 is biobench's per-batch latency */
 	assert_int_equal(to_cfg("-r5 -t1 -R0 -O1 -d16 -s32 -c64 -n3 -b8192 /dev/x",
-				&cfg, &um, err, sizeof(err)), 0);
+				&cfg, err, sizeof(err)), 0);
 	assert_int_equal(cfg.mode, BB_MODE_POLL);
 	assert_int_equal(cfg.runtime_ns, 5000000000ull);
 	assert_int_equal(cfg.lat, BB_LAT_BATCH);
@@ -525,44 +571,130 @@ static void test_to_config(void **state)
 	assert_int_equal(cfg.complete_batch, 16);
 	assert_int_equal(cfg.threads, 3);
 	assert_int_equal(cfg.bs, 8192);
-	assert_int_equal(um, 0);
+	assert_false(cfg.numa_place);
 	/* what the mapping produced passes biobench's own checks */
 	assert_int_equal(bb_config_check(&cfg, err, sizeof(err)), 0);
 
 	/* buffered reads with -p0 */
-	assert_int_equal(to_cfg("-p0 -O0 -r1 F", &cfg, &um, err, sizeof(err)), 0);
+	assert_int_equal(to_cfg("-p0 -O0 -r1 F", &cfg, err, sizeof(err)), 0);
 	assert_false(cfg.direct);
 	assert_int_equal(cfg.mode, BB_MODE_IRQ);
 	assert_int_equal(bb_config_check(&cfg, err, sizeof(err)), 0);
 	assert_false(cfg.direct);
 
-	/* NOPs: never polled (t/io_uring sets no IOPOLL for -N1) */
-	assert_int_equal(to_cfg("-N1 -r1", &cfg, &um, err, sizeof(err)), 0);
+	/* NOPs: never polled (t/io_uring sets no IOPOLL for -N1); without
+	 * FILE fio 3.33's plain NOP, with FILE current fio's file NOP */
+	assert_int_equal(to_cfg("-N1 -r1", &cfg, err, sizeof(err)), 0);
 	assert_string_equal(cfg.target, "nop");
 	assert_int_equal(cfg.mode, BB_MODE_IRQ);
-	assert_int_equal(um, 0);
-	assert_int_equal(to_cfg("-N1 -r1 /mnt/f", &cfg, &um, err, sizeof(err)), 0);
+	assert_int_equal(cfg.nop_kind, BB_NOP_PLAIN);
+	assert_int_equal(bb_config_check(&cfg, err, sizeof(err)), 0);
+	assert_int_equal(to_cfg("-N1 -r1 /mnt/f", &cfg, err, sizeof(err)), 0);
 	assert_string_equal(cfg.target, "nop");
-	assert_int_equal(um, BB_TIOU_UM_NOP_FILE);
+	assert_int_equal(cfg.nop_kind, BB_NOP_PLAIN); /* fio 3.33 */
+	assert_int_equal(to_cfg("-N1 -r1 /mnt/f --flavor current", &cfg, err,
+				sizeof(err)), 0);
+	assert_string_equal(cfg.target, "nop");
+	assert_int_equal(cfg.ntargets, 1);
+	assert_int_equal(cfg.nop_kind, BB_NOP_FILE);
+	assert_int_equal(bb_config_check(&cfg, err, sizeof(err)), 0);
 
 	/* passthrough */
-	assert_int_equal(to_cfg("-u1 -r1 /dev/ng0n1", &cfg, &um, err, sizeof(err)), 0);
+	assert_int_equal(to_cfg("-u1 -r1 /dev/ng0n1", &cfg, err, sizeof(err)), 0);
 	assert_int_equal(cfg.engine, BB_ENGINE_URING_CMD);
 	assert_int_equal(cfg.mode, BB_MODE_POLL);
 
-	/* what the engine cannot do yet */
-	assert_int_equal(to_cfg("-X0 -e1 -V1 -B0 -r1 -p0 A B", &cfg, &um, err,
+	/* -X0, -e1, -V1 with -B0, several FILEs: run options of the engine */
+	assert_int_equal(to_cfg("-X0 -e1 -V1 -B0 -r1 -p0 A B C", &cfg, err,
 				sizeof(err)), 0);
-	assert_int_equal(um, BB_TIOU_UM_RING_UNREG | BB_TIOU_UM_RESTRICT |
-			     BB_TIOU_UM_VECTORED | BB_TIOU_UM_FILES);
-	assert_string_equal(cfg.target, "A");
-	assert_int_equal(to_cfg("-V1 -r1 -p0 A", &cfg, &um, err, sizeof(err)), 0);
-	assert_int_equal(um, 0); /* -B1 reads READ_FIXED whatever -V says */
-	assert_int_equal(to_cfg("-r1 -p0 A", &cfg, NULL, err, sizeof(err)), 0);
+	assert_false(cfg.register_ring);
+	assert_true(cfg.restrict_ring);
+	assert_true(cfg.vectored);
+	assert_false(cfg.fixedbufs);
+	assert_int_equal(cfg.ntargets, 3);
+	p = cfg.target;
+	assert_string_equal(p, "A");
+	p = bb_config_next_target(&cfg, p);
+	assert_string_equal(p, "B");
+	p = bb_config_next_target(&cfg, p);
+	assert_string_equal(p, "C");
+	assert_null(bb_config_next_target(&cfg, p));
+	assert_int_equal(bb_config_check(&cfg, err, sizeof(err)), 0);
+	/* -B1 reads READ_FIXED whatever -V says; -N1 sends NOPs */
+	assert_int_equal(to_cfg("-V1 -r1 -p0 A", &cfg, err, sizeof(err)), 0);
+	assert_false(cfg.vectored);
+	assert_int_equal(to_cfg("-V1 -B0 -N1 -r1", &cfg, err, sizeof(err)), 0);
+	assert_false(cfg.vectored);
+	assert_int_equal(bb_config_check(&cfg, err, sizeof(err)), 0);
+}
 
-	for (unsigned b = 0; b < BB_TIOU_UM__COUNT; b++)
-		assert_string_not_equal(bb_tiou_unmapped_name(1u << b), "?");
-	assert_string_equal(bb_tiou_unmapped_name(1u << BB_TIOU_UM__COUNT), "?");
+/* The options a line becomes, as a job's normalized document shows, and
+ * biobench's long options after it. */
+static void test_options_json(void **state)
+{
+	static const char *const want =
+		"{\"target\":\"\\/mnt\\/f\",\"direct\":true,\"rw\":\"randread\","
+		"\"bs\":4096,\"iodepth\":128,\"threads\":1,\"runtime\":3,"
+		"\"engine\":\"io_uring\",\"mode\":\"irq\",\"fixedbufs\":true,"
+		"\"registerfiles\":true,\"submit_batch\":1,"
+		"\"complete_batch\":1,\"lat\":\"off\",\"nop_kind\":\"plain\","
+		"\"model\":\"none\",\"register_ring\":true,"
+		"\"restrict_ring\":false,\"vectored\":false,"
+		"\"numa_place\":false}";
+	static struct bb_config cfg;
+	struct json_object *j, *v;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(to_cfg("-p0 -s1 -c1 -r3 /mnt/f", &cfg, err, sizeof(err)), 0);
+	j = bb_tiou_options_json(&cfg);
+	assert_non_null(j);
+	assert_string_equal(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN),
+			    want);
+	json_object_put(j);
+
+	/* long options: on top of the mapping, with the checks */
+	assert_int_equal(to_cfg("-p0 -r3 /mnt/f --model bio --bio-cache off --cpus 1",
+				&cfg, err, sizeof(err)), 0);
+	assert_int_equal(bb_tiou_apply_options(K.a.argc, K.a.argv, T.rest, &T,
+					       &cfg, err, sizeof(err)), 0);
+	assert_int_equal(cfg.model, BB_MODEL_BIO);
+	assert_int_equal(cfg.bio_cache, BB_CACHE_OFF);
+	assert_int_equal(cfg.ncpus, 1);
+	assert_string_equal(cfg.target, "/mnt/f");
+	j = bb_tiou_options_json(&cfg);
+	assert_true(json_object_object_get_ex(j, "bio_cache", &v));
+	assert_string_equal(json_object_get_string(v), "off");
+	assert_true(json_object_object_get_ex(j, "cpus", &v));
+	assert_false(json_object_object_get_ex(j, "seed", NULL)); /* default */
+	json_object_put(j);
+	/* --flavor among them maps the line again */
+	assert_int_equal(to_cfg("-N1 -r1 /mnt/f --quiet --flavor current",
+				&cfg, err, sizeof(err)), 0);
+	assert_int_equal(cfg.nop_kind, BB_NOP_PLAIN); /* not taken yet */
+	assert_int_equal(bb_tiou_apply_options(K.a.argc, K.a.argv, T.rest, &T,
+					       &cfg, err, sizeof(err)), 0);
+	assert_int_equal(T.flavor, BB_TIOU_FIO_CURRENT);
+	assert_int_equal(cfg.nop_kind, BB_NOP_FILE);
+	assert_true(cfg.quiet);
+	assert_string_equal(cfg.target, "nop");
+	/* refusals in t/io_uring's words */
+	assert_int_equal(to_cfg("-p0 -P1 /mnt/f --cpus 0", &cfg, err, sizeof(err)), 0);
+	assert_int_equal(bb_tiou_apply_options(K.a.argc, K.a.argv, T.rest, &T,
+					       &cfg, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "-P1: --cpus places the threads already: give one of -P1 and --cpus");
+	assert_int_equal(to_cfg("-p0 /mnt/f --cpus 0 /mnt/g", &cfg, err, sizeof(err)), 0);
+	assert_int_equal(bb_tiou_apply_options(K.a.argc, K.a.argv, T.rest, &T,
+					       &cfg, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "'/mnt/g' after biobench's --options is not one of them nor their value: give the FILEs before the --options");
+	assert_int_equal(to_cfg("-p0 /mnt/f --bogus", &cfg, err, sizeof(err)), 0);
+	assert_int_equal(bb_tiou_apply_options(K.a.argc, K.a.argv, T.rest, &T,
+					       &cfg, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "--bogus"));
+	assert_int_equal(to_cfg("-p0 /mnt/f --flavor x", &cfg, err, sizeof(err)), -EINVAL);
+	assert_int_equal(to_cfg("-p0 /mnt/f --help", &cfg, err, sizeof(err)), 0);
+	assert_int_equal(bb_tiou_apply_options(K.a.argc, K.a.argv, T.rest, &T,
+					       &cfg, err, sizeof(err)), 1);
 }
 
 static void test_to_config_bad(void **state)
@@ -575,18 +707,17 @@ static void test_to_config_bad(void **state)
 	};
 	static struct bb_config cfg;
 	char err[256];
-	unsigned um;
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		int r = to_cfg(cases[i].args, &cfg, &um, err, sizeof(err));
+		int r = to_cfg(cases[i].args, &cfg, err, sizeof(err));
 
 		CHECK(r == -EINVAL, "'%s': returned %d\n", cases[i].args, r);
 		CHECK(!strcmp(err, cases[i].msg), "'%s':\n  got  '%s'\n  want '%s'\n",
 		      cases[i].args, err, cases[i].msg);
 	}
 	/* -O0 is fine for NOPs (nothing is read) */
-	assert_int_equal(to_cfg("-N1 -O0", &cfg, &um, err, sizeof(err)), 0);
+	assert_int_equal(to_cfg("-N1 -O0", &cfg, err, sizeof(err)), 0);
 }
 
 /* ------------------------------------------------------------------ */
@@ -987,6 +1118,7 @@ int main(void)
 		cmocka_unit_test(test_nop_and_notes),
 		cmocka_unit_test(test_usage),
 		cmocka_unit_test(test_to_config),
+		cmocka_unit_test(test_options_json),
 		cmocka_unit_test(test_to_config_bad),
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_split_bad),
