@@ -782,7 +782,7 @@ static void test_json_field(void **state)
 	cfg.completion = BB_COMPLETION_THREAD;
 	assert_int_equal(bb_config_check_field(&cfg, field, sizeof(field), err,
 					       sizeof(err)), -EINVAL);
-	assert_string_equal(field, "");
+	assert_string_equal(field, "completion");
 }
 
 static void test_json_bad(void **state)
