@@ -5,7 +5,8 @@
  * for READ/WRITE, block/blk-merge.c get_max_io_size(), bio_split_io_at()
  * (as bio_split_rw_at with len_align_mask = dma_alignment),
  * bvec_split_segs(), get_max_segment_size(), bvec_gap_to_prev() and
- * bio_submit_split(), block/bio.c bio_split() (KERNEL-FACTS.md 3.x).
+ * bio_submit_split(), block/bio.c bio_split() (docs/design.md, "The split
+ * fast check").
  */
 #include "path/split.h"
 

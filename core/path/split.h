@@ -2,8 +2,8 @@
 /* split.h - bio splitting against queue limits (layout-dependent).
  * Models block/blk.h __bio_split_to_limits(), bio_may_need_split() in its
  * two forms, and blk-merge.c bio_split_rw_at() / bvec_split_segs() /
- * get_max_io_size(), plus bio_split() and bio_submit_split()
- * (KERNEL-FACTS.md 3.x). */
+ * get_max_io_size(), plus block/bio.c bio_split() and bio_submit_split()
+ * (docs/design.md, "The split fast check"). */
 #ifndef BB_SPLIT_H
 #define BB_SPLIT_H
 
