@@ -4,14 +4,22 @@
  * bench_micro_early with -DBB_VEC_EARLY=1).
  *
  *  alloc+put: ns per bb_bio_alloc_bioset(1 vec, READ) + bb_bio_put() for
- *    each cache variant, puts in task context and in hard-irq context.
- *    Hard-irq puts are made by the same thread: in the kernel the bio
- *    cache is per CPU and the completion interrupt that puts the bio runs
- *    on the submitting CPU, so one thread alternating "task" allocations
- *    and "hard-irq" puts is the model (the engine's --completion thread
- *    measures the cross-CPU case end to end).  Two patterns: `1` (alloc
- *    then put, one bio in flight) and `b32` (alloc 32, then put the 32:
- *    a submit batch / complete batch).
+ *    each cache variant, puts in task context (polled I/O: the REQ_ALLOC_CACHE
+ *    a polled caller of the variant's kernel passes) and in hard-irq
+ *    context (IRQ-driven I/O: what such a caller passes).  Hard-irq puts
+ *    are made by the same thread (a bioset with irq_local, as the engine's
+ *    --completion irq): in the kernel the bio cache is per CPU and the
+ *    completion interrupt that puts the bio runs on the submitting CPU
+ *    (the engine's --completion thread measures the cross-CPU case end to
+ *    end).  Two patterns: `1` (alloc then put, one bio in flight) and
+ *    `b32` (alloc 32, then put the 32: a submit batch / complete batch).
+ *  line touch: ns per element of a random pointer chase through 128-byte
+ *    elements (two cache lines), touching line 0 only, line 0 and line 1
+ *    independently (line 1's load off the chase's critical path, as
+ *    bi_io_vec at offset 120 is read next to bi_iter in
+ *    bio_may_need_split), or line 1 after line 0 (dependent), for working
+ *    sets that fit L1, L2, the LLC, and none (DRAM): the difference is the
+ *    cost of one extra cache-line touch per I/O at that level.
  *  may_need_split: ns per call of each form (vcnt, iter) through a
  *    function pointer as the engine calls it, on a 4 KiB single-vec bio
  *    (the registered-buffer bio of a 4 KiB read: BIO_CLONED, bi_vcnt 1,
@@ -75,7 +83,8 @@ struct opts {
 	int cpu;
 	bool callgrind;
 	bool kv;
-	bool no_ap, no_split;
+	bool no_ap, no_split, no_line;
+	uint64_t line_iters;  /* chase steps per run (at least 4 walks) */
 	bool verbose;
 };
 
@@ -96,6 +105,7 @@ struct ap {
 	struct bb_bioset bs;
 	enum bb_ctx ctx;
 	unsigned batch; /* 1 or BATCH */
+	uint32_t opf;   /* READ and what the variant's caller passes */
 };
 
 static NOIPA uint64_t ap_run(struct ap *a, uint64_t n)
@@ -106,7 +116,7 @@ static NOIPA uint64_t ap_run(struct ap *a, uint64_t n)
 	if (a->batch == 1) {
 		for (uint64_t i = 0; i < n; i++) {
 			struct bb_bio *bio = bb_bio_alloc_bioset(
-				&a->bs, &dummy_bdev, 1, BB_REQ_OP_READ);
+				&a->bs, &dummy_bdev, 1, a->opf);
 
 			if (bb_unlikely(!bio)) {
 				fails++;
@@ -119,7 +129,7 @@ static NOIPA uint64_t ap_run(struct ap *a, uint64_t n)
 	for (uint64_t i = 0; i < n; i += BATCH) {
 		for (unsigned j = 0; j < BATCH; j++) {
 			b[j] = bb_bio_alloc_bioset(&a->bs, &dummy_bdev, 1,
-						   BB_REQ_OP_READ);
+						   a->opf);
 			fails += !b[j];
 		}
 		for (unsigned j = 0; j < BATCH; j++)
@@ -139,10 +149,13 @@ static int ap_init(struct ap *a, enum bb_cache_variant v, enum bb_ctx ctx,
 		.cache = v,
 		.slab_limit = 4096,
 		.bvec_slab_limit = 256,
+		.irq_local = ctx == BB_CTX_HARDIRQ,
 	};
 
 	a->ctx = ctx;
 	a->batch = batch;
+	/* polled I/O completes in task context, IRQ-driven in hard-irq */
+	a->opf = BB_REQ_OP_READ | bb_bioset_caller_opf(v, ctx == BB_CTX_TASK);
 	return bb_bioset_init(&a->bs, &p);
 }
 
@@ -214,6 +227,51 @@ static const enum bb_cache_variant variants[] = {
 	BB_CACHE_OFF, BB_CACHE_TASK, BB_CACHE_IRQ, BB_CACHE_IRQ_FAST,
 	BB_CACHE_ALL,
 };
+
+/* ---- line touch ------------------------------------------------------- */
+
+/* A 128-byte element: line 0 holds the chase's link and a word, line 1 a
+ * word and a second link (the dependent form reaches it through `off`). */
+struct elem {
+	struct elem *next;     /* line 0 */
+	uint64_t a;
+	uint64_t off;          /* offsetof(struct elem, next1) */
+	char pad0[40];
+	uint64_t b;            /* line 1 */
+	struct elem *next1;
+	char pad1[48];
+} __attribute__((aligned(128)));
+_Static_assert(sizeof(struct elem) == 128, "two cache lines");
+
+struct lt {
+	struct elem *start;
+	int form; /* 0: line 0; 1: + line 1 independent; 2: + line 1 dependent */
+};
+
+static NOIPA uint64_t lt_run(struct lt *l, uint64_t n)
+{
+	const struct elem *e = l->start;
+	uint64_t acc = 0;
+
+	if (l->form == 0) {
+		for (uint64_t i = 0; i < n; i++) {
+			acc += e->a;
+			e = e->next;
+		}
+	} else if (l->form == 1) {
+		for (uint64_t i = 0; i < n; i++) {
+			acc += e->a + e->b;
+			e = e->next;
+		}
+	} else {
+		for (uint64_t i = 0; i < n; i++) {
+			acc += e->a;
+			e = *(struct elem *const *)((const char *)e + e->off);
+		}
+	}
+	l->start = (struct elem *)e; /* the next run goes on (warm state) */
+	return acc;
+}
 
 struct ap_col {
 	const char *name;
@@ -467,18 +525,114 @@ static int bench_split(const struct opts *o)
 	return 0;
 }
 
+/* The line-touch chase over working sets of each cache level (this host:
+ * see lscpu; the defaults fit L1 (32 KiB), L2 (512 KiB), an LLC of 32 MiB
+ * (8 MiB) and nothing (256 MiB)). */
+static int bench_line(const struct opts *o)
+{
+	static const struct {
+		const char *name;
+		size_t bytes;
+	} sets[] = {
+		{ "L1", 16u << 10 },
+		{ "L2", 512u << 10 },
+		{ "LLC", 8u << 20 },
+		{ "DRAM", 256u << 20 },
+	};
+	static const char *forms[] = { "line0", "line0+1", "line0->1" };
+	double ns[bb_array_size(sets)][3];
+	uint64_t rng = 0x2545F4914F6CDD1Dull;
+
+	for (size_t w = 0; w < bb_array_size(sets); w++) {
+		size_t n = sets[w].bytes / sizeof(struct elem);
+		struct elem *e = aligned_alloc(4096, n * sizeof(*e));
+		uint32_t *perm = malloc(n * sizeof(*perm));
+
+		if (!e || !perm) {
+			fprintf(stderr, "micro: out of memory\n");
+			return 1;
+		}
+		memset(e, 0, n * sizeof(*e));
+		for (uint32_t i = 0; i < n; i++)
+			perm[i] = i;
+		for (uint32_t i = (uint32_t)n - 1; i > 0; i--) {
+			uint32_t j = (uint32_t)(xorshift(&rng) % (i + 1));
+			uint32_t t = perm[i];
+
+			perm[i] = perm[j];
+			perm[j] = t;
+		}
+		/* one random cycle through every element */
+		for (size_t i = 0; i < n; i++) {
+			struct elem *cur = &e[perm[i]];
+			struct elem *nx = &e[perm[(i + 1) % n]];
+
+			cur->next = nx;
+			cur->next1 = nx;
+			cur->off = offsetof(struct elem, next1);
+			cur->a = i;
+			cur->b = i;
+		}
+		{
+			/* enough ops to walk the set several times; the forms
+			 * interleaved run by run, so that drift (other load on
+			 * a shared host) spreads over all three; best of reps */
+			uint64_t ops = bb_max((uint64_t)n * 4, o->line_iters);
+			struct lt l[3];
+
+			for (int f = 0; f < 3; f++) {
+				l[f] = (struct lt){ .start = &e[perm[0]], .form = f };
+				sink += lt_run(&l[f], n); /* one walk: warm */
+				ns[w][f] = 1e300;
+			}
+			for (unsigned r = 0; r < o->reps; r++)
+				for (int f = 0; f < 3; f++) {
+					uint64_t t0 = now_ns();
+					double d;
+
+					sink += lt_run(&l[f], ops);
+					d = (double)(now_ns() - t0) / (double)ops;
+					if (d < ns[w][f])
+						ns[w][f] = d;
+				}
+		}
+		free(perm);
+		free(e);
+	}
+	printf("line touch, ns per element of a random chase over 128-byte "
+	       "elements (best of %u)\n", o->reps);
+	printf("  %-5s %10s %10s %10s %14s %14s\n", "set", forms[0], forms[1],
+	       forms[2], "+1 line indep", "+1 line dep");
+	for (size_t w = 0; w < bb_array_size(sets); w++)
+		printf("  %-5s %10.2f %10.2f %10.2f %14.2f %14.2f\n",
+		       sets[w].name, ns[w][0], ns[w][1], ns[w][2],
+		       ns[w][1] - ns[w][0], ns[w][2] - ns[w][0]);
+	if (o->kv)
+		for (size_t w = 0; w < bb_array_size(sets); w++)
+			printf("kv bench=line_touch set=%s bytes=%zu "
+			       "line0_ns=%.3f indep_ns=%.3f dep_ns=%.3f "
+			       "extra_indep_ns=%.3f extra_dep_ns=%.3f\n",
+			       sets[w].name, sets[w].bytes, ns[w][0], ns[w][1],
+			       ns[w][2], ns[w][1] - ns[w][0],
+			       ns[w][2] - ns[w][0]);
+	return 0;
+}
+
 static void usage(FILE *f, const char *argv0)
 {
 	fprintf(f,
 		"usage: %s [--iters N] [--split-iters N] [--cold-iters N]\n"
-		"          [--reps N] [--cpu N] [--kv] [--verbose] [--no-alloc] "
-		"[--no-split]\n"
-		"          [--callgrind [--cg-ops N]]\n"
-		"Micro-benchmarks of bio alloc+put per cache variant and of\n"
-		"may_need_split per form, layout %s.  Defaults: --iters 10M\n"
-		"--split-iters 50M --cold-iters 10M --reps 5 --cg-ops 100000.\n"
-		"--callgrind: run under valgrind --tool=callgrind; one dump per\n"
-		"measurement (totals / ops = Ir per op).\n",
+		"          [--line-iters N] [--reps N] [--cpu N] [--kv] "
+		"[--verbose]\n"
+		"          [--no-alloc] [--no-split] [--no-line] "
+		"[--callgrind [--cg-ops N]]\n"
+		"Micro-benchmarks of bio alloc+put per cache variant, of\n"
+		"may_need_split per form, layout %s, and of one extra cache-line\n"
+		"touch per op at each cache level.  Defaults: --iters 10M\n"
+		"--split-iters 50M --cold-iters 10M --line-iters 4M --reps 5\n"
+		"--cg-ops 100000.  --callgrind: run under valgrind\n"
+		"--tool=callgrind; one dump per measurement (totals / ops = Ir\n"
+		"per op; the line touch is not measured there).\n",
 		argv0, layout_name);
 }
 
@@ -494,6 +648,8 @@ int main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "no-alloc", no_argument, NULL, 'A' },
 		{ "no-split", no_argument, NULL, 'S' },
+		{ "no-line", no_argument, NULL, 'L' },
+		{ "line-iters", required_argument, NULL, 'l' },
 		{ "callgrind", no_argument, NULL, 'g' },
 		{ "cg-ops", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
@@ -501,10 +657,10 @@ int main(int argc, char **argv)
 	};
 	struct opts o = { .iters = 10000000, .split_iters = 50000000,
 			  .cold_iters = 10000000, .reps = 5, .cg_ops = 100000,
-			  .cpu = -1 };
+			  .cpu = -1, .line_iters = 4000000 };
 	int c, ret = 0;
 
-	while ((c = getopt_long(argc, argv, "i:s:C:r:p:kvASgo:h", lo, NULL)) !=
+	while ((c = getopt_long(argc, argv, "i:s:C:r:p:kvASLl:go:h", lo, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'i': o.iters = strtoull(optarg, NULL, 0); break;
@@ -516,6 +672,8 @@ int main(int argc, char **argv)
 		case 'v': o.verbose = true; break;
 		case 'A': o.no_ap = true; break;
 		case 'S': o.no_split = true; break;
+		case 'L': o.no_line = true; break;
+		case 'l': o.line_iters = strtoull(optarg, NULL, 0); break;
 		case 'g': o.callgrind = true; break;
 		case 'o': o.cg_ops = strtoull(optarg, NULL, 0); break;
 		case 'h': usage(stdout, argv[0]); return 0;
@@ -523,7 +681,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind != argc || !o.iters || !o.split_iters || !o.cold_iters ||
-	    !o.reps || o.cg_ops < 64) {
+	    !o.line_iters || !o.reps || o.cg_ops < 64) {
 		usage(stderr, argv[0]);
 		return 1;
 	}
@@ -552,5 +710,7 @@ int main(int argc, char **argv)
 		ret = bench_ap(&o);
 	if (!ret && !o.no_split)
 		ret = bench_split(&o);
+	if (!ret && !o.no_line && !o.callgrind)
+		ret = bench_line(&o);
 	return ret;
 }

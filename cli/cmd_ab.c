@@ -18,6 +18,7 @@
 
 #include <biobench/jobrun.h>
 #include <biobench/options.h>
+#include <biobench/scope.h>
 #include <biobench/sysknob.h>
 
 #include <errno.h>
@@ -189,6 +190,7 @@ static bool job_has_knobs(const struct bb_job *job)
 
 static void print_plan(FILE *f, const struct bb_job *job)
 {
+	struct bb_job_scope scope;
 	char label[256];
 
 	fprintf(f, "biobench ab: %s\n  target", job->name);
@@ -206,6 +208,8 @@ static void print_plan(FILE *f, const struct bb_job *job)
 				     job->v[i].name);
 		fprintf(f, "  %s: %s\n", job->v[i].name, label);
 	}
+	bb_job_scope(job, &scope);
+	fprintf(f, "  scope: %s\n", scope.note);
 	fflush(f);
 }
 

@@ -573,6 +573,11 @@ void bb_cli_compare_print(FILE *f, struct json_object *cmp,
 		for (unsigned i = 0; i < nv; i++)
 			model_counter(row[1 + i], spec, names[i],
 				      counter(vobj[i], "split.pieces", NULL));
+	if (bb_cli_jstr(vobj[0], "put_context", NULL) &&
+	    (row = t_row(t, "bio puts in")))
+		for (unsigned i = 0; i < nv; i++)
+			snprintf(row[1 + i], T_CELL, "%s",
+				 bb_cli_jstr(vobj[i], "put_context", "?"));
 	/* a job that ended before any measured run has nothing to show */
 	if (maxn)
 		t_print(f, t);
@@ -594,6 +599,9 @@ void bb_cli_compare_print(FILE *f, struct json_object *cmp,
 				err ? err : bb_cli_jstr(c, "text", "?"));
 		}
 	}
+	if (bb_cli_jstr(bb_cli_jget(cmp, "scope"), "note", NULL))
+		fprintf(f, "scope: %s\n",
+			bb_cli_jstr(bb_cli_jget(cmp, "scope"), "note", ""));
 	if (nv > 1)
 		print_spread(f, names[0], vobj[0], find_cmp(cmps, names[1]), unit);
 	print_noise(f, bb_cli_jget(cmp, "noise"));

@@ -66,6 +66,10 @@ int bb_cli_sigwatch_start(struct bb_cli_sigwatch *w, _Atomic bool *cancel,
 		pthread_sigmask(SIG_SETMASK, &w->old, NULL);
 		return ret;
 	}
+	/* idle in sigwait() for the whole run, like the main thread in
+	 * join: named, so that a look at the run's threads can tell it from
+	 * the submitters and completion threads that --cpus places */
+	pthread_setname_np(w->tid, "bb-signals");
 	w->started = true;
 	return 0;
 }

@@ -3,7 +3,9 @@
 # Install as /usr/share/bash-completion/completions/biobench (or source it).
 # Completes commands, each command's options, job states, files for
 # `submit`/`ab`, and job ids (from `biobench jobs --json`, when a daemon
-# answers within a second) for show/compare/watch/cancel.
+# answers within a second) for show/compare/watch/cancel, and the values of
+# run's enumerated options (--bio-cache, --rw, --mode, --model, ...) as
+# `biobench run --help` lists them (--opt=a|b|c).
 
 _biobench_job_ids()
 {
@@ -12,6 +14,13 @@ _biobench_job_ids()
     [[ -n $server ]] && args=(--server "$server" "${args[@]}")
     timeout 1 "${COMP_WORDS[0]}" "${args[@]}" 2>/dev/null |
         sed -n 's/^ *"id": *\([0-9][0-9]*\),*$/\1/p'
+}
+
+# The values of an enumerated run option, from `biobench run --help`.
+_biobench_values()
+{
+    "$1" run --help 2>/dev/null |
+        sed -n "s/^ *$2=\([a-z0-9_|]*|[a-z0-9_|]*\)\( .*\)*$/\1/p" | head -1 | tr '|' ' '
 }
 
 _biobench()
@@ -60,10 +69,27 @@ _biobench()
         return
     fi
 
-    local run_opts
+    local run_opts vals
     case $cmd in
-        run|ab|tiou)
+        run|ab|tiou|calibrate)
             run_opts=$("${words[0]}" run --help 2>/dev/null | grep -o -- '--[a-z][a-z0-9-]*' | sort -u)
+            # an enumerated option's value: --opt=<TAB> or --opt <TAB>
+            if [[ $cur == --*=* ]]; then
+                vals=$(_biobench_values "${words[0]}" "${cur%%=*}")
+                if [[ -n $vals ]]; then
+                    COMPREPLY=($(compgen -P "${cur%%=*}=" -W "$vals" -- "${cur#*=}"))
+                    return
+                fi
+            elif [[ ($prev == --* || $prev == =) && $cmd != calibrate ]]; then
+                # readline splits --opt=val at the '=': prev is '='
+                local opt=$prev
+                [[ $prev == = ]] && opt=${words[cword-2]}
+                vals=$(_biobench_values "${words[0]}" "$opt")
+                if [[ -n $vals ]]; then
+                    COMPREPLY=($(compgen -W "$vals" -- "$cur"))
+                    return
+                fi
+            fi
             ;;
     esac
 
@@ -94,6 +120,14 @@ _biobench()
                 compopt -o nospace 2>/dev/null
             else
                 COMPREPLY=($(compgen -W "- nop" -- "$cur") $(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur"))
+            fi ;;
+        calibrate)
+            if [[ $prev == --jobs || $prev == --slowdown ]]; then
+                return
+            elif [[ $cur == -* ]]; then
+                COMPREPLY=($(compgen -W "--jobs --slowdown --json --quiet --help" -- "$cur"))
+            else
+                COMPREPLY=($(compgen -W "-" -- "$cur") $(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur"))
             fi ;;
         submit)
             if [[ $cur == -* ]]; then

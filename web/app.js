@@ -768,6 +768,16 @@
     run: 'between runs', second: 'within a run (per-second)' };
 
   /* "between rounds 2.1% · between runs 0.8% (dominant) · ...: add runs, not seconds" */
+  /* What the job measures (the kernel, or biobench's userspace model of
+   * the bio path) and where each variant's bio puts ran. */
+  function scopeText(cmp) {
+    if (!cmp || !cmp.scope || !cmp.scope.note) return null;
+    const ctx = Object.entries(cmp.variants || {})
+      .filter(([, v]) => v && v.put_context)
+      .map(([n, v]) => n + ' ' + v.put_context);
+    return 'Scope: ' + cmp.scope.note + (ctx.length ? '. Bio puts in: ' + ctx.join(', ') : '') + '.';
+  }
+
   function noiseText(noise) {
     if (!noise || !noise.levels) return null;
     const bits = [];
@@ -823,6 +833,8 @@
           num(c.min_effect) ? el('span', null, 'min effect ±' + (c.min_effect * 100).toFixed(1) + '%') : null,
           c.more_needed ? el('span', null, c.more_needed + ' more repetitions needed' + (c.more_capped ? ' (capped by max_repeat)' : '')) : null)));
     }
+    const sc = scopeText(cmp);
+    if (sc) body.push(el('p', { class: 'note', 'data-testid': 'scope' }, sc));
     const nt = noiseText(cmp && cmp.noise);
     if (nt) body.push(el('p', { class: 'note', 'data-testid': 'noise' }, nt));
     const nf = noiseFloorText(j.noise_floor);

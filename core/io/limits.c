@@ -34,9 +34,11 @@ int bb_limits_validate(struct bb_queue_limits *lim, const char **why)
 	unsigned int hw, lbs_sectors;
 	unsigned long seg_size;
 
-	/* 512-byte logical blocks unless set; physical >= logical (a smaller
-	 * or unset physical size is raised to the logical one, as the
-	 * kernel does). */
+	/* 512-byte logical blocks unless set, a power of 2 up to
+	 * BLK_MAX_BLOCK_SIZE (blk_validate_block_size); physical >= logical
+	 * (a smaller or unset physical size is raised to the logical one)
+	 * and a power of 2 of any size: the kernel bounds only the logical
+	 * size (a device reporting a 128 KiB physical block is accepted). */
 	if (!lim->logical_block_size) {
 		lim->logical_block_size = BB_SECTOR_SIZE;
 	} else if (!block_size_ok(lim->logical_block_size)) {
@@ -45,8 +47,9 @@ int bb_limits_validate(struct bb_queue_limits *lim, const char **why)
 	}
 	if (lim->physical_block_size < lim->logical_block_size) {
 		lim->physical_block_size = lim->logical_block_size;
-	} else if (!block_size_ok(lim->physical_block_size)) {
-		w = "physical_block_size must be a power of 2 in 512..65536";
+	} else if (lim->physical_block_size &
+		   (lim->physical_block_size - 1)) {
+		w = "physical_block_size must be a power of 2 (at least logical_block_size)";
 		goto bad;
 	}
 

@@ -5,6 +5,7 @@
 #include <biobench/jobrun.h>
 
 #include <biobench/result_json.h>
+#include <biobench/scope.h>
 
 #include <errno.h>
 #include <math.h>
@@ -405,7 +406,8 @@ static struct json_object *jnum(double v)
 	return isfinite(v) ? json_object_new_double(v) : json_object_new_null();
 }
 
-static struct json_object *variant_json(const struct bb_jobrun_variant_stats *vs)
+static struct json_object *variant_json(const struct bb_jobrun_variant_stats *vs,
+					const struct bb_config *cfg)
 {
 	struct json_object *o = json_object_new_object();
 	struct json_object *vals = json_object_new_array();
@@ -425,6 +427,8 @@ static struct json_object *variant_json(const struct bb_jobrun_variant_stats *vs
 							 &vs->split_cache));
 	json_object_object_add(o, "split",
 			       bb_split_counters_to_json(&vs->split));
+	json_object_object_add(o, "put_context",
+			       json_object_new_string(bb_config_put_context(cfg)));
 	return o;
 }
 
@@ -463,6 +467,7 @@ struct json_object *bb_jobrun_to_json(const struct bb_jobrun *jr)
 	struct json_object *vars = json_object_new_object();
 	struct json_object *dist = json_object_new_array();
 	const char *verdict = bb_jobrun_verdict(jr);
+	struct bb_job_scope scope;
 
 	json_object_object_add(o, "verdict", verdict ?
 				       json_object_new_string(verdict) :
@@ -524,8 +529,10 @@ struct json_object *bb_jobrun_to_json(const struct bb_jobrun *jr)
 				       noise_json(&jr->noise) : NULL);
 	for (unsigned i = 0; i < job->nvariants; i++)
 		json_object_object_add(vars, job->v[i].name,
-				       variant_json(&jr->vs[i]));
+				       variant_json(&jr->vs[i], &job->v[i].cfg));
 	json_object_object_add(o, "variants", vars);
+	bb_job_scope(job, &scope);
+	json_object_object_add(o, "scope", bb_job_scope_to_json(&scope));
 	return o;
 }
 

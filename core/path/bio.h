@@ -3,7 +3,7 @@
  *
  * The field order, sizes and offsets follow include/linux/blk_types.h on
  * x86-64 with CGROUP, IOCOST, INLINE_ENCRYPTION and INTEGRITY enabled
- * (KERNEL-FACTS.md 2.1): sizeof == 136 in both layouts; inline vecs follow
+ * (struct bio as of Linux 6.18, docs/design.md): sizeof == 136 in both layouts; inline vecs follow
  * the struct (bio + 1) through the bioset's back_pad.  Fields the model does
  * not use (blkg, iocost, crypt, integrity) are kept as padding so that the
  * cache-line placement of the used fields is the kernel's.

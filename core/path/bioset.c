@@ -164,6 +164,7 @@ static inline bool reserve_refill(struct bb_reserve *r, void *obj)
  * ------------------------------------------------------------------------ */
 struct bb_bioset_impl {
 	struct bb_bio_cache cache;
+	struct bb_bio_cache cache_remote; /* the completion CPU's (remote_puts) */
 	struct bb_slab bio_slab;
 	struct bb_reserve bio_reserve;
 	struct bb_slab bvec_slab[BB_BVEC_CLASSES];
@@ -176,6 +177,7 @@ struct bb_bioset_impl {
 	unsigned bvec_slab_limit;
 	unsigned pool_size;
 	bool need_bvecs;
+	bb_cache_put_fn put_inner; /* evict: the variant's put */
 };
 
 static inline struct bb_cache_counters *ctr_of(struct bb_bioset *bs,
@@ -226,8 +228,9 @@ static inline void task_push(struct bb_bioset *bs, struct bb_bio_cache *c,
 	bs->ctr_owner.put_task++;
 }
 
-/* Lock-free push on the irq list (irq_fast, all).  Only the completion
- * thread pushes in these variants; the owner only exchanges the list out. */
+/* Lock-free push on the irq list (irq_fast, all, a completion thread):
+ * only the completion thread pushes in these variants; the owner only
+ * exchanges the list out. */
 static inline void irq_push_lockfree(struct bb_bio_cache *c,
 				     struct bb_bio *bio)
 {
@@ -244,6 +247,21 @@ static inline void irq_push_lockfree(struct bb_bio_cache *c,
 							&old, bio,
 							memory_order_release,
 							memory_order_acquire));
+}
+
+/* Plain push on the irq list (irq_fast, all, irq_local): the owner itself
+ * makes the hard-irq puts, as a completion interrupt on the submitting
+ * CPU does; the kernel's push is two plain stores with interrupts off. */
+static inline void irq_push_local(struct bb_bio_cache *c, struct bb_bio *bio)
+{
+	struct bb_bio *old = atomic_load_explicit(&c->free_list_irq,
+						  memory_order_relaxed);
+
+	cache_uninit(bio);
+	bio->bi_next = old;
+	atomic_store_explicit(&bio->__bi_remaining, (int)irq_list_len(old) + 1,
+			      memory_order_relaxed);
+	atomic_store_explicit(&c->free_list_irq, bio, memory_order_relaxed);
 }
 
 /* Guarded push on the irq list (irq variant): both threads push. */
@@ -287,6 +305,18 @@ static unsigned splice_lockfree(struct bb_bioset *bs, struct bb_bio_cache *c)
 						      memory_order_acquire));
 }
 
+/* irq_local: nobody else touches the irq list (the kernel's splice masks
+ * interrupts around two plain moves; with the interrupt on this CPU that
+ * is all it needs). */
+static unsigned splice_local(struct bb_bioset *bs, struct bb_bio_cache *c)
+{
+	struct bb_bio *list = atomic_load_explicit(&c->free_list_irq,
+						   memory_order_relaxed);
+
+	atomic_store_explicit(&c->free_list_irq, NULL, memory_order_relaxed);
+	return splice_finish(bs, c, list);
+}
+
 static unsigned splice_guarded(struct bb_bioset *bs, struct bb_bio_cache *c)
 {
 	struct bb_bio *list;
@@ -305,25 +335,34 @@ static void put_cache_free(struct bb_bioset *bs, struct bb_bio *bio,
 	bb_bio_free(bio, ctx);
 }
 
-/* task (pre-2022): only task-context puts are cached. */
+static unsigned prune_task_list(struct bb_bioset *bs, struct bb_bio_cache *c,
+				unsigned n);
+
+/* task (5.15 .. 6.1): one list, task context only; over 512 + 64 after
+ * the push, prune 64 (the most recently put, as bio_alloc_cache_prune pops
+ * the head).  A cache-flagged bio put elsewhere is freed (the kernel
+ * warned: only polled I/O, completed by its task, had the flag). */
 static void put_cache_task(struct bb_bioset *bs, struct bb_bio *bio,
 			   enum bb_ctx ctx)
 {
 	struct bb_bio_cache *c = bs->cache;
 
-	if (ctx != BB_CTX_TASK || cache_full(c)) {
+	if (ctx != BB_CTX_TASK) {
 		put_cache_free(bs, bio, ctx);
 		return;
 	}
 	task_push(bs, c, bio);
+	if (bb_unlikely(cache_nr(c) > BB_ALLOC_CACHE_MAX_TASK +
+					     BB_ALLOC_CACHE_SLACK))
+		prune_task_list(bs, c, BB_ALLOC_CACHE_SLACK);
 }
 
-/* irq (2022): polled task-context puts to the task list, everything else
+/* irq (6.2): polled task-context puts to the task list, everything else
  * to the irq list under the guard. */
 static void put_cache_irq(struct bb_bioset *bs, struct bb_bio *bio,
 			  enum bb_ctx ctx)
 {
-	struct bb_bio_cache *c = bs->cache;
+	struct bb_bio_cache *c = bs->put_to[ctx];
 
 	if (cache_full(c)) {
 		put_cache_free(bs, bio, ctx);
@@ -337,44 +376,128 @@ static void put_cache_irq(struct bb_bioset *bs, struct bb_bio *bio,
 	ctr_of(bs, ctx)->put_irq++;
 }
 
-/* irq_fast (2024) and all (2025): context decides, no guard. */
-static void put_cache_irq_fast(struct bb_bioset *bs, struct bb_bio *bio,
-			       enum bb_ctx ctx)
+/* irq_fast (6.9) and all (Dec 2025): context decides, no guard; the
+ * irq-list push is lock-free (a completion thread) or plain (the owner's
+ * own hard-irq puts). */
+static inline __attribute__((always_inline)) void
+put_cache_irq_fast_t(struct bb_bioset *bs, struct bb_bio *bio,
+		     enum bb_ctx ctx, bool local)
 {
-	struct bb_bio_cache *c = bs->cache;
+	struct bb_bio_cache *c = bs->put_to[ctx];
 
 	if (cache_full(c)) {
 		put_cache_free(bs, bio, ctx);
 	} else if (ctx == BB_CTX_TASK) {
 		task_push(bs, c, bio);
 	} else if (ctx == BB_CTX_HARDIRQ) {
-		irq_push_lockfree(c, bio);
+		if (local)
+			irq_push_local(c, bio);
+		else
+			irq_push_lockfree(c, bio);
 		bs->ctr_other.put_irq++;
 	} else {
 		put_cache_free(bs, bio, ctx);
 	}
 }
 
-/* What each cache variant does, in one place: the put of a cache-eligible
- * bio (by context), the splice of the irq list, and whether the split
- * bioset (bio_split()'s clones) gets a cache of the same variant. */
+static void put_cache_irq_fast(struct bb_bioset *bs, struct bb_bio *bio,
+			       enum bb_ctx ctx)
+{
+	put_cache_irq_fast_t(bs, bio, ctx, false);
+}
+
+static void put_cache_irq_fast_local(struct bb_bioset *bs, struct bb_bio *bio,
+				     enum bb_ctx ctx)
+{
+	put_cache_irq_fast_t(bs, bio, ctx, true);
+}
+
+/* What each cache variant does, in one place: who sets REQ_ALLOC_CACHE
+ * (the caller, for polled I/O or for all; or the allocator itself), the
+ * put of a cache-eligible bio (by context) and the splice of the irq list
+ * (with a completion thread, and with the owner's own hard-irq puts),
+ * what bio_clear_polled drops, whether a starving reserve is robbed, and
+ * whether the split bioset (bio_split()'s clones) gets a cache. */
+typedef unsigned (*splice_fn)(struct bb_bioset *bs, struct bb_bio_cache *c);
 static const struct cache_variant {
-	bb_cache_put_fn put;
-	unsigned (*splice)(struct bb_bioset *bs, struct bb_bio_cache *c);
+	uint32_t caller_opf[2]; /* [polled]: REQ_ALLOC_CACHE the caller asks */
+	uint32_t opf_auto;      /* REQ_ALLOC_CACHE the allocator sets */
+	bb_cache_put_fn put, put_local;
+	splice_fn splice, splice_local;
+	uint32_t clear_polled;  /* bio_clear_polled also drops these */
+	bool rob_reserve;       /* no "don't rob a starving bioset" rule */
 	bool split_cached;
 } cache_variants[BB_CACHE__COUNT] = {
-	[BB_CACHE_OFF] = { NULL, NULL, false },
+	[BB_CACHE_OFF] = { { 0, 0 }, 0, NULL, NULL, NULL, NULL, 0, false,
+			   false },
 	/* the irq list stays empty: nothing but task puts is cached */
-	[BB_CACHE_TASK] = { put_cache_task, splice_lockfree, false },
-	[BB_CACHE_IRQ] = { put_cache_irq, splice_guarded, false },
-	[BB_CACHE_IRQ_FAST] = { put_cache_irq_fast, splice_lockfree, false },
-	[BB_CACHE_ALL] = { put_cache_irq_fast, splice_lockfree, true },
+	[BB_CACHE_TASK] = { { 0, BB_REQ_ALLOC_CACHE }, 0, put_cache_task,
+			    put_cache_task, splice_lockfree, splice_local,
+			    BB_REQ_ALLOC_CACHE, true, false },
+	[BB_CACHE_IRQ] = { { BB_REQ_ALLOC_CACHE, BB_REQ_ALLOC_CACHE }, 0,
+			   put_cache_irq, put_cache_irq, splice_guarded,
+			   splice_guarded, 0, false, false },
+	[BB_CACHE_IRQ_FAST] = { { BB_REQ_ALLOC_CACHE, BB_REQ_ALLOC_CACHE }, 0,
+				put_cache_irq_fast, put_cache_irq_fast_local,
+				splice_lockfree, splice_local, 0, false,
+				false },
+	[BB_CACHE_ALL] = { { 0, 0 }, BB_REQ_ALLOC_CACHE, put_cache_irq_fast,
+			   put_cache_irq_fast_local, splice_lockfree,
+			   splice_local, 0, false, false },
+	[BB_CACHE_ALL_SPLIT] = { { 0, 0 }, BB_REQ_ALLOC_CACHE,
+				 put_cache_irq_fast, put_cache_irq_fast_local,
+				 splice_lockfree, splice_local, 0, false,
+				 true },
 };
 
 enum bb_cache_variant bb_bioset_split_variant(enum bb_cache_variant v)
 {
 	return (unsigned)v < BB_CACHE__COUNT && cache_variants[v].split_cached ?
 		       v : BB_CACHE_OFF;
+}
+
+uint32_t bb_bioset_caller_opf(enum bb_cache_variant v, bool polled)
+{
+	return (unsigned)v < BB_CACHE__COUNT ? cache_variants[v].caller_opf[polled]
+					     : 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Cold bios: evict an object from every cache level (clflushopt; the
+ * 0x66-prefixed clflush is clflushopt where the CPU has it and clflush
+ * where it has not).
+ * ------------------------------------------------------------------------ */
+static inline void evict_obj(const void *obj, unsigned size)
+{
+	for (unsigned off = 0; off < size; off += BB_CACHELINE) {
+		const char *p = (const char *)obj + off;
+#if defined(__x86_64__) || defined(__i386__)
+		__asm__ volatile(".byte 0x66; clflush %0"
+				 : "+m"(*(volatile char *)p));
+#elif defined(__aarch64__)
+		__asm__ volatile("dc civac, %0" : : "r"(p) : "memory");
+#else
+		(void)p;
+#endif
+	}
+}
+
+static void put_cache_evict(struct bb_bioset *bs, struct bb_bio *bio,
+			    enum bb_ctx ctx)
+{
+	void *obj = (char *)bio - bs->front_pad;
+
+	bs->impl->put_inner(bs, bio, ctx);
+	evict_obj(obj, bs->obj_size);
+}
+
+static void free_evict(struct bb_bio *bio, enum bb_ctx ctx)
+{
+	struct bb_bioset *bs = bio->bi_pool;
+	void *obj = (char *)bio - bs->front_pad;
+
+	bb_bio_free(bio, ctx);
+	evict_obj(obj, bs->obj_size);
 }
 
 /* ------------------------------------------------------------------------
@@ -398,7 +521,9 @@ static void obj_undo(struct bb_slab *s, struct bb_reserve *r, void *obj)
 		slab_push(s, obj);
 }
 
-/* Cache miss, or not cache-eligible: slab, then the reserve. */
+/* Cache miss, or not cache-eligible: mempool_alloc (the slab, then the
+ * reserve), then "don't rob a starving bioset" (6.2 on): while the
+ * reserve is below its minimum the bio does not join the cache. */
 static struct bb_bio *alloc_slab_reserve(struct bb_bioset *bs, void *bdev,
 				 unsigned nr_vecs, uint32_t opf)
 {
@@ -430,9 +555,8 @@ static struct bb_bio *alloc_slab_reserve(struct bb_bioset *bs, void *bdev,
 		goto init;
 	}
 
-	/* slow path (mempool_alloc: slab, then the reserve).  Don't rob the
-	 * reserve: whatever we get here is freed, not cached. */
-	opf &= ~BB_REQ_ALLOC_CACHE;
+	/* slow path (mempool_alloc: slab, then the reserve; bvecs from the
+	 * 256-vec class or its reserve) */
 	obj = slab_pop(&im->bio_slab);
 	from_reserve = !obj;
 	if (!obj && !(obj = reserve_take(&im->bio_reserve)))
@@ -453,6 +577,12 @@ static struct bb_bio *alloc_slab_reserve(struct bb_bioset *bs, void *bdev,
 	else
 		ctr->alloc_slab++;
 init:
+	/* mempool_is_saturated: a reserve below its minimum keeps the bio
+	 * out of the cache (6.2 on), so that its free refills the reserve */
+	if (bb_unlikely(atomic_load_explicit(&im->bio_reserve.curr_nr,
+					     memory_order_relaxed) <
+			im->bio_reserve.min_nr))
+		opf &= bs->starving_keep;
 	bio = (struct bb_bio *)((char *)obj + bs->front_pad);
 	if (nr_vecs <= BB_BIO_INLINE_VECS)
 		table = nr_vecs ? (struct bb_bvec *)(bio + 1) : NULL;
@@ -483,14 +613,14 @@ struct bb_bio *bb_bio_alloc_bioset_slow(struct bb_bioset *bs, void *bdev,
 
 	if (bb_unlikely(nr_vecs > BB_BIO_MAX_VECS || (nr_vecs && !bs->back_pad)))
 		return NULL;
-	if (!c || nr_vecs > BB_BIO_INLINE_VECS)
+	opf |= bs->opf_auto;
+	if (!c || nr_vecs > BB_BIO_INLINE_VECS || !(opf & BB_REQ_ALLOC_CACHE))
 		return alloc_slab_reserve(bs, bdev, nr_vecs, opf & ~BB_REQ_ALLOC_CACHE);
 
 	bio = c->free_list;
 	if (!bio && !(bio = cache_refill(bs, c))) {
 		bs->ctr_owner.alloc_miss++;
-		bio = alloc_slab_reserve(bs, bdev, nr_vecs,
-					 opf | BB_REQ_ALLOC_CACHE);
+		bio = alloc_slab_reserve(bs, bdev, nr_vecs, opf);
 		if (bb_likely(bio) || !cache_nr_irq(c))
 			return bio;
 		/* The slab (finite in the model, unlike the kernel's) and the
@@ -536,7 +666,7 @@ void bb_bio_put_reffed(struct bb_bio *bio, enum bb_ctx ctx)
 	if (bio->bi_opf & BB_REQ_ALLOC_CACHE)
 		bio->bi_pool->put_cache(bio->bi_pool, bio, ctx);
 	else
-		bb_bio_free(bio, ctx);
+		bio->bi_pool->put_free(bio, ctx);
 }
 
 void bb_bio_free(struct bb_bio *bio, enum bb_ctx ctx)
@@ -583,17 +713,19 @@ static unsigned prune_task_list(struct bb_bioset *bs, struct bb_bio_cache *c,
 	return done;
 }
 
-unsigned bb_bio_alloc_cache_prune(struct bb_bioset *bs, unsigned n)
+static unsigned prune_cache(struct bb_bioset *bs, struct bb_bio_cache *c,
+			    unsigned n)
 {
-	struct bb_bio_cache *c = bs->cache;
-	unsigned done;
+	unsigned done = prune_task_list(bs, c, n);
 
-	if (!c)
-		return 0;
-	done = prune_task_list(bs, c, n);
 	if (done < n && !c->free_list && c->splice(bs, c))
 		done += prune_task_list(bs, c, n - done);
 	return done;
+}
+
+unsigned bb_bio_alloc_cache_prune(struct bb_bioset *bs, unsigned n)
+{
+	return bs->cache ? prune_cache(bs, bs->cache, n) : 0;
 }
 
 static void *map_objs(size_t bytes)
@@ -637,6 +769,7 @@ static int slab_setup(struct bb_slab *s, struct bb_reserve *r, size_t obj_size,
 
 int bb_bioset_init(struct bb_bioset *bs, const struct bb_bioset_params *p)
 {
+	const struct cache_variant *cv;
 	struct bb_bioset_impl *im;
 	unsigned slab_limit, bvec_limit;
 	size_t raw;
@@ -696,13 +829,40 @@ int bb_bioset_init(struct bb_bioset *bs, const struct bb_bioset_params *p)
 		}
 	}
 
-	atomic_init(&im->cache.nr, 0);
-	atomic_init(&im->cache.free_list_irq, NULL);
-	atomic_init(&im->cache.guard, 0);
-	bs->put_cache = cache_variants[p->cache].put;
-	im->cache.splice = cache_variants[p->cache].splice;
-	if (p->cache != BB_CACHE_OFF)
+	if (p->irq_local && p->remote_puts) {
+		ret = -EINVAL;
+		goto fail;
+	}
+	cv = &cache_variants[p->cache];
+	for (int k = 0; k < 2; k++) {
+		struct bb_bio_cache *c = k ? &im->cache_remote : &im->cache;
+
+		atomic_init(&c->nr, 0);
+		atomic_init(&c->free_list_irq, NULL);
+		atomic_init(&c->guard, 0);
+	}
+	/* each cache is written by one thread, unless neither irq_local nor
+	 * remote_puts (another thread pushes onto the owner's irq list) */
+	bs->put_cache = p->irq_local || p->remote_puts ? cv->put_local : cv->put;
+	im->cache.splice = p->irq_local || p->remote_puts ? cv->splice_local
+							  : cv->splice;
+	im->cache_remote.splice = cv->splice_local;
+	bs->put_free = bb_bio_free;
+	if (p->evict) {
+		im->put_inner = bs->put_cache;
+		if (bs->put_cache)
+			bs->put_cache = put_cache_evict;
+		bs->put_free = free_evict;
+	}
+	bs->clear_polled = cv->clear_polled;
+	bs->starving_keep = cv->rob_reserve ? ~0u : ~BB_REQ_ALLOC_CACHE;
+	if (p->cache != BB_CACHE_OFF) {
 		bs->cache = &im->cache;
+		bs->opf_auto = cv->opf_auto;
+		bs->put_to[BB_CTX_TASK] = &im->cache;
+		bs->put_to[BB_CTX_HARDIRQ] = bs->put_to[BB_CTX_SOFTIRQ] =
+			p->remote_puts ? &im->cache_remote : &im->cache;
+	}
 	return 0;
 fail:
 	bb_bioset_exit(bs);
@@ -715,8 +875,10 @@ void bb_bioset_exit(struct bb_bioset *bs)
 
 	if (!im)
 		return;
-	if (bs->cache && im->bio_map)
-		bb_bio_alloc_cache_prune(bs, BB_UINT_MAX);
+	if (bs->cache && im->bio_map) {
+		prune_cache(bs, &im->cache, BB_UINT_MAX);
+		prune_cache(bs, &im->cache_remote, BB_UINT_MAX);
+	}
 	bs->cache = NULL;
 	bs->put_cache = NULL;
 	if (im->bio_map)
@@ -832,8 +994,29 @@ static long census_cache_list(struct census_map *m,
 	return n;
 }
 
+/* Both lists of one cache, each checked against its count; -1 on
+ * corruption. */
+static int census_cache(struct census_map *m, const struct bb_bioset *bs,
+			struct bb_bio_cache *c, unsigned *nr, unsigned *nr_irq)
+{
+	struct bb_bio *irq = atomic_load_explicit(&c->free_list_irq,
+						  memory_order_acquire);
+	long n;
+
+	if ((n = census_cache_list(m, bs, c->free_list)) < 0 ||
+	    (unsigned)n != cache_nr(c))
+		return -1;
+	*nr = (unsigned)n;
+	if ((n = census_cache_list(m, bs, irq)) < 0 ||
+	    (unsigned)n != irq_list_len(irq))
+		return -1;
+	*nr_irq = (unsigned)n;
+	return 0;
+}
+
 int bb_bioset_check(const struct bb_bioset *bs, struct bb_bioset_census *out)
 {
+	unsigned remote_nr = 0, remote_irq = 0;
 	const struct bb_bioset_impl *im = bs->impl;
 	struct census_map m = { 0 };
 	long n;
@@ -855,20 +1038,13 @@ int bb_bioset_check(const struct bb_bioset *bs, struct bb_bioset_census *out)
 	if ((n = census_reserve(&m, &im->bio_reserve)) < 0)
 		goto out;
 	out->reserve = (unsigned)n;
-	if (bs->cache) {
-		struct bb_bio_cache *c = bs->cache;
-		struct bb_bio *irq = atomic_load_explicit(&c->free_list_irq,
-							  memory_order_acquire);
-
-		if ((n = census_cache_list(&m, bs, c->free_list)) < 0 ||
-		    (unsigned)n != cache_nr(c))
-			goto out;
-		out->cache_nr = (unsigned)n;
-		if ((n = census_cache_list(&m, bs, irq)) < 0 ||
-		    (unsigned)n != irq_list_len(irq))
-			goto out;
-		out->cache_nr_irq = (unsigned)n;
-	}
+	if (bs->cache &&
+	    (census_cache(&m, bs, bs->cache, &out->cache_nr,
+			  &out->cache_nr_irq) ||
+	     census_cache(&m, bs, (struct bb_bio_cache *)&im->cache_remote,
+			  &remote_nr, &remote_irq)))
+		goto out;
+	out->cache_remote = remote_nr + remote_irq;
 
 	for (unsigned cl = 0; cl < BB_BVEC_CLASSES && im->need_bvecs; cl++) {
 		bool last = cl == BB_BVEC_CLASSES - 1;

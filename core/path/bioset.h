@@ -3,7 +3,7 @@
  * ("per-CPU") bio cache in every variant the kernel has had
  * (layout-dependent; see bb_layout.h).
  *
- * Model (KERNEL-FACTS.md 1.x):
+ * Model (block/bio.c of the version each variant stands for):
  *  - slab: fixed-size objects (front_pad + 136 + back_pad, rounded up to a
  *    64-byte line, 64-byte aligned) carved from memory mapped at init.  The
  *    slab has a capacity (slab_limit objects); when it is exhausted the
@@ -19,39 +19,77 @@
  *    arrays; bios with <= 4 vecs use the inline vecs at (bio + 1).
  *  - cache (struct bb_bio_cache, one per bioset per owning thread): the
  *    kernel's free_list / free_list_irq / nr / nr_irq with
- *    ALLOC_CACHE_THRESHOLD 16 and ALLOC_CACHE_MAX 256.
+ *    ALLOC_CACHE_THRESHOLD 16.
  *
- * Allocation (alloc_bioset, 7.1 + follow-ups: cache -> slab -> reserve):
- *   if the bioset has a cache and nr_vecs <= 4: set REQ_ALLOC_CACHE and pop
- *     from free_list; when free_list is empty and nr_irq >= 16 splice the
- *     irq list in first.  A hit returns at once.
- *   else clear REQ_ALLOC_CACHE.
- *   miss: take an object from the slab; if the slab is exhausted take one
- *     from the reserve and clear REQ_ALLOC_CACHE ("don't rob a starving
- *     reserve": a bio that came from the reserve is freed, not cached, so
- *     the reserve refills).
- *   Nothing anywhere: return NULL (the kernel would sleep in the mempool;
- *   the engine reaps completions and retries).
+ * Who asks for the cache (REQ_ALLOC_CACHE):
+ *   task, irq, irq_fast (6.1 .. 6.18): the caller.  io_uring set it only
+ *     for IOPOLL I/O up to 6.1, for every read/write from 6.2 on;
+ *     bb_bioset_caller_opf() says what a caller of the variant's kernel
+ *     passes.  The allocator keeps it only for a bioset with a cache and
+ *     nr_vecs <= 4.
+ *   all, all_split (Dec 2025 default-on): the allocator sets it itself for
+ *     every bioset that has a cache and nr_vecs <= 4, whoever the caller.
+ *
+ * Allocation (bio_alloc_bioset):
+ *   REQ_ALLOC_CACHE asked (or set by the allocator), a cache, nr_vecs <= 4:
+ *     pop free_list; when it is empty and nr_irq >= 16, splice the irq
+ *     list in first (6.2 on; task has no irq list).  A hit returns at once.
+ *   else REQ_ALLOC_CACHE is cleared.
+ *   miss: mempool_alloc: an object from the slab, the reserve when the slab
+ *     is exhausted.  Then, from 6.2 on (irq, irq_fast, all, all_split),
+ *     "don't rob a starving bioset": while the reserve is below its minimum
+ *     (mempool_is_saturated false) REQ_ALLOC_CACHE is cleared, so the bio
+ *     is freed on put and refills the reserve.  task (6.1) has no such
+ *     rule: a reserve object can end up in the cache.
+ *   Slab and reserve empty: if the irq list holds bios (fewer than 16,
+ *     else it would have been spliced), splice them and take one: the
+ *     kernel would sleep in mempool_alloc until a bio is freed; the
+ *     model's slab is finite and nothing else would ever free them
+ *     (counted as a hit, neither a miss nor a failure).  Otherwise NULL
+ *     (the engine reaps completions and retries).
  *
  * Put (bb_bio_put): REFFED refcount, then REQ_ALLOC_CACHE ? the variant's
  * put : bio_free.  The variant's put is a function pointer chosen at init:
- *   task:     ctx == TASK -> free_list, else free.
- *   irq:      REQ_POLLED && ctx == TASK -> free_list; anything else ->
- *             free_list_irq under an irq-save-like guard (a spin guard that
- *             the splice also takes).
- *   irq_fast, all: ctx == TASK -> free_list; ctx == HARDIRQ ->
- *             free_list_irq with no guard (a lock-free push; the splice is
- *             an atomic exchange of the whole list); other contexts free.
- *   all puts first check nr + nr_irq > 256 -> free (so 257 can be resident).
- * off: the bioset has no cache at all.  all: the split bioset has a cache
- * too (bb_bioset_split_variant); in the other variants it has none.  The
- * variant table in bioset.c is the one place that says what each variant
- * does.
+ *   task (6.1):  ctx == TASK -> free_list, and when that makes nr exceed
+ *                ALLOC_CACHE_MAX_TASK (512) + ALLOC_CACHE_SLACK (64), prune
+ *                64 (so 536 stay after 600 puts); other contexts free
+ *                (the kernel warned: its cached bios were all polled).
+ *   irq (6.2):   nr + nr_irq > 256 -> free; REQ_POLLED && ctx == TASK ->
+ *                free_list; anything else -> free_list_irq under an
+ *                irq-save-like guard (a spin guard that the splice also
+ *                takes).
+ *   irq_fast (6.9), all, all_split: nr + nr_irq > 256 -> free; ctx ==
+ *                TASK -> free_list; ctx == HARDIRQ -> free_list_irq with no
+ *                guard; other contexts (softirq) free.
+ * bio_clear_polled (a split): clears REQ_POLLED; in task (6.1) also
+ * REQ_ALLOC_CACHE, so split parents are freed, not cached.
+ * off: the bioset has no cache at all.  The split bioset (disk->bio_split)
+ * has no cache in any kernel (bb_bioset_split_variant); all_split is the
+ * experiment "all, and split clones cached too", no kernel's behaviour.
+ * The variant table in bioset.c is the one place that says what each
+ * variant does.
  *
- * Threading: the owner thread allocates and does task-context puts; one
- * other thread (the completion thread) may do HARDIRQ/SOFTIRQ puts and
- * frees concurrently.  Counters are kept per side (owner / other) so no
- * counter is written by two threads.
+ * Per CPU, as the kernel's: a bio is recycled in the cache of the CPU
+ * that frees it, whichever allocated it.  The owner thread allocates and
+ * does task-context puts (its own cache).  Hard-irq (and softirq) puts:
+ *   irq_local: the owner makes them itself (a completion interrupt on the
+ *     submitting CPU), into its own cache; the irq list's push and splice
+ *     are plain stores as the kernel's are with interrupts off (irq_fast
+ *     and later; irq keeps its guard, which stands for local_irq_save);
+ *   remote_puts: another thread (the completion thread, on another CPU)
+ *     makes them, into that CPU's own cache, which no allocation uses: it
+ *     fills up to the cap and from then on every put frees, as the
+ *     kernel's cross-CPU case does (648 K -> 647 K IOPS with the cache on);
+ *   neither: another thread pushes onto the owner's irq list (lock-free;
+ *     a cache shared across CPUs, no kernel's behaviour, kept for tests
+ *     of the concurrent structures).
+ * Counters are kept per side (owner / other) so no counter is written by
+ * two threads.
+ *
+ * Cold bios (evict): every object is evicted from the CPU caches when it is
+ * put (cached or freed), so that the next allocation of it touches memory
+ * that is not cache-hot, as a bio may be in a kernel whose I/O path
+ * touches far more memory between two uses than this loop does.
  */
 #ifndef BB_BIOSET_H
 #define BB_BIOSET_H
@@ -59,7 +97,9 @@
 #include "path/bio.h"
 
 #define BB_ALLOC_CACHE_THRESHOLD 16u
-#define BB_ALLOC_CACHE_MAX 256u
+#define BB_ALLOC_CACHE_MAX 256u      /* 6.2 on, over both lists */
+#define BB_ALLOC_CACHE_MAX_TASK 512u /* 5.15 .. 6.1 */
+#define BB_ALLOC_CACHE_SLACK 64u     /* 5.15 .. 6.1: pruned at put */
 
 
 struct bb_bioset;
@@ -86,15 +126,30 @@ struct bb_bioset_params {
 	unsigned slab_limit;    /* max slab objects outstanding; 0 = 65536 */
 	unsigned bvec_slab_limit; /* max external bvec arrays per class
 				     (16/64/128/256); 0 = 4096 */
+	bool irq_local;         /* hard-irq puts come from the owner thread
+				   itself (no completion thread) */
+	bool remote_puts;       /* hard-irq/softirq puts come from another
+				   thread, into its own CPU's cache */
+	bool evict;             /* cold bios: evict each object at put */
 };
 
 typedef void (*bb_cache_put_fn)(struct bb_bioset *bs, struct bb_bio *bio,
 				enum bb_ctx ctx);
+typedef void (*bb_bio_free_fn)(struct bb_bio *bio, enum bb_ctx ctx);
 
 struct bb_bioset {
 	/* read-mostly, set at init */
 	bb_cache_put_fn put_cache;      /* variant's put (NULL without cache) */
-	struct bb_bio_cache *cache;     /* NULL: no cache */
+	bb_bio_free_fn put_free;        /* bio_free (evicting with evict) */
+	struct bb_bio_cache *cache;     /* the owner's; NULL: no cache */
+	struct bb_bio_cache *put_to[3]; /* by enum bb_ctx: the cache of the
+					   CPU a put in that context runs
+					   on (remote_puts: another) */
+	uint32_t opf_auto;              /* REQ_ALLOC_CACHE when the allocator
+					   sets it itself (all), else 0 */
+	uint32_t clear_polled;          /* flags bio_clear_polled drops */
+	uint32_t starving_keep;         /* opf mask while the reserve is
+					   below its minimum */
 	struct bb_bioset_impl *impl;
 	unsigned front_pad;
 	unsigned back_pad;
@@ -115,9 +170,24 @@ int bb_bioset_init(struct bb_bioset *bs, const struct bb_bioset_params *p);
 void bb_bioset_exit(struct bb_bioset *bs);
 
 /* The split bioset's cache variant for a run whose main bioset has
- * variant v: what each variant does to bio_split()'s clones is decided
- * in bioset.c's variant table, next to its put and splice. */
+ * variant v: BB_CACHE_OFF (no kernel gives bio_split()'s bioset a cache),
+ * except for the all_split experiment.  Decided in bioset.c's variant
+ * table, next to its put and splice. */
 enum bb_cache_variant bb_bioset_split_variant(enum bb_cache_variant v);
+
+/* The REQ_ALLOC_CACHE that a caller (io_uring and block/fops.c) of variant
+ * v's kernel passes to bio_alloc_bioset for a read or write, polled (IOPOLL)
+ * or not: task: only polled; irq, irq_fast: always; off, all, all_split: 0
+ * (no cache, or the allocator sets it itself). */
+uint32_t bb_bioset_caller_opf(enum bb_cache_variant v, bool polled);
+
+/* bio_clear_polled: a bio that is split is not polled any more (and in
+ * 6.1 left the cache with it). */
+static inline void bb_bio_clear_polled(struct bb_bio *bio)
+{
+	bio->bi_opf &= ~(BB_REQ_POLLED |
+			 (bio->bi_pool ? bio->bi_pool->clear_polled : 0));
+}
 
 /* Everything of bio_alloc_bioset but the cache hit (out of line). */
 struct bb_bio *bb_bio_alloc_bioset_slow(struct bb_bioset *bs, void *bdev,
@@ -142,17 +212,20 @@ static inline struct bb_bio *bb_bio_cache_take(struct bb_bioset *bs,
 }
 
 /* bio_alloc_bioset: a bio with room for nr_vecs vecs (0..256), initialised
- * with bdev and opf (REQ_ALLOC_CACHE set or cleared by the allocator as
- * described above), bi_pool = bs.  Owner thread only.  NULL when the slab
- * and reserve are both empty, or nr_vecs > 256.  The cache hit is inline
- * (the hot loop's common case), the rest is bb_bio_alloc_bioset_slow. */
+ * with bdev and opf (REQ_ALLOC_CACHE kept, set or cleared by the allocator
+ * as described above), bi_pool = bs.  Owner thread only.  NULL when the
+ * slab, the reserve and the irq list are all empty, or nr_vecs > 256.  The
+ * cache hit is inline (the hot loop's common case), the rest is
+ * bb_bio_alloc_bioset_slow. */
 static inline struct bb_bio *bb_bio_alloc_bioset(struct bb_bioset *bs,
 						 void *bdev, unsigned nr_vecs,
 						 uint32_t opf)
 {
 	struct bb_bio_cache *c = bs->cache;
 
-	if (bb_likely(c && nr_vecs <= BB_BIO_INLINE_VECS && c->free_list))
+	opf |= bs->opf_auto;
+	if (bb_likely(c && nr_vecs <= BB_BIO_INLINE_VECS &&
+		      (opf & BB_REQ_ALLOC_CACHE) && c->free_list))
 		return bb_bio_cache_take(bs, c, c->free_list, bdev, nr_vecs,
 					 opf);
 	return bb_bio_alloc_bioset_slow(bs, bdev, nr_vecs, opf);
@@ -164,7 +237,8 @@ struct bb_bio *bb_bio_alloc_clone(void *bdev, struct bb_bio *src,
 				  struct bb_bioset *bs);
 
 /* bio_free: release the bvec array and the object to reserve or slab.
- * ctx selects which side's counters are charged. */
+ * ctx selects which side's counters are charged.  (bb_bio_put frees
+ * through bs->put_free, which is this, or this and an eviction.) */
 void bb_bio_free(struct bb_bio *bio, enum bb_ctx ctx);
 
 /* bio_put of a BIO_REFFED bio (out of line). */
@@ -180,12 +254,13 @@ static inline void bb_bio_put(struct bb_bio *bio, enum bb_ctx ctx)
 	else if (bio->bi_opf & BB_REQ_ALLOC_CACHE)
 		bio->bi_pool->put_cache(bio->bi_pool, bio, ctx);
 	else
-		bb_bio_free(bio, ctx);
+		bio->bi_pool->put_free(bio, ctx);
 }
 
 /* bio_alloc_cache_prune: free up to n bios from the cache (task list
- * first, then the spliced irq list); returns how many were freed.  Owner
- * thread only. */
+ * first, then the spliced irq list); returns how many were freed (counted
+ * in `prune`, as the task variant's put-time prune is).  Owner thread
+ * only. */
 unsigned bb_bio_alloc_cache_prune(struct bb_bioset *bs, unsigned n);
 
 /* Sum of both sides' counters. */
@@ -200,13 +275,14 @@ void bb_bioset_cache_len(const struct bb_bioset *bs, unsigned *nr,
 unsigned bb_bioset_reserve_len(const struct bb_bioset *bs);
 
 /* Where the free objects are (bb_bioset_check).  Objects outstanding =
- * objs - slab_free - reserve - cache_nr - cache_nr_irq. */
+ * objs - slab_free - reserve - cache_nr - cache_nr_irq - cache_remote. */
 struct bb_bioset_census {
 	unsigned objs;         /* bio objects in all: slab_limit + pool_size */
 	unsigned slab_free;    /* free in the slab (never used + free list) */
 	unsigned reserve;      /* in the reserve */
 	unsigned cache_nr;     /* on the cache's task list */
 	unsigned cache_nr_irq; /* on the cache's irq list */
+	unsigned cache_remote; /* in the other CPU's cache (remote_puts) */
 	unsigned bvec_objs[4]; /* bvec arrays per class 16/64/128/256 (the
 				  256 class includes the bvec reserve) */
 	unsigned bvec_free[4]; /* free per class (256: slab + reserve) */

@@ -49,6 +49,8 @@
 #define bb_bio_alloc_bioset_slow BB_L(bb_bio_alloc_bioset_slow)
 #define bb_bio_cache_take BB_L(bb_bio_cache_take)
 #define bb_bioset_split_variant BB_L(bb_bioset_split_variant)
+#define bb_bioset_caller_opf BB_L(bb_bioset_caller_opf)
+#define bb_bio_clear_polled BB_L(bb_bio_clear_polled)
 #define bb_bio_put_reffed BB_L(bb_bio_put_reffed)
 #define bb_bio_alloc_clone BB_L(bb_bio_alloc_clone)
 #define bb_bio_put BB_L(bb_bio_put)

@@ -5,7 +5,8 @@
  * for READ/WRITE, block/blk-merge.c get_max_io_size(), bio_split_io_at()
  * (as bio_split_rw_at with len_align_mask = dma_alignment),
  * bvec_split_segs(), get_max_segment_size(), bvec_gap_to_prev() and
- * bio_submit_split(), block/bio.c bio_split() (KERNEL-FACTS.md 3.x).
+ * bio_submit_split(), block/bio.c bio_split() (docs/design.md, "The split
+ * fast check").
  */
 #include "path/split.h"
 
@@ -213,8 +214,9 @@ split:
 	if (!bytes)
 		return -EINVAL;
 
-	/* bio_clear_polled: a split bio is never polled */
-	bio->bi_opf &= ~BB_REQ_POLLED;
+	/* bio_clear_polled: a split bio is never polled (and in 6.1 it left
+	 * the cache with it) */
+	bb_bio_clear_polled(bio);
 	bio->bi_bvec_gap_bit = (uint8_t)ffs((int)gaps);
 	return (int)(bytes >> BB_SECTOR_SHIFT);
 }

@@ -2,8 +2,8 @@
 /* split.h - bio splitting against queue limits (layout-dependent).
  * Models block/blk.h __bio_split_to_limits(), bio_may_need_split() in its
  * two forms, and blk-merge.c bio_split_rw_at() / bvec_split_segs() /
- * get_max_io_size(), plus bio_split() and bio_submit_split()
- * (KERNEL-FACTS.md 3.x). */
+ * get_max_io_size(), plus block/bio.c bio_split() and bio_submit_split()
+ * (docs/design.md, "The split fast check"). */
 #ifndef BB_SPLIT_H
 #define BB_SPLIT_H
 
@@ -62,7 +62,7 @@ unsigned bb_get_max_io_size(const struct bb_bio *bio,
 /* bio_split_rw_at (bio_split_io_at with len_align_mask = dma_alignment):
  * walk the bvecs; returns -EINVAL / -EAGAIN, 0 (no split needed, *segs =
  * segment count) or the number of sectors of the front piece.  Sets
- * bi_bvec_gap_bit; clears REQ_POLLED on a split. */
+ * bi_bvec_gap_bit; bio_clear_polled on a split (bioset.h). */
 int bb_bio_split_rw_at(struct bb_bio *bio, const struct bb_queue_limits *lim,
 		       unsigned *segs, unsigned max_bytes);
 

@@ -12,6 +12,17 @@
  *   -> one SQE per resulting bio -> completion -> bio_endio (chained clones
  *   put, parent's end_io) -> bio put (task list, irq list or freed, per
  *   variant and context).
+ * The context of the puts (config.h, bb_config_completion): task when the
+ * submitter reaps as polled completions do (--completion inline, the
+ * default of --mode poll); hard-irq when the submitter reaps but stands
+ * for its own CPU's completion interrupt (--completion irq, the default of
+ * --mode irq and sqpoll: the reap build with K_IRQCTX); hard-irq on
+ * another CPU when a completion thread reaps (--completion thread: its
+ * puts go to that CPU's own cache, which nothing allocates from, as the
+ * kernel recycles a bio on the CPU that frees it).
+ * --device-ns adds a calibrated busy time per completed request before
+ * its bio_endio (the general reap builds only), --cold-bios a bioset that
+ * evicts each bio at put (the loop does not change).
  * Without it (--model none): one SQE per I/O straight from its slot, as
  * t/io_uring.
  *
@@ -25,8 +36,8 @@
  *    prep, split-check form and completion context, and the combination
  *    is chosen at setup (tables fill_fns / reap_fns below); a second, general
  *    build of each handles several files, mixed directions, verify,
- *    per-I/O latency and inject_ns, so that the common case carries none
- *    of their branches;
+ *    per-I/O latency, inject_ns and device_ns, so that the common case
+ *    carries none of their branches;
  *  - a CQE's user_data is its slot (no model) or its bio (model): one load
  *    from the CQE to what it completes;
  *  - SQEs are taken from the ring a batch at a time (one space check), and
@@ -88,11 +99,14 @@ enum {
 	K_NOOFF = 1u << 4,   /* the SQEs use no offset (plain NOPs, no
 				model): none is drawn */
 	K_LAT = 1u << 5,     /* reap: latency recorded */
-	K_HARDIRQ = 1u << 6, /* reap: the completion thread (hard-irq
-				context, the comp side) */
+	K_CTHREAD = 1u << 6, /* reap: the completion thread (another CPU,
+				the comp side); always with K_IRQCTX */
 	K_FIXED = 1u << 7,   /* fast bio build: registered buffers (a
 				BIO_CLONED bio over the slot's bvecs) */
-	K_VEC = 1u << 8,     /* no model: READV/WRITEV of the slot's iovec
+	K_IRQCTX = 1u << 8,  /* reap: the bio puts run in hard-irq context
+				(the completion thread's, or the
+				submitter's own for a same-CPU interrupt) */
+	K_VEC = 1u << 9,     /* no model: READV/WRITEV of the slot's iovec
 				(--vectored, t/io_uring -V1) */
 };
 
@@ -638,6 +652,9 @@ BB_HOT unsigned reap_none_t(struct worker *w, struct bb_wside *sd,
 			&ring->cq.cqes[(head & mask) << sq_shift(K)];
 		struct bb_wslot *s = (struct bb_wslot *)(uintptr_t)cqe->user_data;
 
+		/* --device-ns: the driver's completion work, per request */
+		if (!(K & K_FAST) && b->device_iters)
+			bb_wbase_device(b);
 		if (bb_unlikely(cqe->res != want)) {
 			slot_error(b, sd, s, cqe->res);
 			nerr++;
@@ -710,7 +727,7 @@ BB_HOT void end_io_t(struct bb_bio *bio, enum bb_ctx ctx, const unsigned K)
 	struct bb_wslot *s = bio->bi_private;
 	struct worker *w = worker_of(s->owner);
 	struct bb_wbase *b = &w->b;
-	struct bb_wside *sd = (K & K_HARDIRQ) ? &b->comp : &b->sub;
+	struct bb_wside *sd = (K & K_CTHREAD) ? &b->comp : &b->sub;
 
 	if (bb_unlikely(bio->bi_status)) {
 		parent_error(b, sd, bio, s);
@@ -724,7 +741,7 @@ BB_HOT void end_io_t(struct bb_bio *bio, enum bb_ctx ctx, const unsigned K)
 	 * slot back means its bio is put (the submitter reads the bioset's
 	 * counters once every slot is back).  Submitter: the slot first,
 	 * then the put as the last call (it does not look at the slot). */
-	if (K & K_HARDIRQ) {
+	if (K & K_CTHREAD) {
 		bb_bio_put(bio, ctx);
 		spsc_push(&w->done_q, s);
 		return;
@@ -744,7 +761,7 @@ static __attribute__((noinline)) void end_io_task_slow(struct bb_bio *bio,
 static __attribute__((noinline)) void end_io_hardirq_slow(struct bb_bio *bio,
 							  enum bb_ctx ctx)
 {
-	end_io_t(bio, ctx, K_HARDIRQ | K_FAST);
+	end_io_t(bio, ctx, K_CTHREAD | K_FAST);
 }
 
 BB_HOT void end_io_fast_t(struct bb_bio *bio, enum bb_ctx ctx, const unsigned K)
@@ -752,11 +769,11 @@ BB_HOT void end_io_fast_t(struct bb_bio *bio, enum bb_ctx ctx, const unsigned K)
 	struct bb_wslot *s = bio->bi_private;
 	struct worker *w = worker_of(s->owner);
 	struct bb_wbase *b = &w->b;
-	struct bb_wside *sd = (K & K_HARDIRQ) ? &b->comp : &b->sub;
+	struct bb_wside *sd = (K & K_CTHREAD) ? &b->comp : &b->sub;
 
 	if (bb_unlikely(bio->bi_status ||
 			(sd->lat && s->t_sub != sd->lat_last))) {
-		if (K & K_HARDIRQ)
+		if (K & K_CTHREAD)
 			end_io_hardirq_slow(bio, ctx);
 		else
 			end_io_task_slow(bio, ctx);
@@ -765,7 +782,7 @@ BB_HOT void end_io_fast_t(struct bb_bio *bio, enum bb_ctx ctx, const unsigned K)
 	sd->io.ios++;
 	if (sd->lat)
 		sd->lat_run++;
-	if (K & K_HARDIRQ) {
+	if (K & K_CTHREAD) {
 		bb_bio_put(bio, ctx); /* before the slot: see end_io_t */
 		spsc_push(&w->done_q, s);
 		return;
@@ -786,12 +803,12 @@ static void end_io_task(struct bb_bio *bio, enum bb_ctx ctx)
 
 static void end_io_hardirq_fast(struct bb_bio *bio, enum bb_ctx ctx)
 {
-	end_io_fast_t(bio, ctx, K_HARDIRQ);
+	end_io_fast_t(bio, ctx, K_CTHREAD);
 }
 
 static void end_io_hardirq(struct bb_bio *bio, enum bb_ctx ctx)
 {
-	end_io_t(bio, ctx, K_HARDIRQ);
+	end_io_t(bio, ctx, K_CTHREAD);
 }
 
 /* bio_endio: the common case (not chained) here, the chain walk in
@@ -822,7 +839,7 @@ BB_HOT unsigned reap_bio_t(struct worker *w, struct bb_wside *sd, bool *stop,
 {
 	struct bb_wbase *b = &w->b;
 	struct io_uring *ring = &b->ring;
-	const enum bb_ctx ctx = (K & K_HARDIRQ) ? BB_CTX_HARDIRQ : BB_CTX_TASK;
+	const enum bb_ctx ctx = (K & K_IRQCTX) ? BB_CTX_HARDIRQ : BB_CTX_TASK;
 	unsigned head = *ring->cq.khead;
 	unsigned tail = io_uring_smp_load_acquire(ring->cq.ktail);
 	unsigned mask = ring->cq.ring_mask, n = tail - head;
@@ -832,7 +849,7 @@ BB_HOT unsigned reap_bio_t(struct worker *w, struct bb_wside *sd, bool *stop,
 
 	if (!n)
 		return 0;
-	if (K & K_HARDIRQ)
+	if (K & K_CTHREAD)
 		ring_acquire(w);
 	if (sd->lat)
 		sd->now = bb_now_ns();
@@ -842,11 +859,15 @@ BB_HOT unsigned reap_bio_t(struct worker *w, struct bb_wside *sd, bool *stop,
 		struct bb_bio *bio = (struct bb_bio *)(uintptr_t)cqe->user_data;
 		uint32_t size;
 
-		if ((K & K_HARDIRQ) &&
+		if ((K & K_CTHREAD) &&
 		    bb_unlikely(cqe->user_data == SENTINEL_UD)) {
 			*stop = true;
 			continue;
 		}
+		/* --device-ns: the driver's completion work, per request,
+		 * before it ends the bio */
+		if (!(K & K_FAST) && b->device_iters)
+			bb_wbase_device(b);
 		size = bio->bi_iter.bi_size;
 		if (bb_unlikely(cqe->res != (int)(size & rmask))) {
 			bio_error(b, bio, cqe->res);
@@ -950,27 +971,38 @@ REAP_BIO(reap_bio, 0)
 REAP_BIO(reap_bio_fast, K_FAST)
 REAP_BIO(reap_bio_nvme, K_NVME)
 REAP_BIO(reap_bio_nvme_fast, K_NVME | K_FAST)
+/* the submitter reaps, the puts run in hard-irq context (a same-CPU
+ * completion interrupt) */
+REAP_BIO(reap_bio_irq, K_IRQCTX)
+REAP_BIO(reap_bio_irq_fast, K_IRQCTX | K_FAST)
+REAP_BIO(reap_bio_irq_nvme, K_IRQCTX | K_NVME)
+REAP_BIO(reap_bio_irq_nvme_fast, K_IRQCTX | K_NVME | K_FAST)
 #undef REAP_BIO
 
-/* [model][nvme][fast] */
-static const reap_fn reap_fns[2][2][2] = {
-	[0][0] = { reap_none, reap_none_fast },
-	[0][1] = { reap_none_nvme, reap_none_nvme_fast },
-	[1][0] = { reap_bio, reap_bio_fast },
-	[1][1] = { reap_bio_nvme, reap_bio_nvme_fast },
+/* [model][nvme][irq context][fast] (no bio, no put: no context) */
+static const reap_fn reap_fns[2][2][2][2] = {
+	[0][0][0] = { reap_none, reap_none_fast },
+	[0][0][1] = { reap_none, reap_none_fast },
+	[0][1][0] = { reap_none_nvme, reap_none_nvme_fast },
+	[0][1][1] = { reap_none_nvme, reap_none_nvme_fast },
+	[1][0][0] = { reap_bio, reap_bio_fast },
+	[1][0][1] = { reap_bio_irq, reap_bio_irq_fast },
+	[1][1][0] = { reap_bio_nvme, reap_bio_nvme_fast },
+	[1][1][1] = { reap_bio_irq_nvme, reap_bio_irq_nvme_fast },
 };
 
-/* The completion thread's reap (hard-irq context). */
+/* The completion thread's reap (hard-irq context, another CPU). */
+#define K_CT (K_CTHREAD | K_IRQCTX)
 static unsigned reap_hardirq(struct worker *w, bool fast, bool *stop)
 {
 	if (w->b.nvme)
 		return fast ? reap_bio_t(w, &w->b.comp, stop,
-					 K_HARDIRQ | K_NVME | K_FAST)
-			    : reap_bio_t(w, &w->b.comp, stop,
-					 K_HARDIRQ | K_NVME);
-	return fast ? reap_bio_t(w, &w->b.comp, stop, K_HARDIRQ | K_FAST)
-		    : reap_bio_t(w, &w->b.comp, stop, K_HARDIRQ);
+					 K_CT | K_NVME | K_FAST)
+			    : reap_bio_t(w, &w->b.comp, stop, K_CT | K_NVME);
+	return fast ? reap_bio_t(w, &w->b.comp, stop, K_CT | K_FAST)
+		    : reap_bio_t(w, &w->b.comp, stop, K_CT);
 }
+#undef K_CT
 
 /* --- the loops ------------------------------------------------------------ */
 
@@ -1299,7 +1331,9 @@ static int setup_model(struct worker *w, unsigned pieces)
 	struct bb_wbase *b = &w->b;
 	struct bb_bioset_params bp = { 0 };
 	unsigned vecs_per = (cfg->bs + BB_PAGE_SIZE - 1) / BB_PAGE_SIZE;
-	bool thread = cfg->completion == BB_COMPLETION_THREAD;
+	enum bb_completion comp = bb_config_completion(cfg);
+	bool thread = comp == BB_COMPLETION_THREAD;
+	bool polled = cfg->mode == BB_MODE_POLL;
 	int ret;
 
 	w->vecs = calloc((size_t)b->depth * vecs_per, sizeof(*w->vecs));
@@ -1325,7 +1359,10 @@ static int setup_model(struct worker *w, unsigned pieces)
 	w->may_split = cfg->split_check == BB_SPLIT_CHECK_VCNT ?
 			       bb_bio_may_need_split_vcnt :
 			       bb_bio_may_need_split_iter;
-	w->opf_base = cfg->mode == BB_MODE_POLL ? BB_REQ_POLLED : 0;
+	/* what io_uring of the variant's kernel passes: REQ_POLLED for
+	 * IOPOLL, REQ_ALLOC_CACHE when it asks for the cache */
+	w->opf_base = (polled ? BB_REQ_POLLED : 0) |
+		      bb_bioset_caller_opf(cfg->bio_cache, polled);
 	w->end_io_general = thread ? end_io_hardirq : end_io_task;
 	w->end_io = !w->fast ? w->end_io_general :
 		    thread ? end_io_hardirq_fast : end_io_task_fast;
@@ -1336,17 +1373,23 @@ static int setup_model(struct worker *w, unsigned pieces)
 	bp.cache = cfg->bio_cache;
 	bp.slab_limit = BB_WORKER_BIO_SLAB(b->depth);
 	bp.bvec_slab_limit = BB_WORKER_BVEC_SLAB(b->depth);
+	bp.irq_local = comp == BB_COMPLETION_IRQ;
+	bp.remote_puts = thread; /* the completion CPU's own cache */
+	bp.evict = cfg->cold_bios;
 	ret = bb_bioset_init(&w->bs, &bp);
 	if (ret) {
 		bb_wbase_fatal(b, ret, "bioset init: %s", strerror(-ret));
 		return ret;
 	}
-	/* the split bioset: disk->bio_split (pool 2, no bvecs); its cache
-	 * is the variant's business */
+	/* the split bioset: disk->bio_split (pool 2, no bvecs, no cache but
+	 * in the all_split experiment) */
 	memset(&bp, 0, sizeof(bp));
 	bp.pool_size = BB_WORKER_SPLIT_POOL;
 	bp.cache = bb_bioset_split_variant(cfg->bio_cache);
 	bp.slab_limit = BB_WORKER_SPLIT_SLAB(b->depth, pieces);
+	bp.irq_local = comp == BB_COMPLETION_IRQ;
+	bp.remote_puts = thread;
+	bp.evict = cfg->cold_bios;
 	ret = bb_bioset_init(&w->split_bs, &bp);
 	if (ret) {
 		bb_wbase_fatal(b, ret, "split bioset init: %s", strerror(-ret));
@@ -1360,7 +1403,7 @@ static int setup(struct worker *w)
 	struct bb_worker_args *a = w->b.a;
 	const struct bb_config *cfg = a->cfg;
 	struct bb_wbase *b = &w->b;
-	unsigned pieces = 1, nvme, iter;
+	unsigned pieces = 1, nvme, iter, irqctx;
 	int ret;
 
 	w->model = cfg->model == BB_MODEL_BIO;
@@ -1379,8 +1422,8 @@ static int setup(struct worker *w)
 	w->lat_io = cfg->lat == BB_LAT_IO;
 	/* the fast build: nothing per I/O but the I/O */
 	w->fast = b->nfiles == 1 && (b->rwmix == 0 || b->rwmix == 100) &&
-		  !b->verify && !b->inject_iters && !w->lat_io &&
-		  (b->random || !b->offsets);
+		  !b->verify && !b->inject_iters && !b->device_iters &&
+		  !w->lat_io && (b->random || !b->offsets);
 	nvme = b->nvme;
 	iter = cfg->split_check == BB_SPLIT_CHECK_ITER;
 	w->fill_general = fill_fns[w->model][nvme][iter][0];
@@ -1389,12 +1432,13 @@ static int setup(struct worker *w)
 		w->fill = fill_fixed_fns[nvme][iter];
 	if (!w->model && !b->offsets && w->fast)
 		w->fill = fill_none_nop;
+	irqctx = bb_config_completion(cfg) == BB_COMPLETION_IRQ;
 	if (!w->model && cfg->vectored && !nvme) {
 		w->fill_general = fill_none_vec;
 		w->fill = w->fast ? fill_none_vec_fast : fill_none_vec;
 	}
-	w->reap_general = reap_fns[w->model][nvme][0];
-	w->reap = reap_fns[w->model][nvme][w->fast];
+	w->reap_general = reap_fns[w->model][nvme][irqctx][0];
+	w->reap = reap_fns[w->model][nvme][irqctx][w->fast];
 	atomic_store(&w->comp_fast, w->fast);
 	if (w->model) {
 		ret = setup_model(w, pieces);

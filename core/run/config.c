@@ -27,7 +27,7 @@ static const char *const engine_names[BB_ENGINE__COUNT] = {
 	"io_uring", "uring_cmd",
 };
 static const char *const completion_names[BB_COMPLETION__COUNT] = {
-	"inline", "thread",
+	"inline", "thread", "irq", "auto",
 };
 static const char *const lat_names[BB_LAT__COUNT] = {
 	"off", "io", "batch",
@@ -68,10 +68,11 @@ void bb_config_default(struct bb_config *cfg)
 	cfg->submit_batch = 32;
 	cfg->complete_batch = 32;
 	cfg->sqpoll_cpu = -1;
-	cfg->completion = BB_COMPLETION_INLINE;
+	cfg->completion = BB_COMPLETION_AUTO;
 	cfg->completion_cpu = -1;
 	cfg->lat = BB_LAT_BATCH;
 	cfg->inject_ns = 0;
+	cfg->device_ns = 0;
 	cfg->nop_kind = BB_NOP_PLAIN;
 	cfg->register_ring = true;
 	cfg->restrict_ring = false;
@@ -107,6 +108,20 @@ const char *bb_engine_name(enum bb_engine v)
 const char *bb_completion_name(enum bb_completion v)
 {
 	return (unsigned)v < BB_COMPLETION__COUNT ? completion_names[v] : "?";
+}
+
+const char *bb_config_put_context(const struct bb_config *cfg)
+{
+	if (cfg->model != BB_MODEL_BIO)
+		return "none";
+	switch (bb_config_completion(cfg)) {
+	case BB_COMPLETION_THREAD:
+		return "hardirq_cross_cpu";
+	case BB_COMPLETION_IRQ:
+		return "hardirq";
+	default:
+		return "task";
+	}
 }
 
 const char *bb_lat_mode_name(enum bb_lat_mode v)

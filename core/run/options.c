@@ -172,7 +172,7 @@ static const struct bb_option opt_table[] = {
 	{ .name = "completion", .json = "completion", .type = OT_ENUM,
 	  .group = "engine", FIELD(completion),
 	  ENUM_OF(compl_nm, BB_COMPLETION__COUNT),
-	  .help = "inline: the submitter reaps (task context); thread: a completion thread reaps and puts (models hard-irq context)" },
+	  .help = "who reaps and in which context the bio puts run: auto (as the kernel's: irq for --mode irq and sqpoll, inline for --mode poll); inline: the submitter reaps, task context (polled completions); irq: the submitter reaps, its puts take the hard-irq path (a completion interrupt on the submitting CPU); thread: a completion thread on another CPU reaps and puts in hard-irq context (the cross-CPU worst case)" },
 	{ .name = "completion-cpu", .json = "completion_cpu", .type = OT_INT,
 	  .group = "engine", FIELD(completion_cpu), .min = -1, .max = MAX_CPU,
 	  .help = "CPU of the completion thread (-1: the CPU after the submitter's in --cpus, the submitter's own with one CPU; not pinned without --cpus)" },
@@ -185,10 +185,13 @@ static const struct bb_option opt_table[] = {
 	{ .name = "inject-ns", .json = "inject_ns", .type = OT_UINT,
 	  .group = "engine", FIELD(inject_ns), .min = 0, .max = 1000000000,
 	  .help = "busy delay per I/O in the submit path, in ns (to prove the statistics)" },
+	{ .name = "device-ns", .json = "device_ns", .type = OT_UINT,
+	  .group = "engine", FIELD(device_ns), .min = 0, .max = 1000000000,
+	  .help = "busy time per completed request in the completion path, in ns (calibrated at setup; 0: none): the CPU cost of a driver and device per I/O, so that the model's costs are measured against a denominator like the kernel's" },
 
 	{ .name = "register-ring", .json = "register_ring", .type = OT_BOOL,
 	  .group = "engine", FIELD(register_ring),
-	  .help = "register the ring fd (IORING_REGISTER_RING_FDS) so that io_uring_enter skips the fd lookup, as t/io_uring -X1 (inline completions, not sqpoll)" },
+	  .help = "register the ring fd (IORING_REGISTER_RING_FDS) so that io_uring_enter skips the fd lookup, as t/io_uring -X1 (not with --completion thread or sqpoll)" },
 	{ .name = "restrict-ring", .json = "restrict_ring", .type = OT_BOOL,
 	  .group = "engine", FIELD(restrict_ring),
 	  .help = "start the ring disabled and allow only the run's opcodes (NOP, READ, READV, READ_FIXED, their writes for a write workload, URING_CMD for passthrough) and IOSQE_FIXED_FILE (IORING_REGISTER_RESTRICTIONS): the kernel checks every SQE, as t/io_uring -e1" },
@@ -211,7 +214,7 @@ static const struct bb_option opt_table[] = {
 	{ .name = "bio-cache", .json = "bio_cache", .type = OT_ENUM,
 	  .group = "model", FIELD(bio_cache),
 	  ENUM_OF(cache_nm, BB_CACHE__COUNT),
-	  .help = "bio cache variant: off, task (pre-2022), irq (2022), irq_fast (2024), all (2025 default-on)" },
+	  .help = "bio cache variant: off; task (5.15-6.1: polled I/O only, cap 512+64); irq (6.2, 2022); irq_fast (6.9, 2024); all (Dec 2025 default-on; split clones uncached, as in every kernel); all_split (an experiment: all, and split clones cached too)" },
 	{ .name = "split-check", .json = "split_check", .type = OT_ENUM,
 	  .group = "model", FIELD(split_check),
 	  ENUM_OF(split_nm, BB_SPLIT_CHECK__COUNT),
@@ -220,6 +223,9 @@ static const struct bb_option opt_table[] = {
 	  .group = "model", FIELD(bio_layout),
 	  ENUM_OF(layout_nm, BB_LAYOUT__COUNT),
 	  .help = "bi_io_vec in the second (vec_late) or the first (vec_early) cache line" },
+	{ .name = "cold-bios", .json = "cold_bios", .type = OT_BOOL,
+	  .group = "model", FIELD(cold_bios),
+	  .help = "evict each bio from the CPU caches when it is put (clflushopt), so that every allocation touches memory that is not cache-hot" },
 
 	/* queue limits: unset ones come from the device or the kernel
 	 * defaults (blk_validate_limits), and are checked by the engine */
@@ -1315,13 +1321,20 @@ int bb_config_check_field(struct bb_config *cfg, char *field, size_t flen,
 		return check_fail(field, flen, err, errlen, "",
 				  "--engine uring_cmd needs an NVMe generic char device (/dev/ngXnY), not nop");
 	if (cfg->mode == BB_MODE_POLL &&
-	    cfg->completion == BB_COMPLETION_THREAD)
-		return check_fail(field, flen, err, errlen, "",
-				  "--completion thread models IRQ completions and cannot be combined with --mode poll");
+	    (cfg->completion == BB_COMPLETION_THREAD ||
+	     cfg->completion == BB_COMPLETION_IRQ))
+		return check_fail(field, flen, err, errlen, "completion",
+				  "--completion %s models IRQ completions and cannot be combined with --mode poll (polled completions run in the submitting task: inline or auto)",
+				  bb_completion_name(cfg->completion));
 	if (cfg->model == BB_MODEL_NONE &&
-	    cfg->completion == BB_COMPLETION_THREAD)
-		return check_fail(field, flen, err, errlen, "",
-				  "--completion thread models the bio puts of hard-irq context and needs --model bio (with --model none there is no bio)");
+	    (cfg->completion == BB_COMPLETION_THREAD ||
+	     cfg->completion == BB_COMPLETION_IRQ))
+		return check_fail(field, flen, err, errlen, "completion",
+				  "--completion %s models the bio puts of hard-irq context and needs --model bio (with --model none there is no bio)",
+				  bb_completion_name(cfg->completion));
+	if (cfg->model == BB_MODEL_NONE && cfg->cold_bios)
+		return check_fail(field, flen, err, errlen, "cold_bios",
+				  "--cold-bios evicts the model's bios and needs --model bio (with --model none there is no bio)");
 	if (cfg->vectored && cfg->fixedbufs)
 		return check_fail(field, flen, err, errlen, "vectored",
 				  "READV/WRITEV take no registered buffer: give --fixedbufs=0 with --vectored (t/io_uring -V1 issues READ_FIXED with -B1)");

@@ -329,6 +329,11 @@ struct json_object *bb_result_to_json(const struct bb_config *cfg,
 	/* the bio model's counters; null (not applicable) without it */
 	json_object_object_add(doc, "model",
 			       json_object_new_string(bb_model_name(cfg->model)));
+	json_object_object_add(doc, "model_scope",
+			       bb_config_models_bio(cfg) ?
+			       json_object_new_string(BB_MODEL_SCOPE_NOTE) : NULL);
+	json_object_object_add(doc, "put_context",
+			       json_object_new_string(bb_config_put_context(cfg)));
 	json_object_object_add(doc, "bio_cache",
 			       cfg->model == BB_MODEL_NONE ? NULL :
 			       bb_cache_counters_to_json(&r->cache,

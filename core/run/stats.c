@@ -242,6 +242,20 @@ void bb_sample_fprint(FILE *f, const struct bb_config *cfg,
 	fprintf(f, "IOS/call=%lld/%lld\n", rpc, ipc);
 }
 
+/* The put context in words, for the summary. */
+static const char *put_context_text(const struct bb_config *cfg)
+{
+	switch (bb_config_completion(cfg)) {
+	case BB_COMPLETION_THREAD:
+		return "hard-irq (cross-CPU: a completion thread on another CPU)";
+	case BB_COMPLETION_IRQ:
+		return "hard-irq (same CPU: the submitter's own completion "
+		       "interrupt)";
+	default:
+		return "task (the submitter reaps, as polled completions)";
+	}
+}
+
 static double ns_to_us(uint64_t ns)
 {
 	return (double)ns / 1000.0;
@@ -334,13 +348,17 @@ void bb_result_fprint(FILE *f, const struct bb_config *cfg,
 			cfg->threads);
 	}
 	fprintf(f,
-		"workload: %s bs=%u iodepth=%u threads=%u mode=%s completion=%s",
+		"workload: %s bs=%u iodepth=%u threads=%u mode=%s completion=%s%s",
 		bb_rw_name(cfg->rw), cfg->bs, cfg->iodepth, cfg->threads,
-		bb_mode_name(cfg->mode), bb_completion_name(cfg->completion));
+		bb_mode_name(cfg->mode),
+		bb_completion_name(bb_config_completion(cfg)),
+		cfg->completion == BB_COMPLETION_AUTO ? " (auto)" : "");
 	if (cfg->rw == BB_RW_RANDRW)
 		fprintf(f, " rwmixread=%u", cfg->rwmixread);
 	if (cfg->inject_ns)
 		fprintf(f, " inject_ns=%" PRIu64, cfg->inject_ns);
+	if (cfg->device_ns)
+		fprintf(f, " device_ns=%" PRIu64, cfg->device_ns);
 	if (target_is_nop(cfg))
 		fprintf(f, " nop_kind=%s", bb_nop_kind_name(cfg->nop_kind));
 	fprintf(f, "\n");
@@ -352,6 +370,14 @@ void bb_result_fprint(FILE *f, const struct bb_config *cfg,
 			bb_cache_variant_name(cfg->bio_cache),
 			bb_split_check_name(cfg->split_check),
 			bb_layout_name(cfg->bio_layout));
+	if (cfg->model == BB_MODEL_BIO) {
+		fprintf(f, "  bio puts: %s context%s%s\n",
+			put_context_text(cfg),
+			cfg->cold_bios ? "; cold bios (evicted at put)" : "",
+			cfg->device_ns ? "; device cost per request in the "
+					 "completion path" : "");
+		fprintf(f, "  (%s)\n", BB_MODEL_SCOPE_NOTE);
+	}
 	if (r->error[0])
 		fprintf(f, "  error: %s\n", r->error);
 	if (r->irq.checked) {

@@ -102,10 +102,12 @@ struct bb_wbase {
 	uint32_t gen_next;
 	unsigned verify_file;
 	uint64_t verify_cursor;
-	/* the inject_ns delay, in chunks of about a millisecond between
-	 * which the phase is checked */
+	/* the inject_ns delay (submit path) and the device_ns busy time
+	 * (completion path), in spin iterations, spun in chunks of about a
+	 * millisecond between which the phase is checked */
 	uint64_t inject_iters;
-	uint64_t inject_chunk;
+	uint64_t device_iters;
+	uint64_t spin_chunk;
 	/* accounting */
 	struct bb_wside sub;
 	struct bb_wside comp;
@@ -170,21 +172,36 @@ static inline void bb_spin_iters(uint64_t iters)
 		__asm__ volatile("" : : "r"(i) : "memory");
 }
 
-/* inject_ns' delay for one I/O, in chunks between which the phase is
- * checked: false when the run is stopping (the caller stops filling). */
-static inline bool bb_wbase_delay(struct bb_wbase *b)
+/* Spin iters in chunks between which the phase is checked: false when
+ * the run is stopping (the rest of the spin is skipped). */
+static inline bool bb_wbase_spin(struct bb_wbase *b, uint64_t iters)
 {
-	uint64_t left = b->inject_iters;
+	uint64_t left = iters;
 
-	while (left > b->inject_chunk) {
-		bb_spin_iters(b->inject_chunk);
-		left -= b->inject_chunk;
+	while (left > b->spin_chunk) {
+		bb_spin_iters(b->spin_chunk);
+		left -= b->spin_chunk;
 		if (bb_phase_stopped(atomic_load_explicit(
 			    b->a->phase, memory_order_relaxed)))
 			return false;
 	}
 	bb_spin_iters(left);
 	return true;
+}
+
+/* inject_ns' delay for one I/O: false when the run is stopping (the
+ * caller stops filling). */
+static inline bool bb_wbase_delay(struct bb_wbase *b)
+{
+	return bb_wbase_spin(b, b->inject_iters);
+}
+
+/* device_ns' busy time for one completed request, in the completion
+ * path before its bio_endio (the driver's and the device's CPU cost of an
+ * I/O: only the general builds of the reap carry it). */
+static inline void bb_wbase_device(struct bb_wbase *b)
+{
+	(void)bb_wbase_spin(b, b->device_iters);
 }
 
 /* Latency, per run of equal stamps (a submit batch shares one stamp in

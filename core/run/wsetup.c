@@ -154,7 +154,7 @@ static int setup_ring(struct bb_wbase *b, unsigned pieces)
 	/* the sizes bb_config_memory_estimate() counts */
 	bb_worker_ring_sizes(cfg->iodepth, pieces, &entries, &cq);
 
-	if (cfg->completion == BB_COMPLETION_INLINE) {
+	if (cfg->completion != BB_COMPLETION_THREAD) {
 		extra = IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER;
 		if (cfg->mode != BB_MODE_SQPOLL)
 			extra |= IORING_SETUP_DEFER_TASKRUN;
@@ -199,7 +199,7 @@ static int setup_ring(struct bb_wbase *b, unsigned pieces)
 	b->a->res.ring_flags = p.flags;
 	b->a->res.sq_entries = b->ring.sq.ring_entries;
 	b->a->res.cq_entries = b->ring.cq.ring_entries;
-	if (cfg->register_ring && cfg->completion == BB_COMPLETION_INLINE &&
+	if (cfg->register_ring && cfg->completion != BB_COMPLETION_THREAD &&
 	    cfg->mode != BB_MODE_SQPOLL)
 		io_uring_register_ring_fd(&b->ring); /* optional, like -X1 */
 	return 0;
@@ -498,11 +498,12 @@ int bb_wbase_init(struct bb_wbase *b, struct bb_worker_args *a,
 			      ~0u : 0;
 	b->res_want = cfg->bs & b->res_mask;
 	bb_rng_seed(&b->rng, cfg->seed * 0x9E3779B97F4A7C15ull + a->index + 1);
-	if (cfg->inject_ns) {
+	if (cfg->inject_ns || cfg->device_ns) {
 		double ipns = calibrate_iters_per_ns();
 
 		b->inject_iters = (uint64_t)((double)cfg->inject_ns * ipns + 0.5);
-		b->inject_chunk = (uint64_t)(1e6 * ipns) + 1;
+		b->device_iters = (uint64_t)((double)cfg->device_ns * ipns + 0.5);
+		b->spin_chunk = (uint64_t)(1e6 * ipns) + 1;
 	}
 
 	ret = setup_files(b);

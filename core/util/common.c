@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 static const char *const cache_names[BB_CACHE__COUNT] = {
-	"off", "task", "irq", "irq_fast", "all",
+	"off", "task", "irq", "irq_fast", "all", "all_split",
 };
 static const char *const split_names[BB_SPLIT_CHECK__COUNT] = {
 	"vcnt", "iter",

@@ -201,6 +201,14 @@ await check('list: the state filter shows only done jobs', async () => {
 });
 await shot('list-done');
 
+// ---- a model A/B: says it switches the model, not the kernel --------------
+await go(`#/job/${JOB.cache}`, 'job');
+await check('job: a bio_cache A/B says it switches the userspace model, not the kernel', async () => {
+  await page.waitForSelector('[data-testid=scope]');
+  const t = await text('[data-testid=scope]');
+  return (/userspace model of the bio path, not the kernel/.test(t) && /Bio puts in: A hardirq, B hardirq/.test(t)) || t;
+});
+
 // ---- a finished job ------------------------------------------------------
 await go(`#/job/${JOB.slow1}`, 'job');
 const cmp = (await api(`/api/v1/jobs/${JOB.slow1}/compare`)).body;
@@ -215,6 +223,11 @@ await check('job: the CI is labelled with its real coverage (the API\'s ci_label
   const t = await text('[data-testid=ci-label]');
   const want = cmp.compare.comparisons[0].ci_label;
   return (want && /% (sequential )?CI$/.test(want) && t.startsWith(want + ' ')) || `page "${t}", API "${want}"`;
+});
+await check('job: the scope says what the job measures (the API\'s scope.note)', async () => {
+  const t = await text('[data-testid=scope]');
+  const want = cmp.compare.scope && cmp.compare.scope.note;
+  return (want && t.includes(want) && /workload differs/.test(want)) || `page "${t}", API "${want}"`;
 });
 await chartDrawn('[data-testid=runs-chart]', 'job: per-run chart');
 await chartDrawn('[data-testid=ci-chart]', 'job: change/CI chart');

@@ -17,14 +17,17 @@ source "$(dirname "$0")/../integration/daemon_lib.sh"
 cleanup_hooks+=('[ -z "$DPID" ] || daemon_kill $DPID' '[ -z "$RPID" ] || kill $RPID 2>/dev/null')
 RPID=
 
-# threads PID: "TID CPUS COMM" of every task (kernel io_uring helpers left out)
+# threads PID: "TID CPUS COMM" of every task (kernel io_uring helpers and
+# the CLI's signal thread left out)
 threads() {
   local t
   for t in /proc/"$1"/task/*; do
     local c n
     c=$(awk '/^Cpus_allowed_list/ {print $2}' "$t/status" 2>/dev/null) || continue
     n=$(cat "$t/comm" 2>/dev/null) || continue
-    case $n in iou-*) continue ;; esac
+    # io_uring's kernel helpers, and the CLI's signal thread (idle in
+    # sigwait, like the main thread in join) are not the run's threads
+    case $n in iou-* | bb-signals) continue ;; esac
     echo "${t##*/} $c $n"
   done
 }

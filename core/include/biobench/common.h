@@ -35,9 +35,11 @@ static inline void bb_cpu_relax(void)
 }
 
 /* Execution context of a bio put, standing for the kernel's in_task() /
- * in_hardirq() / softirq.  The engine passes it explicitly: the submitter
- * reaping its own completions is task context, the completion thread stands
- * for hard-irq context. */
+ * in_hardirq() / softirq.  The engine passes it explicitly, as the run's
+ * completion context says (config.h, enum bb_completion): task context for
+ * polled completions, hard-irq context for IRQ-driven ones (made by the
+ * submitter itself for a same-CPU interrupt, or by the completion thread
+ * on another CPU). */
 enum bb_ctx {
 	BB_CTX_TASK = 0,
 	BB_CTX_HARDIRQ = 1,
@@ -47,13 +49,18 @@ enum bb_ctx {
 /* The bio cache variants (docs/design.md, "The per-CPU bio cache"). */
 enum bb_cache_variant {
 	BB_CACHE_OFF = 0,  /* no per-thread cache: slab + reserve only */
-	BB_CACHE_TASK,     /* only task-context puts are cached (pre-2022) */
-	BB_CACHE_IRQ,      /* completion-context puts go to the irq list under
-			      an irq-save-like guard (2022 series) */
-	BB_CACHE_IRQ_FAST, /* context decided cheaply, no guard on the put
-			      path, other contexts freed (2024) */
-	BB_CACHE_ALL,      /* irq_fast put, and every allocation uses the
-			      cache, split clones included (2025 default-on) */
+	BB_CACHE_TASK,     /* 5.15 .. 6.1: polled I/O only, task-context puts,
+			      cap 512 + slack 64 pruned at put */
+	BB_CACHE_IRQ,      /* 6.2 (2022 series): every io_uring read/write;
+			      non-polled puts to the irq list under an
+			      irq-save-like guard; cap 256 */
+	BB_CACHE_IRQ_FAST, /* 6.9 (2024): the put decided by context, no
+			      guard, softirq puts freed */
+	BB_CACHE_ALL,      /* Dec 2025 default-on: irq_fast's put, and the
+			      allocator uses the cache of every bioset that
+			      has one (the split bioset has none) */
+	BB_CACHE_ALL_SPLIT, /* an experiment, no kernel's behaviour: all, and
+			       the split bioset cached too */
 	BB_CACHE__COUNT
 };
 
@@ -89,7 +96,8 @@ struct bb_cache_counters {
 	uint64_t reserve_refill; /* frees that refilled the reserve */
 	uint64_t bvec_alloc;     /* external bvec arrays allocated (>4 vecs) */
 	uint64_t bvec_free;      /* external bvec arrays freed */
-	uint64_t prune;          /* bios freed by prune (teardown) */
+	uint64_t prune;          /* bios freed by prune (teardown; task: the
+				    put-time prune of 64 over 576) */
 };
 
 /* Split counters. */

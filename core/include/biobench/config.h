@@ -39,10 +39,20 @@ enum bb_engine {
 	BB_ENGINE__COUNT
 };
 
+/* Who reaps the completions and in which context the bio puts run (the
+ * kernel's in_task() / in_hardirq() at bio_put). */
 enum bb_completion {
-	BB_COMPLETION_INLINE = 0, /* the submitter reaps: task context */
-	BB_COMPLETION_THREAD,     /* a completion thread reaps and puts:
-				     hard-irq context, cross-context frees */
+	BB_COMPLETION_INLINE = 0, /* the submitter reaps, puts in task context
+				     (polled I/O: the kernel's iopoll) */
+	BB_COMPLETION_THREAD,     /* a completion thread on another CPU reaps
+				     and puts in hard-irq context: the
+				     cross-CPU worst case (allocated on one
+				     CPU, freed on another) */
+	BB_COMPLETION_IRQ,        /* the submitter reaps, its puts take the
+				     hard-irq path and list: a completion
+				     interrupt on the submitting CPU */
+	BB_COMPLETION_AUTO,       /* as the kernel's: irq for --mode irq and
+				     sqpoll, inline for --mode poll */
 	BB_COMPLETION__COUNT
 };
 
@@ -139,6 +149,9 @@ struct bb_config {
 				    pinned without cpus) */
 	enum bb_lat_mode lat;
 	uint64_t inject_ns;      /* busy delay per I/O in the submit path */
+	uint64_t device_ns;      /* busy delay per completed request in the
+				    completion path: the per-I/O CPU cost of
+				    a driver and device (0: none) */
 	enum bb_nop_kind nop_kind; /* the NOPs of the nop target */
 	bool register_ring;      /* register the ring fd (IORING_REGISTER_RING_FDS,
 				    t/io_uring -X1): inline completions only */
@@ -159,6 +172,8 @@ struct bb_config {
 	enum bb_cache_variant bio_cache;
 	enum bb_split_check split_check;
 	enum bb_layout bio_layout;
+	bool cold_bios;                /* evict each bio from the CPU caches
+					  when it is put */
 	struct bb_queue_limits limits; /* synthetic or overriding limits */
 	unsigned limits_set;           /* BB_LIM_* bits the user gave */
 
@@ -171,9 +186,43 @@ struct bb_config {
  * runtime 5s, 1 thread, io_uring engine, irq mode, fixedbufs and
  * registerfiles on, batches 32/32, registered ring fd, no restrictions,
  * no vectored I/O, no NUMA placement, the bio model with bio_cache all,
- * split_check iter, bio_layout vec_early, inline completions, latency per
+ * split_check iter, bio_layout vec_early, completion auto, latency per
  * batch. */
 void bb_config_default(struct bb_config *cfg);
+
+/* The completion a run of cfg uses: cfg->completion, with auto resolved as
+ * the kernel's context follows the mode (poll: inline, i.e. task context;
+ * irq, sqpoll: irq, i.e. a same-CPU hard-irq completion; --model none:
+ * inline, there is no bio to put).  Never BB_COMPLETION_AUTO. */
+static inline enum bb_completion bb_config_completion(const struct bb_config *cfg)
+{
+	if (cfg->completion != BB_COMPLETION_AUTO)
+		return cfg->completion;
+	return cfg->mode == BB_MODE_POLL || cfg->model == BB_MODEL_NONE
+		       ? BB_COMPLETION_INLINE
+		       : BB_COMPLETION_IRQ;
+}
+
+/* The context the bio puts of a run of cfg run in, for results: "task",
+ * "hardirq" (same CPU), "hardirq_cross_cpu" (the completion thread), or
+ * "none" (--model none: no bio). */
+const char *bb_config_put_context(const struct bb_config *cfg);
+
+/* What the model knobs switch, said wherever a result or an A/B of them
+ * is shown (result JSON model_scope, the run summary, ab, compare, show,
+ * the dashboard). */
+#define BB_MODEL_SCOPE_NOTE                                                   \
+	"bio_cache, split_check, bio_layout, the completion context and "     \
+	"cold_bios switch biobench's userspace model of the bio path, not "   \
+	"the kernel's bio path"
+
+/* Whether a run of cfg switches biobench's userspace model of the bio
+ * path (--model bio): its bio_cache, split_check, bio_layout, completion
+ * context and cold_bios are the model's, not the kernel's. */
+static inline bool bb_config_models_bio(const struct bb_config *cfg)
+{
+	return cfg->model == BB_MODEL_BIO;
+}
 
 /* What a run allocates, counted by bb_config_memory_estimate(): bytes per
  * part, for every thread together. */

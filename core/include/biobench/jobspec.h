@@ -145,7 +145,7 @@ struct bb_job {
 
 /* Every error of one parse: "field.path: what is wrong, what is allowed",
  * e.g. `variants.B.bio_cache: "fast" is not one of off, task, irq,
- * irq_fast, all`; field[] holds the path alone ("variants.B.bio_cache"). */
+ * irq_fast, all, all_split`; field[] holds the path alone ("variants.B.bio_cache"). */
 struct bb_job_errors {
 	unsigned n;          /* errors found (may exceed BB_JOB_MAX_ERRORS) */
 	char msg[BB_JOB_MAX_ERRORS][BB_JOB_ERRLEN];

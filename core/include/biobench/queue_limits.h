@@ -46,8 +46,9 @@ void bb_limits_clear(struct bb_queue_limits *lim);
  * rules (max_hw_sectors >= 1 page and rounded to LBS; max_sectors from
  * hw/dev/user/io_opt/cap; seg_boundary_mask >= 4095; max_segment_size
  * >= 4096 and its default; max_fast_segment_size; dma_alignment <=
- * PAGE_SIZE as in the kernel; logical/physical block sizes powers of two,
- * 512..64K, a physical size below the logical one is raised to it).
+ * PAGE_SIZE as in the kernel; the logical block size a power of two in
+ * 512..64K, the physical one a power of two of any size, raised to the
+ * logical one when below it).
  * Returns 0 or -EINVAL; *why (if non-NULL) names the offending field
  * first, e.g. "max_segment_size must be >= 4096"; NULL on success. */
 int bb_limits_validate(struct bb_queue_limits *lim, const char **why);

@@ -93,6 +93,12 @@ static const struct sectors_case sectors_cases[] = {
 	/* pbs below lbs is raised to lbs */
 	{ "pbs raised to lbs", 0, 0, 0, 0, 0, 4096, 512, 248, 248, 4096, 4096,
 	  0 },
+	/* pbs 128 KiB: accepted (the kernel bounds only the logical size);
+	 * io_min raised to it, io_opt 300000 rounded down to 262144 */
+	{ "pbs 128 KiB accepted", 100000, 0, 0, 0, 300000, 0, 131072, 100000,
+	  8192, 131072, 131072, 262144 },
+	{ "pbs 1 MiB accepted", 100000, 0, 0, 0, 0, 4096, 1u << 20, 100000,
+	  8192, 1u << 20, 1u << 20, 0 },
 };
 
 static void test_max_sectors_rules(void **state)
@@ -144,7 +150,9 @@ static const struct bad_case bad_cases[] = {
 	{ "lbs above 64K", F_LBS, 131072, F_LBS, 0, "logical_block_size" },
 	{ "lbs 64K ok", F_LBS, 65536, F_HW, 1024, NULL },
 	{ "pbs not a power of 2", F_PBS, 3000, F_LBS, 0, "physical_block_size" },
-	{ "pbs above 64K", F_PBS, 131072, F_LBS, 0, "physical_block_size" },
+	{ "pbs 128K ok (no upper bound)", F_PBS, 131072, F_LBS, 0, NULL },
+	{ "pbs 192K not a power of 2", F_PBS, 196608, F_LBS, 0,
+	  "physical_block_size" },
 	{ "max_hw_sectors below a page", F_HW, 7, F_LBS, 0, "max_hw_sectors" },
 	{ "max_hw_sectors 8 ok", F_HW, 8, F_LBS, 0, NULL },
 	{ "max_hw_sectors below one lbs", F_LBS, 65536, F_HW, 64,

@@ -297,7 +297,9 @@ static const struct bad_case bad_cases[] = {
 	{ GOOD_HEAD V_B("{\"bs\": 1000}"), "variants.B.bs",
 	  "not a multiple of 512" },
 	{ GOOD_HEAD V_B("{\"mode\": \"poll\", \"completion\": \"thread\"}"),
-	  "variants.B", "cannot be combined with --mode poll" },
+	  "variants.B.completion", "cannot be combined with --mode poll" },
+	{ GOOD_HEAD V_B("{\"mode\": \"poll\", \"completion\": \"irq\"}"),
+	  "variants.B.completion", "cannot be combined with --mode poll" },
 	{ GOOD_HEAD "\"workload\": {\"runtime\": 0, \"number_ios\": 0}, " GOOD_VARIANTS "}",
 	  "workload", "both 0" },
 	/* variants */
@@ -316,7 +318,7 @@ static const struct bad_case bad_cases[] = {
 	  "variants.xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "not a valid variant name" },
 	{ GOOD_HEAD V_B("5"), "variants.B", "expected an object" },
 	{ GOOD_HEAD V_B("{\"bio_cache\": \"fast\"}"), "variants.B.bio_cache",
-	  "\"fast\" is not one of off, task, irq, irq_fast, all" },
+	  "\"fast\" is not one of off, task, irq, irq_fast, all, all_split" },
 	{ GOOD_HEAD V_B("{\"nonsense\": 1}"), "variants.B.nonsense",
 	  "unknown field" },
 	/* sysfs */
@@ -483,7 +485,7 @@ static void test_error_wording(void **state)
 			 -EINVAL);
 	assert_int_equal(errs.n, 1);
 	assert_string_equal(errs.msg[0],
-		"variants.B.bio_cache: \"fast\" is not one of off, task, irq, irq_fast, all");
+		"variants.B.bio_cache: \"fast\" is not one of off, task, irq, irq_fast, all, all_split");
 	assert_string_equal(errs.field[0], "variants.B.bio_cache");
 
 	assert_int_equal(parse(job, GOOD_HEAD "\"repeat\": 0, " GOOD_VARIANTS "}", &errs),

@@ -198,7 +198,7 @@ static void test_chain(void **state)
 {
 	struct bb_bioset bs, split;
 	struct bb_bioset_params p = { .pool_size = 2, .need_bvecs = true,
-				      .cache = BB_CACHE_IRQ_FAST };
+				      .cache = BB_CACHE_ALL };
 	struct bb_bioset_params ps = { .pool_size = 2,
 				       .cache = BB_CACHE_OFF };
 	struct end_rec rec = { 0 };

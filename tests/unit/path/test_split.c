@@ -385,6 +385,9 @@ static const struct maxio_case maxio_cases[] = {
 	/* pbs 128 sectors: start 5, end 13 & ~127 = 0 <= 5 -> 8 & ~0 = 8 */
 	{ "pbs 64K @5, no aligned end", { .pbs = 65536, .max_user = 8 }, RD, 5,
 	  8 },
+	/* pbs 128 KiB (256 sectors, a size the kernel accepts): start 3,
+	 * end (3 + 1000) & ~255 = 768 -> 765 */
+	{ "pbs 128K @3", { .pbs = 131072, .max_user = 1000 }, RD, 3, 765 },
 	/* lbs 8, pbs 64 sectors, chunk 100 @72: left 28; start 72 & 63 = 8,
 	 * end 36 & ~63 = 0 -> 28 & ~7 = 24 */
 	{ "lbs rounding when no pbs end", { .lbs = 4096, .pbs = 32768,
@@ -1032,6 +1035,88 @@ static void test_split_to_limits_loop(void **state)
 	run_loop_cases(BB_CACHE_ALL);
 }
 
+/* The caches around a split, per variant, as the kernel of each has
+ * them: the split bioset (disk->bio_split) has no cache in any kernel, so
+ * under `all` both clones of a 12 KiB bio cut into 4 KiB pieces come from
+ * the slab every time (only the all_split experiment caches them); a
+ * polled parent that is split leaves the cache in 6.1 (bio_clear_polled
+ * dropped REQ_ALLOC_CACHE with REQ_POLLED: `task` frees it), and stays in
+ * it from 6.2 on. */
+static void test_split_cache_variants(void **state)
+{
+	static const struct {
+		enum bb_cache_variant v;
+		/* after two rounds: the split bioset's slab allocs and hits,
+		 * the main bioset's parent puts to the task list and frees */
+		unsigned clone_slab, clone_hit, parent_cached, parent_freed;
+	} t[] = {
+		{ BB_CACHE_OFF, 4, 0, 0, 2 },
+		{ BB_CACHE_TASK, 4, 0, 0, 2 },
+		{ BB_CACHE_IRQ_FAST, 4, 0, 2, 0 },
+		{ BB_CACHE_ALL, 4, 0, 2, 0 },
+		{ BB_CACHE_ALL_SPLIT, 2, 2, 2, 0 },
+	};
+	struct lim_spec ls = { .max_user = 8 }; /* 4 KiB pieces */
+	struct bb_queue_limits lim;
+
+	(void)state;
+	make_limits(&lim, &ls);
+	for (size_t i = 0; i < bb_array_size(t); i++) {
+		struct bb_bioset_params mp = { .pool_size = 4, .need_bvecs = true,
+					       .cache = t[i].v };
+		struct bb_bioset main_bs, *split_bs;
+		struct bb_cache_counters mc, sc;
+		struct parent pr;
+
+		print_message("  %s\n", bb_cache_variant_name(t[i].v));
+		assert_int_equal(bb_bioset_init(&main_bs, &mp), 0);
+		split_bs = new_split_bs_cache(bb_bioset_split_variant(t[i].v));
+		for (int round = 0; round < 2; round++) {
+			struct bb_split_counters ctr = { 0 };
+			struct bb_bio *pieces[4], *bio;
+			unsigned n = 0, segs;
+			int err = 0;
+
+			bio = bb_bio_alloc_bioset(
+				&main_bs, &pr, 3,
+				BB_REQ_OP_READ | BB_REQ_POLLED |
+					bb_bioset_caller_opf(t[i].v, true));
+			assert_non_null(bio);
+			for (unsigned k = 0; k < 3; k++) {
+				bio->bi_io_vec[k].bv_page = pg(k);
+				bio->bi_io_vec[k].bv_offset = 0;
+				bio->bi_io_vec[k].bv_len = K4;
+			}
+			bio->bi_vcnt = 3;
+			bio->bi_iter.bi_size = 3 * K4;
+			bio->bi_end_io = parent_end_io;
+			bio->bi_private = &pr;
+			pr.ended = 0;
+			do {
+				pieces[n] = bb_bio_split_to_limits(
+					bio, &lim, check_iter, split_bs, &segs,
+					&ctr, &err);
+				assert_non_null(pieces[n]);
+			} while (pieces[n++] != bio);
+			assert_int_equal(n, 3);
+			/* split: not polled any more */
+			assert_false(bio->bi_opf & BB_REQ_POLLED);
+			for (unsigned k = 0; k < n; k++)
+				bb_bio_endio(pieces[k], BB_CTX_TASK);
+			assert_int_equal(pr.ended, 1);
+			bb_bio_put(bio, BB_CTX_TASK);
+		}
+		bb_bioset_counters(&main_bs, &mc);
+		bb_bioset_counters(split_bs, &sc);
+		assert_int_equal(sc.alloc_slab, t[i].clone_slab);
+		assert_int_equal(sc.alloc_hit, t[i].clone_hit);
+		assert_int_equal(mc.put_task, t[i].parent_cached);
+		assert_int_equal(mc.free, t[i].parent_freed);
+		free_split_bs(split_bs);
+		bb_bioset_exit(&main_bs);
+	}
+}
+
 /* Random bios against random limits, split to the end with either form. */
 static void test_split_to_limits_random(void **state)
 {
@@ -1213,6 +1298,7 @@ int main(void)
 		cmocka_unit_test(test_may_need_split_property),
 		cmocka_unit_test(test_bio_split),
 		cmocka_unit_test(test_split_to_limits_loop),
+		cmocka_unit_test(test_split_cache_variants),
 		cmocka_unit_test(test_split_to_limits_random),
 		cmocka_unit_test(test_split_to_limits_fast_and_errors),
 		cmocka_unit_test(test_split_error_propagates),

@@ -90,6 +90,117 @@ static void test_model_none_counts(void **state)
 	bb_result_free(&r);
 }
 
+/* The completion context of the puts, end to end, with the counters each
+ * kernel's cache would show: --mode irq's default is a same-CPU hard-irq
+ * completion (every put on the irq list, spliced back by the
+ * allocations), inline is task context, thread the cross-CPU case (a bio
+ * recycled on the CPU that frees it: no hit for the allocating one); 6.1's
+ * cache (task) never sees a non-polled bio; the split bioset has no
+ * cache under all. */
+static void test_completion_contexts(void **state)
+{
+	enum { N = 20000 };
+	static const struct {
+		const char *args;
+		const char *ctx;
+		unsigned put_task, put_irq, freed; /* of N; ~0u: not checked */
+		bool hits;                         /* alloc_hit > 0 */
+	} t[] = {
+		{ "", "hardirq", 0, N, 0, true },
+		{ "--completion irq --bio-cache irq_fast", "hardirq", 0, N, 0, true },
+		{ "--bio-cache irq", "hardirq", 0, N, 0, true },
+		{ "--completion inline", "task", N, 0, 0, true },
+		/* the cross-CPU case: the puts fill the completion CPU's own
+		 * cache (257) and then free; the submitter's stays empty */
+		{ "--completion thread", "hardirq_cross_cpu", 0, 257, N - 257,
+		  false },
+		{ "--completion thread --bio-cache irq", "hardirq_cross_cpu", 0,
+		  257, N - 257, false },
+		{ "--bio-cache task", "hardirq", 0, 0, N, false },
+		{ "--bio-cache task --completion inline", "task", 0, 0, N, false },
+		{ "--bio-cache off", "hardirq", 0, 0, N, false },
+		{ "--cold-bios", "hardirq", 0, N, 0, true },
+	};
+	struct bb_config cfg;
+	struct bb_result r;
+	char args[512], err[512];
+
+	(void)state;
+	for (size_t i = 0; i < bb_array_size(t); i++) {
+		snprintf(args, sizeof(args),
+			 "--number-ios %u --iodepth 32 %s --quiet nop", N,
+			 t[i].args);
+		print_message("  %s\n", args);
+		cfg_of(&cfg, args);
+		assert_string_equal(bb_config_put_context(&cfg), t[i].ctx);
+		if (run_cfg(&cfg, &r, err, sizeof(err)))
+			fail_msg("%s: %s", args, err);
+		assert_int_equal(r.io.ios, N);
+		assert_int_equal(r.cache.put_task, t[i].put_task);
+		if (t[i].put_irq != ~0u)
+			assert_int_equal(r.cache.put_irq, t[i].put_irq);
+		if (t[i].freed != ~0u)
+			assert_int_equal(r.cache.free + r.cache.prune, t[i].freed);
+		assert_int_equal(r.cache.alloc_hit > 0, t[i].hits);
+		if (t[i].put_irq == (unsigned)N)
+			assert_true(r.cache.splice > 0 &&
+				    r.cache.splice_bios == r.cache.alloc_hit);
+		if (bb_config_completion(&cfg) == BB_COMPLETION_THREAD)
+			assert_int_equal(r.cache.put_irq + r.cache.put_free, N);
+		bb_result_free(&r);
+	}
+
+	/* split clones under all come from the slab (no cache on
+	 * bio_split's bioset); only the all_split experiment caches them */
+	for (int exp = 0; exp < 2; exp++) {
+		snprintf(args, sizeof(args),
+			 "--number-ios 2000 --iodepth 8 --bs 16k --max-sectors-kb 4 "
+			 "--bio-cache %s --quiet nop", exp ? "all_split" : "all");
+		cfg_of(&cfg, args);
+		if (run_cfg(&cfg, &r, err, sizeof(err)))
+			fail_msg("%s: %s", args, err);
+		assert_int_equal(r.split.pieces, 3 * 2000);
+		if (exp) {
+			assert_true(r.split_cache.alloc_hit > 5000);
+		} else {
+			assert_int_equal(r.split_cache.alloc_hit, 0);
+			assert_int_equal(r.split_cache.alloc_slab, 3 * 2000);
+			assert_int_equal(r.split_cache.free, 3 * 2000);
+		}
+		bb_result_free(&r);
+	}
+}
+
+/* --device-ns: busy time per completed request in the completion path,
+ * measured as the submitter's CPU time (a spin is CPU time whatever the
+ * load).  The spin is calibrated in iterations at setup (the fastest of
+ * several timings), so a core that runs faster later than during the
+ * calibration (a shared host's SMT sibling going idle) spins for less:
+ * on such hosts it is good to about +-30 %, hence the loose bound; the
+ * studies report the CPU time per I/O they really had. */
+static void test_device_ns(void **state)
+{
+	struct bb_config cfg;
+	struct bb_result r;
+	char err[512];
+	double per_io[2];
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		cfg_of(&cfg, k ? "--number-ios 4000 --iodepth 16 --device-ns 20000 --quiet nop"
+			       : "--number-ios 4000 --iodepth 16 --quiet nop");
+		assert_int_equal(run_cfg(&cfg, &r, err, sizeof(err)), 0);
+		assert_int_equal(r.io.ios, 4000);
+		per_io[k] = (double)(r.cpu_submit.usr_ns + r.cpu_submit.sys_ns) /
+			    4000.0;
+		bb_result_free(&r);
+	}
+	print_message("  device_ns 0: %.0f, 20000: %.0f ns of CPU per I/O\n",
+		      per_io[0], per_io[1]);
+	assert_true(per_io[1] - per_io[0] > 0.4 * 20000);
+	assert_true(per_io[1] < 3.0 * 20000);
+}
+
 /* t/io_uring -N1's NOPs: a file and a buffer looked up, res = bs checked
  * on every CQE (a NOP that returned 0 would be an error). */
 static void test_nop_file_kind(void **state)
@@ -305,6 +416,8 @@ int main(void)
 		 * pthread_create to reuse */
 		cmocka_unit_test(test_worker_start_failure),
 		cmocka_unit_test(test_model_none_counts),
+		cmocka_unit_test(test_completion_contexts),
+		cmocka_unit_test(test_device_ns),
 		cmocka_unit_test(test_nop_file_kind),
 		cmocka_unit_test(test_several_files),
 		cmocka_unit_test(test_cancel_and_stop_with_inject),

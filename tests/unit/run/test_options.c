@@ -172,6 +172,12 @@ static const struct good goods[] = {
 	G("--mode=poll nop", mode, BB_MODE_POLL),
 	G("--mode=sqpoll nop", mode, BB_MODE_SQPOLL),
 	G("--completion=thread nop", completion, BB_COMPLETION_THREAD),
+	G("--completion=irq nop", completion, BB_COMPLETION_IRQ),
+	G("--completion auto nop", completion, BB_COMPLETION_AUTO),
+	G("--completion=inline nop", completion, BB_COMPLETION_INLINE),
+	G("--device-ns=1500 nop", device_ns, 1500),
+	G("--cold-bios nop", cold_bios, 1),
+	G("--bio-cache=all_split nop", bio_cache, BB_CACHE_ALL_SPLIT),
 	G("--lat=off nop", lat, BB_LAT_OFF),
 	G("--lat io nop", lat, BB_LAT_IO),
 	G("--bio-cache=off nop", bio_cache, BB_CACHE_OFF),
@@ -265,10 +271,14 @@ static void test_defaults(void **state)
 	assert_int_equal(cfg.submit_batch, 32);
 	assert_int_equal(cfg.complete_batch, 32);
 	assert_int_equal(cfg.sqpoll_cpu, -1);
-	assert_int_equal(cfg.completion, BB_COMPLETION_INLINE);
+	assert_int_equal(cfg.completion, BB_COMPLETION_AUTO);
+	assert_int_equal(bb_config_completion(&cfg), BB_COMPLETION_IRQ);
+	assert_string_equal(bb_config_put_context(&cfg), "hardirq");
 	assert_int_equal(cfg.completion_cpu, -1);
 	assert_int_equal(cfg.lat, BB_LAT_BATCH);
 	assert_int_equal(cfg.inject_ns, 0);
+	assert_int_equal(cfg.device_ns, 0);
+	assert_false(cfg.cold_bios);
 	assert_int_equal(cfg.bio_cache, BB_CACHE_ALL);
 	assert_int_equal(cfg.split_check, BB_SPLIT_CHECK_ITER);
 	assert_int_equal(cfg.bio_layout, BB_LAYOUT_VEC_EARLY);
@@ -294,10 +304,52 @@ static void test_names(void **state)
 	assert_string_equal(bb_mode_name(BB_MODE_SQPOLL), "sqpoll");
 	assert_string_equal(bb_completion_name(BB_COMPLETION_INLINE), "inline");
 	assert_string_equal(bb_completion_name(BB_COMPLETION_THREAD), "thread");
+	assert_string_equal(bb_completion_name(BB_COMPLETION_IRQ), "irq");
+	assert_string_equal(bb_completion_name(BB_COMPLETION_AUTO), "auto");
+	assert_string_equal(bb_completion_name(BB_COMPLETION__COUNT), "?");
 	assert_string_equal(bb_lat_mode_name(BB_LAT_OFF), "off");
 	assert_string_equal(bb_lat_mode_name(BB_LAT_IO), "io");
 	assert_string_equal(bb_lat_mode_name(BB_LAT_BATCH), "batch");
 	assert_string_equal(bb_lat_mode_name(BB_LAT__COUNT), "?");
+}
+
+/* The completion context follows the mode as the kernel's does. */
+static void test_completion_context(void **state)
+{
+	static const struct {
+		enum bb_completion c;
+		enum bb_mode mode;
+		enum bb_model model;
+		enum bb_completion want;
+		const char *ctx;
+	} t[] = {
+		{ BB_COMPLETION_AUTO, BB_MODE_IRQ, BB_MODEL_BIO,
+		  BB_COMPLETION_IRQ, "hardirq" },
+		{ BB_COMPLETION_AUTO, BB_MODE_SQPOLL, BB_MODEL_BIO,
+		  BB_COMPLETION_IRQ, "hardirq" },
+		{ BB_COMPLETION_AUTO, BB_MODE_POLL, BB_MODEL_BIO,
+		  BB_COMPLETION_INLINE, "task" },
+		{ BB_COMPLETION_AUTO, BB_MODE_IRQ, BB_MODEL_NONE,
+		  BB_COMPLETION_INLINE, "none" },
+		{ BB_COMPLETION_INLINE, BB_MODE_IRQ, BB_MODEL_BIO,
+		  BB_COMPLETION_INLINE, "task" },
+		{ BB_COMPLETION_IRQ, BB_MODE_IRQ, BB_MODEL_BIO,
+		  BB_COMPLETION_IRQ, "hardirq" },
+		{ BB_COMPLETION_THREAD, BB_MODE_IRQ, BB_MODEL_BIO,
+		  BB_COMPLETION_THREAD, "hardirq_cross_cpu" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < bb_array_size(t); i++) {
+		struct bb_config cfg;
+
+		bb_config_default(&cfg);
+		cfg.completion = t[i].c;
+		cfg.mode = t[i].mode;
+		cfg.model = t[i].model;
+		assert_int_equal(bb_config_completion(&cfg), t[i].want);
+		assert_string_equal(bb_config_put_context(&cfg), t[i].ctx);
+	}
 }
 
 static void test_target_and_cpus(void **state)
@@ -370,11 +422,12 @@ static const struct bad bads[] = {
 	{ "--size=20000000t nop", "--size: 20000000t is too large" },
 	{ "--size=1k nop", "--size: 1k is smaller than --bs 4k" },
 	{ "--offset=100 /tmp/f", "--offset: 100 is not a multiple of 512 (needed by --direct)" },
-	{ "--bio-cache=fast nop", "--bio-cache: 'fast' is not one of off, task, irq, irq_fast, all" },
-	{ "--bio-cache=ALL nop", "--bio-cache: 'ALL' is not one of off, task, irq, irq_fast, all" },
+	{ "--bio-cache=fast nop", "--bio-cache: 'fast' is not one of off, task, irq, irq_fast, all, all_split" },
+	{ "--bio-cache=ALL nop", "--bio-cache: 'ALL' is not one of off, task, irq, irq_fast, all, all_split" },
 	{ "--rw=readwrite nop", "--rw: 'readwrite' is not one of read, write, randread, randwrite, randrw" },
 	{ "--mode=interrupt nop", "--mode: 'interrupt' is not one of irq, poll, sqpoll" },
-	{ "--completion=irq nop", "--completion: 'irq' is not one of inline, thread" },
+	{ "--completion=fast nop", "--completion: 'fast' is not one of inline, thread, irq, auto" },
+	{ "--device-ns=-1 nop", "--device-ns" },
 	{ "--lat=on nop", "--lat: 'on' is not one of off, io, batch" },
 	{ "--split-check=x nop", "--split-check: 'x' is not one of vcnt, iter" },
 	{ "--bio-layout=x nop", "--bio-layout: 'x' is not one of vec_late, vec_early" },
@@ -387,7 +440,7 @@ static const struct bad bads[] = {
 	{ "--iodepth nop", "--iodepth: 'nop' is not an integer" },
 	{ "nop --iodepth", "--iodepth: missing value (an integer)" },
 	{ "--iodepth --bs=4k nop", "--iodepth: missing value (an integer)" },
-	{ "nop --bio-cache", "--bio-cache: missing value (one of off, task, irq, irq_fast, all)" },
+	{ "nop --bio-cache", "--bio-cache: missing value (one of off, task, irq, irq_fast, all, all_split)" },
 	{ "--threads=65 nop", "--threads: 65 is out of range 1..64" },
 	{ "--threads=0 nop", "--threads: 0 is out of range 1..64" },
 	{ "--rwmixread=101 nop", "--rwmixread: 101 is out of range 0..100" },
@@ -437,6 +490,8 @@ static const struct bad bads[] = {
 	{ "nop /dev/sda", "target: nop is one target of its own, not one of several files" },
 	{ "/tmp/a nop", "target: nop is one target of its own, not one of several files" },
 	{ "--model=none --completion=thread nop", "--completion thread models the bio puts of hard-irq context and needs --model bio" },
+	{ "--model=none --completion=irq nop", "--completion irq models the bio puts of hard-irq context and needs --model bio" },
+	{ "--model=none --cold-bios nop", "--cold-bios evicts the model's bios and needs --model bio" },
 	{ "--model=bios nop", "--model: 'bios' is not one of bio, none" },
 	{ "--nop-kind=file /tmp/f", "--nop-kind file applies to the nop target only (the target is /tmp/f)" },
 	{ "--nop-kind=tiou nop", "--nop-kind: 'tiou' is not one of plain, file" },
@@ -446,6 +501,7 @@ static const struct bad bads[] = {
 	{ "--verify --rw=randread /tmp/f", "--verify needs a write workload (write, randwrite, randrw)" },
 	{ "--verify --rw=randwrite nop", "--verify needs a file or a block device" },
 	{ "--mode=poll --completion=thread nop", "--completion thread models IRQ completions and cannot be combined with --mode poll" },
+	{ "--mode=poll --completion=irq nop", "--completion irq models IRQ completions and cannot be combined with --mode poll" },
 };
 
 static void test_bad_command_lines(void **state)
@@ -552,7 +608,7 @@ static void test_options_set(void **state)
 	assert_int_equal(bb_options_set(&cfg, "bio_cache", "fast", err,
 					sizeof(err)), -EINVAL);
 	assert_string_equal(err,
-		"bio_cache: 'fast' is not one of off, task, irq, irq_fast, all");
+		"bio_cache: 'fast' is not one of off, task, irq, irq_fast, all, all_split");
 	assert_int_equal(bb_options_set(&cfg, "ramp-time", "1x", err,
 					sizeof(err)), -EINVAL);
 	assert_string_equal(err,
@@ -644,8 +700,8 @@ static const struct json_bad json_bads[] = {
 	{ "{\"bs\":\"3x\"}", "workload", "workload.bs: \"3x\" is not a size (examples: 512, 4k, 64k, 1m)" },
 	{ "{\"bs\":256}", "workload", "workload.bs: 256 is out of range 512..64m" },
 	{ "{\"bs\":true}", "workload", "workload.bs: expected a size (an integer in bytes or a string such as \"4k\")" },
-	{ "{\"bio_cache\":\"fast\"}", "workload", "workload.bio_cache: \"fast\" is not one of off, task, irq, irq_fast, all" },
-	{ "{\"bio_cache\":3}", "workload", "workload.bio_cache: expected one of off, task, irq, irq_fast, all" },
+	{ "{\"bio_cache\":\"fast\"}", "workload", "workload.bio_cache: \"fast\" is not one of off, task, irq, irq_fast, all, all_split" },
+	{ "{\"bio_cache\":3}", "workload", "workload.bio_cache: expected one of off, task, irq, irq_fast, all, all_split" },
 	{ "{\"direct\":1}", "workload", "workload.direct: expected a boolean" },
 	{ "{\"direct\":\"true\"}", "workload", "workload.direct: expected a boolean" },
 	{ "{\"runtime\":-1}", "workload", "workload.runtime: -1 is out of range" },
@@ -726,7 +782,7 @@ static void test_json_field(void **state)
 	cfg.completion = BB_COMPLETION_THREAD;
 	assert_int_equal(bb_config_check_field(&cfg, field, sizeof(field), err,
 					       sizeof(err)), -EINVAL);
-	assert_string_equal(field, "");
+	assert_string_equal(field, "completion");
 }
 
 static void test_json_bad(void **state)
@@ -804,14 +860,14 @@ static const char *const cli_names[] = {
 	"registerfiles", "submit-batch", "complete-batch", "sqpoll-cpu",
 	"completion", "completion-cpu", "max-memory", "lat", "inject-ns",
 	"register-ring", "restrict-ring", "vectored", "numa-place",
-	"nop-kind", "model", "bio-cache",
-	"split-check", "bio-layout", "max-sectors-kb", "max-segments",
+	"device-ns", "nop-kind", "model", "bio-cache",
+	"split-check", "bio-layout", "cold-bios", "max-sectors-kb", "max-segments",
 	"max-segment-size", "seg-boundary", "virt-boundary",
 	"chunk-sectors", "lbs", "json", "quiet", "help",
 };
 static const char *const bool_names[] = {
 	"direct", "allow-write", "verify", "fixedbufs", "registerfiles",
-	"json", "quiet",
+	"cold-bios", "json", "quiet",
 };
 
 /* Several targets: the command line's trailing arguments, a JSON array,
@@ -934,10 +990,10 @@ static const char *const json_names[] = {
 	"number_ios", "ramp_time", "threads", "cpus", "size", "offset",
 	"direct", "allow_write", "seed", "verify", "engine", "mode", "fixedbufs",
 	"registerfiles", "submit_batch", "complete_batch", "sqpoll_cpu",
-	"completion", "completion_cpu", "lat", "inject_ns", "register_ring",
-	"restrict_ring", "vectored", "numa_place", "nop_kind",
+	"completion", "completion_cpu", "lat", "inject_ns", "device_ns",
+	"register_ring", "restrict_ring", "vectored", "numa_place", "nop_kind",
 	"model", "bio_cache",
-	"split_check", "bio_layout", "max_sectors_kb", "max_segments",
+	"split_check", "bio_layout", "cold_bios", "max_sectors_kb", "max_segments",
 	"max_segment_size", "seg_boundary", "virt_boundary",
 	"chunk_sectors", "lbs",
 };
@@ -993,7 +1049,7 @@ static void test_schema_by_hand(void **state)
 	assert_string_equal(prop_str(s, "bs", "default"), "4096");
 	assert_string_equal(prop_str(s, "bio_cache", "type"), "\"string\"");
 	assert_string_equal(prop_str(s, "bio_cache", "enum"),
-			    "[\"off\",\"task\",\"irq\",\"irq_fast\",\"all\"]");
+			    "[\"off\",\"task\",\"irq\",\"irq_fast\",\"all\",\"all_split\"]");
 	assert_string_equal(prop_str(s, "bio_cache", "default"), "\"all\"");
 	assert_string_equal(prop_str(s, "direct", "type"), "\"boolean\"");
 	assert_string_equal(prop_str(s, "direct", "default"), "true");
@@ -1073,6 +1129,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_completion_context),
 		cmocka_unit_test(test_good_command_lines),
 		cmocka_unit_test(test_target_and_cpus),
 		cmocka_unit_test(test_help_returns_1),
