@@ -651,6 +651,7 @@ static void test_metrics(void **state)
 		"biobench_jobs{state=\"failed\"} 0\n",
 		"biobench_jobs{state=\"cancelled\"} 0\n",
 		"biobench_jobs{state=\"interrupted\"} 0\n",
+		"biobench_jobs{state=\"rebooting\"} 0\n",
 		"# TYPE biobench_runs_total counter\n",
 		"biobench_runs_total 0\n",
 		"# TYPE biobench_build_info gauge\n",
@@ -684,7 +685,7 @@ static void test_metrics(void **state)
 		     p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
 			if (*p != '#' && *p != '\n')
 				series++;
-		assert_int_equal(series, 13);
+		assert_int_equal(series, 14); /* 7 job states */
 		assert_null(strstr(f->rs.body, "target="));
 	}
 }
