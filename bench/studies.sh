@@ -69,7 +69,9 @@ print(json.dumps({"kernel": platform.release(), "cpu_model": cpu, "cpus": os.cpu
                   "cmdline": open("/proc/cmdline").read().strip()}, indent=1))
 PY
 
-# The targets that need setting up, once, on first use.
+# The targets that need setting up, once, on first use.  Called in this
+# shell (not in $(...)): MNT and LOOPDEV must survive for the next study
+# and for cleanup.  The path goes to TARGET.
 ext4_file() {
 	if [ -z "$MNT" ]; then
 		local img=/dev/shm/biobench-studies-ext4.$$
@@ -82,7 +84,7 @@ ext4_file() {
 			status=none || return 1
 		cat "$MNT/testfile" >/dev/null
 	fi
-	echo "$MNT/testfile"
+	TARGET=$MNT/testfile
 }
 loop_dev() {
 	if [ -z "$LOOPDEV" ]; then
@@ -91,7 +93,7 @@ loop_dev() {
 		truncate -s 1G "$img" || return 1
 		LOOPDEV=$(losetup -f --show "$img") || { LOOPDEV=""; return 1; }
 	fi
-	echo "$LOOPDEV"
+	TARGET=$LOOPDEV
 }
 
 status=0
@@ -99,8 +101,8 @@ for f in $STUDIES; do
 	name=$(basename "$f" .json)
 	target=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["target"])' "$f")
 	case "$target" in
-	@ext4) target=$(ext4_file) || { echo "studies: $name: skipped (needs root, mkfs.ext4 and loop mounts)"; continue; } ;;
-	@loop) target=$(loop_dev) || { echo "studies: $name: skipped (needs root and losetup)"; continue; } ;;
+	@ext4) ext4_file && target=$TARGET || { echo "studies: $name: skipped (needs root, mkfs.ext4 and loop mounts)"; continue; } ;;
+	@loop) loop_dev && target=$TARGET || { echo "studies: $name: skipped (needs root and losetup)"; continue; } ;;
 	esac
 	/usr/bin/python3 - "$f" "$target" >"$TMP/$name.json" <<'PY' || die "$name: cannot rewrite its target"
 import json, sys
