@@ -328,15 +328,27 @@ int bb_jobrun_boot_results(struct bb_jobrun *jr,
 		ret = -ENOMEM;
 		goto out;
 	}
+	/* one value per boot: the arrays (sized for repeat runs) grow to the
+	 * boots; compare_all reads sec_var and secs beside vals */
 	for (unsigned i = 0; i < nv; i++) {
-		double *p = realloc(jr->vs[i].vals,
-				    ((size_t)maxboot + 1) * sizeof(*p));
+		size_t cap = (size_t)maxboot + 1;
+		double *v = realloc(jr->vs[i].vals, cap * sizeof(*v));
 
-		if (!p) {
+		if (v)
+			jr->vs[i].vals = v;
+		v = v ? realloc(jr->vs[i].sec_var, cap * sizeof(*v)) : NULL;
+		if (v)
+			jr->vs[i].sec_var = v;
+		v = v ? realloc(jr->vs[i].secs, cap * sizeof(*v)) : NULL;
+		if (!v) {
 			ret = -ENOMEM;
 			goto out;
 		}
-		jr->vs[i].vals = p;
+		jr->vs[i].secs = v;
+		for (size_t k = 0; k < cap; k++) {
+			jr->vs[i].sec_var[k] = NAN;
+			jr->vs[i].secs[k] = 0;
+		}
 		jr->vs[i].n = 0;
 	}
 	/* each boot's median, in boot order */
