@@ -84,7 +84,7 @@ static int print_host(struct csess *s, struct json_object *doc);
 
 static const char *const job_states[] = { "queued", "running", "done",
 					  "failed", "cancelled",
-					  "interrupted" };
+					  "interrupted", "rebooting" };
 
 static const struct ccmd cmd_submit = {
 	"submit", "FILE|-", 1, 0, O_JSON | O_WAIT | O_INTERVAL,
@@ -173,7 +173,7 @@ static void cmd_usage(FILE *f, const struct ccmd *cmd)
 	if (cmd->opts & O_STATE)
 		fprintf(f, "  --state STATE      only jobs in STATE: queued, "
 			   "running, done, failed,\n"
-			   "                     cancelled, interrupted\n");
+			   "                     cancelled, interrupted, rebooting\n");
 	if (cmd->opts & O_LIMIT)
 		fprintf(f, "  --limit N          at most N jobs (1..500, "
 			   "default 50)\n");
@@ -585,11 +585,21 @@ static void fmt_progress(char *buf, size_t len, struct json_object *job)
 	size_t off;
 
 	buf[0] = '\0';
+	/* a boot job between two boots: "rebooting into B (boot 3 of 8)" */
+	if (!strcmp(bb_cli_jstr(job, "state", ""), "rebooting")) {
+		snprintf(buf, len, "%s",
+			 bb_cli_jstr(bb_cli_jget(job, "boot"), "text",
+				     "rebooting"));
+		return;
+	}
 	if (!p)
 		return;
 	off = (size_t)snprintf(buf, len, "run %.0f/%.0f",
 			       bb_cli_jnum(p, "run", 0),
 			       bb_cli_jnum(p, "runs_planned", 0));
+	if (bb_cli_jget(p, "boot") && off < len)
+		off += (size_t)snprintf(buf + off, len - off, ", %s",
+					bb_cli_jstr(p, "boot", ""));
 	if (var && off < len)
 		off += (size_t)snprintf(buf + off, len - off, " (%s%s)", var,
 					json_object_get_boolean(
@@ -738,14 +748,21 @@ static void sleep_s(double s)
 		;
 }
 
-/* Follow job id until it ends; the exit code. */
+/* How long watch waits for the daemon of a host that reboots for a boot
+ * job (biobenchd's boot_timeout is 600 s by default). */
+#define WATCH_REBOOT_WAIT_S 3600.0
+
+/* Follow job id until it ends (through the reboots of a boot job); the
+ * exit code. */
 static int watch_job(struct bb_client *c, const struct ccmd *cmd, int64_t id,
 		     bool json, double interval)
 {
 	bool tty = !json && isatty(STDOUT_FILENO), drawn = false;
+	bool rebooting = false;
 	struct json_object *job = NULL, *shown = NULL;
 	char path[64], key[256] = "", last[256] = "";
 	const char *state;
+	double away = 0;
 	int ret;
 
 	snprintf(path, sizeof(path), "/api/v1/jobs/%" PRId64, id);
@@ -755,6 +772,26 @@ static int watch_job(struct bb_client *c, const struct ccmd *cmd, int64_t id,
 
 		json_object_put(job);
 		job = NULL;
+		/* a boot job's host reboots: the daemon is away a while */
+		if (rebooting && away < WATCH_REBOOT_WAIT_S) {
+			char e[512];
+			long st = 0;
+
+			if (bb_client_call(c, "GET", path, NULL, 0, &st, &job,
+					   e, sizeof(e)) == -EHOSTUNREACH) {
+				if (!away && !json)
+					printf("%sjob %" PRId64 ": the host "
+					       "reboots; waiting for biobenchd\n",
+					       drawn ? "\n" : "", id);
+				drawn = false;
+				sleep_s(interval);
+				away += interval;
+				continue;
+			}
+			json_object_put(job);
+			job = NULL;
+			away = 0;
+		}
 		ret = api(c, cmd, "GET", path, NULL, 0, &job, NULL);
 		if (ret) {
 			if (drawn)
@@ -765,6 +802,9 @@ static int watch_job(struct bb_client *c, const struct ccmd *cmd, int64_t id,
 		shown = bb_cli_json_escaped(job);
 		state = bb_cli_jstr(shown, "state", "?");
 		p = bb_cli_jget(shown, "progress");
+		/* between two boots, or in a boot (its end reboots the host) */
+		rebooting = !strcmp(state, "rebooting") ||
+			    (!strcmp(state, "running") && bb_cli_jget(p, "boot"));
 		snprintf(key, sizeof(key), "%s/%.0f/%.0f/%.0f/%s", state,
 			 bb_cli_jnum(shown, "runs_done", 0),
 			 bb_cli_jnum(p, "run", 0),

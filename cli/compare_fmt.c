@@ -430,6 +430,14 @@ void bb_cli_compare_print(FILE *f, struct json_object *cmp,
 			method ? ", " : "", method ? method : "");
 	}
 
+	/* a boot job: each boot's median is one value, paired A B A B */
+	if (!strcmp(bb_cli_jstr(cmp, "design", ""), "boots"))
+		fprintf(f, "boots: each boot's median is one value (\"measured "
+			   "runs\" counts boots), paired A B A B; %s; "
+			   "runs from different boots carry between-boot "
+			   "variance, which this pairing puts on both sides\n",
+			bb_cli_jstr(cmp, "text", ""));
+
 	if (first && bb_cli_jstr(first, "ci_method", NULL)) {
 		double fam = bb_cli_jnum(first, "family", 1);
 

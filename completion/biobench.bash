@@ -55,7 +55,7 @@ _biobench()
     case $prev in
         --server) COMPREPLY=($(compgen -W "http://127.0.0.1:8420" -- "$cur")); return ;;
         --token-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --state) COMPREPLY=($(compgen -W "queued running done failed cancelled interrupted" -- "$cur")); return ;;
+        --state) COMPREPLY=($(compgen -W "queued running done failed cancelled interrupted rebooting" -- "$cur")); return ;;
         --limit|--interval|--repeat|--warmup|--min-effect|--variant|--tiou) return ;;
         --flavor) COMPREPLY=($(compgen -W "3.33 current" -- "$cur")); return ;;
     esac

@@ -40,6 +40,8 @@
 #define DEFAULT_MAX_PER_PEER 64
 #define DEFAULT_MAX_QUEUED 1000
 #define DEFAULT_MAX_JOB_S (7 * 86400)
+#define DEFAULT_MAX_BOOTS 16
+#define DEFAULT_BOOT_TIMEOUT_S 600
 #define TOKEN_MAX 255
 #define SYS_CPU "/sys/devices/system/cpu"
 
@@ -58,6 +60,8 @@ enum dopt_type {
 	DT_ALLOW_KNOBS, /* appends an allow_knobs entry (PATTERN KNOB...) */
 	DT_ALLOW_WRITE, /* appends an allow-list entry (read and write) */
 	DT_HOSTS,       /* appends Host names (blank or comma separated) */
+	DT_BOOL,        /* yes/no, true/false, on/off, 1/0 */
+	DT_METHOD,      /* a reboot_method name: its enum as unsigned */
 	DT_FLAG,        /* command line only: sets a bool */
 	DT_CONFIG,      /* command line only: --config FILE */
 	DT_HELP,        /* command line only: --help */
@@ -81,6 +85,18 @@ struct dopt {
 };
 
 #define F(f) .off = offsetof(struct bb_dconfig, f)
+
+static const char *const reboot_methods[] = {
+	[BB_REBOOT_KEXEC_SYSTEMD] = "kexec-systemd",
+	[BB_REBOOT_GRUB_REBOOT] = "grub-reboot",
+	[BB_REBOOT_KEXEC_EXEC] = "kexec-exec",
+	NULL,
+};
+
+const char *bb_reboot_method_name(enum bb_reboot_method m)
+{
+	return (unsigned)m < BB_REBOOT__COUNT ? reboot_methods[m] : "?";
+}
 
 static int set_allow_knobs(struct bb_dconfig *c, const char *v,
 			   const char *where, char *err, size_t errlen);
@@ -146,6 +162,28 @@ static const struct dopt dopt_table[] = {
 	  "repeatable: the sysfs queue knobs jobs on targets matching GLOB "
 	  "may set (* for any but write_cache and scheduler on a disk with a "
 	  "mounted filesystem, which must be named)" },
+	{ "reboot", "allow_reboot", "allow-reboot", "yes|no", DT_BOOL,
+	  F(allow_reboot), 0, 0, 0, NULL,
+	  "yes: boot jobs may reboot this host (kernel A/B across boots)" },
+	{ "reboot", "reboot_method", "reboot-method", "METHOD", DT_METHOD,
+	  F(reboot_method), 0, 0, 0, NULL,
+	  "how a boot job reboots: kexec-systemd (kexec -l, systemctl "
+	  "kexec), grub-reboot (grub-reboot ENTRY, systemctl reboot) or "
+	  "kexec-exec (kexec -l, the daemon stops and runs kexec -e: hosts "
+	  "without systemd)" },
+	{ "reboot", "max_boots_per_job", "max-boots-per-job", "N", DT_UINT,
+	  F(max_boots_per_job), 0, 2, 1000, NULL,
+	  "boots of one boot job in all (2..1000)" },
+	{ "reboot", "boot_timeout", "boot-timeout", "SECONDS", DT_UINT,
+	  F(boot_timeout_s), 0, 10, 86400, NULL,
+	  "seconds a reboot may take: a boot not up by then fails its job "
+	  "(10..86400)" },
+	{ "reboot", "kexec", "kexec", "PATH", DT_PATH, F(kexec_path), 0, 0, 0,
+	  NULL, "the kexec program" },
+	{ "reboot", "systemctl", "systemctl", "PATH", DT_PATH,
+	  F(systemctl_path), 0, 0, 0, NULL, "the systemctl program" },
+	{ "reboot", "grub_reboot", "grub-reboot", "PATH", DT_PATH,
+	  F(grub_reboot_path), 0, 0, 0, NULL, "the grub-reboot program" },
 	{ NULL, NULL, "foreground", NULL, DT_FLAG, F(foreground), 0, 0, 0,
 	  "off", "stay in the foreground, log to stderr" },
 	{ NULL, NULL, "pidfile", "FILE", DT_OPTPATH, F(pidfile), 0, 0, 0,
@@ -159,7 +197,7 @@ static const struct dopt dopt_table[] = {
 
 #undef F
 
-static const char *const sections[] = { "server", "targets" };
+static const char *const sections[] = { "server", "targets", "reboot" };
 
 static int fail(char *err, size_t len, int ret, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -243,6 +281,14 @@ void bb_dconfig_default(struct bb_dconfig *c)
 	c->max_per_peer = DEFAULT_MAX_PER_PEER;
 	c->max_queued_jobs = DEFAULT_MAX_QUEUED;
 	c->max_job_s = DEFAULT_MAX_JOB_S;
+	c->allow_reboot = false;
+	c->reboot_method = BB_REBOOT_KEXEC_SYSTEMD;
+	c->max_boots_per_job = DEFAULT_MAX_BOOTS;
+	c->boot_timeout_s = DEFAULT_BOOT_TIMEOUT_S;
+	snprintf(c->kexec_path, sizeof(c->kexec_path), "/sbin/kexec");
+	snprintf(c->systemctl_path, sizeof(c->systemctl_path), "/bin/systemctl");
+	snprintf(c->grub_reboot_path, sizeof(c->grub_reboot_path),
+		 "/usr/sbin/grub-reboot");
 }
 
 /* ---- value parsers -------------------------------------------------------- */
@@ -520,6 +566,32 @@ static int dopt_set(struct bb_dconfig *c, const struct dopt *o,
 			p += n;
 		}
 		return 0;
+	case DT_BOOL: {
+		static const char *const yes[] = { "yes", "true", "on", "1" };
+		static const char *const no[] = { "no", "false", "off", "0" };
+		int t = -1;
+
+		for (size_t i = 0; i < 4; i++) {
+			if (!strcasecmp(v, yes[i]))
+				t = 1;
+			if (!strcasecmp(v, no[i]))
+				t = 0;
+		}
+		if (t < 0)
+			return fail(err, errlen, -EINVAL,
+				    "%s: '%s' is not yes or no", where, v);
+		*(bool *)(void *)(base + o->off) = t;
+		return 0;
+	}
+	case DT_METHOD:
+		for (unsigned i = 0; reboot_methods[i]; i++) {
+			if (!strcmp(v, reboot_methods[i])) {
+				memcpy(base + o->off, &i, sizeof(i));
+				return 0;
+			}
+		}
+		return fail(err, errlen, -EINVAL, "%s: '%s' is not one of "
+			    "kexec-systemd, grub-reboot, kexec-exec", where, v);
 	case DT_FLAG: {
 		bool t = true;
 
@@ -601,7 +673,7 @@ static char *ini_reader_fn(char *str, int num, void *stream)
 		name[n] = '\0';
 		if (!section_known(name))
 			ctx_fail(x, "unknown section [%s] (allowed: [server], "
-				    "[targets])", name);
+				    "[targets], [reboot])", name);
 	}
 	return str;
 }
@@ -616,10 +688,10 @@ static int ini_handler_fn(void *user, const char *section, const char *name,
 
 	if (!section[0])
 		return ctx_fail(x, "%s: key outside a section (put it under "
-				   "[server] or [targets])", name);
+				   "[server], [targets] or [reboot])", name);
 	if (!section_known(section))
 		return ctx_fail(x, "unknown section [%s] (allowed: [server], "
-				   "[targets])", section);
+				   "[targets], [reboot])", section);
 	for (size_t i = 0; i < sizeof(dopt_table) / sizeof(dopt_table[0]);
 	     i++) {
 		o = &dopt_table[i];
@@ -832,6 +904,18 @@ static void dopt_default_text(const struct dopt *o, const struct bb_dconfig *d,
 	case DT_PATH:
 		snprintf(buf, len, "%s", p);
 		break;
+	case DT_BOOL:
+		snprintf(buf, len, "%s", *(const bool *)(const void *)p ?
+					  "yes" : "no");
+		break;
+	case DT_METHOD: {
+		unsigned v;
+
+		memcpy(&v, p, sizeof(v));
+		snprintf(buf, len, "%s",
+			 bb_reboot_method_name((enum bb_reboot_method)v));
+		break;
+	}
 	case DT_UINT: {
 		unsigned v;
 

@@ -41,6 +41,20 @@
  *                                 ; write_cache and scheduler on a disk
  *                                 ; that holds a mounted filesystem: those
  *                                 ; must be named
+ *   [reboot]                      ; boot jobs (kernel A/B across boots)
+ *   allow_reboot = no             ; yes: boot jobs may reboot this host
+ *   reboot_method = kexec-systemd ; kexec-systemd: kexec -l, then
+ *                                 ; systemctl kexec; grub-reboot: the
+ *                                 ; variant's grub_entry once, then
+ *                                 ; systemctl reboot; kexec-exec (no
+ *                                 ; systemd): kexec -l, the daemon stops
+ *                                 ; cleanly and execs kexec -e
+ *   max_boots_per_job = 16        ; boots of one job in all
+ *   boot_timeout = 600            ; seconds a reboot may take: a boot not
+ *                                 ; up by then fails its job
+ *   kexec = /sbin/kexec           ; the programs run (tests put their own)
+ *   systemctl = /bin/systemctl
+ *   grub_reboot = /usr/sbin/grub-reboot
  *
  * Defaults are those above, with http_cpus = CPU 0 and bench_cpus = the
  * last online CPU (on a 1-CPU host both are 0 and a warning is logged). */
@@ -78,6 +92,16 @@ struct bb_allow_knobs {
 	char knob[BB_DCONFIG_MAX_RULE_KNOBS][64];
 };
 
+enum bb_reboot_method {
+	BB_REBOOT_KEXEC_SYSTEMD = 0,
+	BB_REBOOT_GRUB_REBOOT,
+	BB_REBOOT_KEXEC_EXEC,
+	BB_REBOOT__COUNT
+};
+
+/* "kexec-systemd", "grub-reboot", "kexec-exec". */
+const char *bb_reboot_method_name(enum bb_reboot_method m);
+
 struct bb_dconfig {
 	char config_path[PATH_MAX];  /* "" when none */
 	char listen_addr[64];        /* numeric address */
@@ -109,6 +133,14 @@ struct bb_dconfig {
 	unsigned nknob_rules;
 	struct bb_allow_knobs knob_rules[BB_DCONFIG_MAX_KNOB_RULES];
 	bool foreground;
+	/* [reboot]: boot jobs */
+	bool allow_reboot;
+	unsigned reboot_method;      /* enum bb_reboot_method */
+	unsigned max_boots_per_job;
+	unsigned boot_timeout_s;
+	char kexec_path[PATH_MAX];
+	char systemctl_path[PATH_MAX];
+	char grub_reboot_path[PATH_MAX];
 };
 
 void bb_dconfig_default(struct bb_dconfig *c);

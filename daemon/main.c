@@ -7,6 +7,7 @@
 #include <biobench/hostinfo.h>
 #include "http.h"
 #include "log.h"
+#include "reboot.h"
 #include "scheduler.h"
 #include "store.h"
 
@@ -271,6 +272,7 @@ int main(int argc, char **argv)
 	struct bb_http *http = NULL;
 	sigset_t sigs;
 	char err[1024], status[256] = "", pidfile[PATH_MAX] = "";
+	char kexec[PATH_MAX] = "";
 	bool notify = getenv("NOTIFY_SOCKET") != NULL;
 	int ret, rc = 1, ready_fd = -1, lock_fd = -1;
 
@@ -405,6 +407,9 @@ out:
 	 * second and its knobs restored */
 	if (http)
 		bb_http_stop(http);
+	/* a boot job armed kexec-exec: after the clean stop, kexec -e */
+	if (!bb_sched_kexec_pending(sched, kexec, sizeof(kexec)))
+		kexec[0] = '\0';
 	bb_sched_stop(sched);
 	if (ctx.host)
 		json_object_put(ctx.host);
@@ -423,5 +428,11 @@ out:
 	 * after it */
 	if (lock_fd >= 0)
 		close(lock_fd);
+	if (kexec[0]) {
+		bb_log(LOG_WARNING, "rebooting: %s -e", kexec);
+		ret = bb_reboot_exec(kexec);
+		bb_log(LOG_ERR, "cannot exec %s -e: %s", kexec, strerror(-ret));
+		return 1;
+	}
 	return rc;
 }

@@ -13,6 +13,8 @@
  * leaves a row from which the next start restores the knob. */
 #include "scheduler.h"
 
+#include "reboot.h"
+#include <biobench/boot.h>
 #include <biobench/hostinfo.h>
 #include <biobench/jobrun.h>
 #include "log.h"
@@ -27,6 +29,7 @@
 #include <linux/openat2.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +62,7 @@ struct sched_progress {
 	double last_iops;      /* its IOPS */
 	uint64_t t_start_ns;
 	double eta_s;
+	char boot[96];         /* boot jobs: "boot 3 of 8 (B)", "" */
 };
 
 struct bb_sched {
@@ -84,6 +88,12 @@ struct bb_sched {
 	char unrec_state[16];
 	char *unrec_verdict, *unrec_cmp, *unrec_error, *unrec_why;
 	bool store_bad_logged;  /* scheduler thread only */
+	/* boot jobs */
+	int64_t resume_id;      /* a boot job whose boot came up right at
+				   start: run before the queue (thread) */
+	bool kexec_pending;     /* under lock: kexec-exec armed; main runs
+				   kexec -e after the clean stop */
+	char kexec_path[PATH_MAX]; /* under lock */
 
 	/* scheduler thread only */
 	int64_t job_id;
@@ -96,6 +106,8 @@ struct bb_sched {
 
 static int recheck_target(struct bb_sched *s, struct bb_job *job, bool first,
 			  char *err, size_t errlen);
+static int job_spec(struct bb_store *st, int64_t id, char **spec, char *err,
+		    size_t errlen);
 
 /* ---- knobs -------------------------------------------------------------- */
 
@@ -582,20 +594,348 @@ static bool job_has_knobs(const struct bb_job *job)
 	return false;
 }
 
-static void run_job(struct bb_sched *s, int64_t id, const char *spec)
+static const struct bb_jobrun_ops sched_ops = {
+	.before_run = hook_before_run,
+	.after_run = hook_after_run,
+	.on_round = hook_on_round,
+	.on_sample = hook_on_sample,
+};
+
+/* ---- boot jobs ---------------------------------------------------------- */
+
+/* ms since the epoch (the deadline of a boot outlives this boot). */
+static int64_t realtime_ms(void)
 {
-	static const struct bb_jobrun_ops ops = {
-		.before_run = hook_before_run,
-		.after_run = hook_after_run,
-		.on_round = hook_on_round,
-		.on_sample = hook_on_sample,
-	};
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* What a boot job needs of the configuration, read under its lock. */
+struct boot_conf {
+	bool have;              /* a configuration is set (not in tests) */
+	bool allow_reboot;
+	unsigned max_boots, timeout_s;
+	struct bb_reboot_cmds cmds;
+};
+
+static void boot_conf_get(struct bb_sched *s, struct boot_conf *bc)
+{
+	pthread_rwlock_t *lock;
+	struct bb_dconfig *const *cfgp;
+
+	memset(bc, 0, sizeof(*bc));
+	pthread_mutex_lock(&s->lock);
+	lock = s->cfg_lock;
+	cfgp = s->cfgp;
+	pthread_mutex_unlock(&s->lock);
+	if (!cfgp)
+		return;
+	pthread_rwlock_rdlock(lock);
+	bc->have = true;
+	bc->allow_reboot = (*cfgp)->allow_reboot;
+	bc->max_boots = (*cfgp)->max_boots_per_job;
+	bc->timeout_s = (*cfgp)->boot_timeout_s;
+	bb_reboot_cmds_of(&bc->cmds, *cfgp);
+	pthread_rwlock_unlock(lock);
+}
+
+/* Before a boot job starts (or goes on after a reboot): the configuration
+ * still allows it, and (unless it says allow_other_jobs) no other job
+ * waits.  0 or -EACCES with err. */
+static int boot_gate(struct bb_sched *s, const struct bb_job *job, bool resume,
+		     char *err, size_t errlen)
+{
+	struct boot_conf bc;
+	unsigned queued = 0;
+	char e[256];
+
+	boot_conf_get(s, &bc);
+	if (!bc.have || !bc.allow_reboot) {
+		snprintf(err, errlen, "not run: a boot job reboots the host, "
+			 "and this daemon's configuration says allow_reboot = "
+			 "no");
+		return -EACCES;
+	}
+	if (job->boots * job->nvariants > bc.max_boots) {
+		snprintf(err, errlen, "not run: %u boots, more than "
+			 "max_boots_per_job = %u", job->boots * job->nvariants,
+			 bc.max_boots);
+		return -EACCES;
+	}
+	if (resume || job->allow_other_jobs)
+		return 0;
+	if (bb_store_jobs_queued(s->st, &queued, e, sizeof(e))) {
+		snprintf(err, errlen, "not started: %s", e);
+		return -EIO;
+	}
+	/* the job itself is still queued */
+	if (queued > 1) {
+		snprintf(err, errlen, "not started: %u other job(s) are queued "
+			 "for this host, and a boot job reboots it between its "
+			 "boots (\"allow_other_jobs\": true starts it anyway)",
+			 queued - 1);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+/* The statistics of a boot job from its stored runs (each boot's median,
+ * paired A B A B ...), stored as its progress. */
+static int boot_results(struct bb_sched *s, const struct bb_job *job,
+			int64_t id, struct bb_jobrun *jr, char *err,
+			size_t errlen)
+{
+	struct json_object *doc = NULL, *runs, *cmp;
+	struct bb_jobrun_boot_run *br = NULL;
+	size_t n = 0, nruns;
+	int ret;
+
+	ret = bb_store_job_runs(s->st, id, false, &doc, err, errlen);
+	if (ret)
+		return ret;
+	if (!json_object_object_get_ex(doc, "runs", &runs) ||
+	    !json_object_is_type(runs, json_type_array)) {
+		snprintf(err, errlen, "job %lld: its runs cannot be read",
+			 (long long)id);
+		ret = -EIO;
+		goto out;
+	}
+	nruns = json_object_array_length(runs);
+	br = calloc(nruns ? nruns : 1, sizeof(*br));
+	if (!br) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < nruns; i++) {
+		struct json_object *r = json_object_array_get_idx(runs, i), *v;
+		const char *st = NULL, *var = NULL;
+		unsigned vi = job->nvariants;
+
+		if (json_object_object_get_ex(r, "state", &v))
+			st = json_object_get_string(v);
+		if (json_object_object_get_ex(r, "variant", &v))
+			var = json_object_get_string(v);
+		if (!st || strcmp(st, "done") || !var ||
+		    (json_object_object_get_ex(r, "warmup", &v) &&
+		     json_object_get_boolean(v)))
+			continue;
+		for (unsigned k = 0; k < job->nvariants; k++)
+			if (!strcmp(var, job->v[k].name))
+				vi = k;
+		if (vi == job->nvariants ||
+		    !json_object_object_get_ex(r, "metric", &v))
+			continue;
+		br[n].variant = vi;
+		br[n].value = json_object_get_double(v);
+		br[n].boot = json_object_object_get_ex(r, "round", &v) ?
+				     (unsigned)json_object_get_int(v) : 0;
+		br[n].sec_var = NAN;
+		br[n].seconds = json_object_object_get_ex(r, "duration_ns", &v) ?
+					json_object_get_double(v) / 1e9 : 0;
+		if (br[n].value > 0)
+			n++;
+	}
+	ret = bb_jobrun_boot_results(jr, br, n);
+	if (ret == -EINVAL)
+		ret = 0; /* no pair yet */
+	if (ret) {
+		snprintf(err, errlen, "job %lld: boot statistics: %s",
+			 (long long)id, strerror(-ret));
+		goto out;
+	}
+	cmp = bb_jobrun_to_json(jr);
+	if (bb_store_job_progress(s->st, id, jr->runs_planned,
+				  cmp ? json_object_to_json_string_ext(
+						cmp, JSON_C_TO_STRING_PLAIN) :
+					NULL,
+				  err, errlen))
+		bb_log(LOG_WARNING, "job %lld: cannot store progress: %s",
+		       (long long)id, err);
+	json_object_put(cmp);
+out:
+	free(br);
+	json_object_put(doc);
+	return ret;
+}
+
+/* Reboot the host into boot b (0-based) of job: arm the kernel, store the
+ * job rebooting (durable) with the boot id now and the deadline, reboot,
+ * then wait for the daemon to be stopped.  *rebooting: the job stays
+ * rebooting (the next start goes on).  0 when the daemon is stopping for
+ * the reboot, else -errno with err (the job then ends: cancelled,
+ * failed). */
+static int boot_reboot(struct bb_sched *s, const struct bb_job *job,
+		       int64_t id, unsigned b, bool *rebooting, char *err,
+		       size_t errlen)
+{
+	const struct bb_job_variant *v =
+		&job->v[bb_boot_variant(b, job->nvariants)];
+	struct bb_boot_progress p = { 0 };
+	struct bb_boot_facts f;
+	struct boot_conf bc;
+	char e[512] = "";
+	uint64_t end;
+	int ret;
+
+	*rebooting = false;
+	boot_conf_get(s, &bc);
+	if (!bc.have || !bc.allow_reboot) {
+		snprintf(err, errlen, "not rebooting into %s: allow_reboot = "
+			 "no (the configuration changed during the job)",
+			 v->name);
+		return -EACCES;
+	}
+	bb_boot_facts_read(&f);
+	if (!f.boot_id[0]) {
+		snprintf(err, errlen, "not rebooting: the boot id cannot be "
+			 "read, so the next boot could not be verified");
+		return -EIO;
+	}
+	p.boot = b;
+	p.boots = job->boots * job->nvariants;
+	snprintf(p.variant, sizeof(p.variant), "%s", v->name);
+	snprintf(p.boot_id_before, sizeof(p.boot_id_before), "%s", f.boot_id);
+	p.deadline_ms = realtime_ms() + (int64_t)bc.timeout_s * 1000;
+	ret = bb_reboot_arm(&bc.cmds, &v->boot, e, sizeof(e));
+	if (ret) {
+		snprintf(err, errlen, "cannot arm the boot into %s: %s",
+			 v->name, e);
+		return ret;
+	}
+	if (atomic_load(&s->cancel)) {
+		bb_reboot_unarm(&bc.cmds, e, sizeof(e));
+		snprintf(err, errlen, "cancelled");
+		return -ECANCELED;
+	}
+	ret = bb_store_job_reboot(s->st, id, &p, e, sizeof(e));
+	if (ret) {
+		bb_reboot_unarm(&bc.cmds, e + strlen(e), sizeof(e) - strlen(e));
+		snprintf(err, errlen, "not rebooting: %s", e);
+		return ret;
+	}
+	*rebooting = true;
+	bb_boot_progress_text(&p, e, sizeof(e));
+	bb_log(LOG_WARNING, "job %lld: %s, %s", (long long)id, e,
+	       bb_reboot_method_name(bc.cmds.method));
+	if (bc.cmds.method == BB_REBOOT_KEXEC_EXEC) {
+		/* the daemon stops cleanly, then main execs kexec -e */
+		pthread_mutex_lock(&s->lock);
+		s->kexec_pending = true;
+		snprintf(s->kexec_path, sizeof(s->kexec_path), "%s",
+			 bc.cmds.kexec);
+		pthread_mutex_unlock(&s->lock);
+		kill(getpid(), SIGTERM);
+	} else {
+		ret = bb_reboot_go(&bc.cmds, e, sizeof(e));
+		if (ret) {
+			*rebooting = false;
+			snprintf(err, errlen, "cannot reboot into %s: %s",
+				 v->name, e);
+			bb_reboot_unarm(&bc.cmds, e, sizeof(e));
+			return ret;
+		}
+	}
+	/* systemd (or main, for kexec-exec) stops the daemon now */
+	end = bb_now_ns() + (uint64_t)bc.timeout_s * 1000000000ull;
+	while (!atomic_load(&s->shutdown) && bb_now_ns() < end) {
+		/* bb_sched_stop sets shutdown before cancel */
+		if (atomic_load(&s->cancel) && !atomic_load(&s->shutdown)) {
+			*rebooting = false;
+			pthread_mutex_lock(&s->lock);
+			s->kexec_pending = false;
+			pthread_mutex_unlock(&s->lock);
+			bb_reboot_unarm(&bc.cmds, e, sizeof(e));
+			snprintf(err, errlen, "cancelled");
+			return -ECANCELED;
+		}
+		usleep(100 * 1000);
+	}
+	if (atomic_load(&s->shutdown))
+		return 0;
+	*rebooting = false;
+	bb_reboot_unarm(&bc.cmds, e, sizeof(e));
+	snprintf(err, errlen, "the host did not reboot into %s within "
+		 "boot_timeout = %u s", v->name, bc.timeout_s);
+	return -ETIMEDOUT;
+}
+
+/* A boot job's part on this boot: the runs of its boot (on a fresh job
+ * first a reboot into the first variant when this kernel is not its),
+ * the statistics so far, then the reboot into the next boot.  *rebooting
+ * as boot_reboot; 0 with *rebooting false: every boot ran (jr holds the
+ * comparison). */
+static int boot_run(struct bb_sched *s, const struct bb_job *job, int64_t id,
+		    struct bb_jobrun *jr, bool resume, bool *rebooting,
+		    char *err, size_t errlen)
+{
+	unsigned nv = job->nvariants, total = job->boots * nv;
+	unsigned per = job->warmup + job->repeat, b = 0, vi;
+	struct bb_boot_progress p;
+	struct bb_boot_facts f;
+	char why[512];
+	int ret;
+
+	*rebooting = false;
+	jr->runs_planned = total * per;
+	jr->rounds_planned = total;
+	if (resume) {
+		ret = bb_store_job_boot(s->st, id, &p, err, errlen);
+		if (ret)
+			return ret;
+		b = p.boot;
+	} else {
+		bb_boot_facts_read(&f);
+		if (!bb_boot_matches(&job->v[0].boot, &f, why, sizeof(why))) {
+			bb_log(LOG_INFO, "job %lld: this kernel is not variant "
+			       "%s's (%s): rebooting into it first",
+			       (long long)id, job->v[0].name, why);
+			return boot_reboot(s, job, id, 0, rebooting, err,
+					   errlen);
+		}
+	}
+	if (b >= total) {
+		snprintf(err, errlen, "boot %u is beyond the job's %u boots",
+			 b + 1, total);
+		return -EINVAL;
+	}
+	vi = bb_boot_variant(b, nv);
+	/* the earlier boots' runs all finished (a failure ends the job) */
+	jr->runs_done = b * per;
+	pthread_mutex_lock(&s->lock);
+	snprintf(s->prog.boot, sizeof(s->prog.boot), "boot %u of %u (%s)",
+		 b + 1, total, job->v[vi].name);
+	s->prog.runs_planned = jr->runs_planned;
+	pthread_mutex_unlock(&s->lock);
+	for (unsigned k = 0; k < per; k++) {
+		struct bb_job_step st = { .variant = vi, .round = b,
+					  .warmup = k < job->warmup };
+
+		jr->seq = b * per + k;
+		ret = bb_jobrun_step(jr, &st, &sched_ops, s, err, errlen);
+		if (ret)
+			return ret;
+	}
+	ret = boot_results(s, job, id, jr, err, errlen);
+	if (ret || b + 1 == total)
+		return ret;
+	if (atomic_load(&s->cancel)) {
+		snprintf(err, errlen, "cancelled");
+		return -ECANCELED;
+	}
+	return boot_reboot(s, job, id, b + 1, rebooting, err, errlen);
+}
+
+static void run_job(struct bb_sched *s, int64_t id, const char *spec,
+		    bool resume)
+{
 	struct bb_job_errors *errs = calloc(1, sizeof(*errs));
 	struct bb_job *job = calloc(1, sizeof(*job));
 	struct bb_jobrun jr;
 	struct json_object *host = NULL, *dev = NULL, *cmp = NULL;
 	int64_t host_id = 0, dev_id = 0;
-	bool jr_ok = false, running = false;
+	bool jr_ok = false, running = false, rebooting = false;
 	struct bb_devlocks locks = { 0 };
 	char err[1024] = "", what[256];
 	const char *state = BB_JOB_FAILED, *verdict = NULL;
@@ -625,6 +965,8 @@ static void run_job(struct bb_sched *s, int64_t id, const char *spec)
 			 errs->n ? errs->msg[0] : strerror(-ret));
 		goto finish;
 	}
+	if (job->boot_job && boot_gate(s, job, resume, err, sizeof(err)))
+		goto finish;
 	if (recheck_target(s, job, true, err, sizeof(err)))
 		goto finish;
 	/* the device is the job's until it ends: no local `biobench run`
@@ -640,7 +982,9 @@ static void run_job(struct bb_sched *s, int64_t id, const char *spec)
 	if (bb_store_host_upsert(s->st, host, &host_id, err, sizeof(err)) ||
 	    bb_store_device_upsert(s->st, dev, &dev_id, err, sizeof(err)))
 		goto finish;
-	ret = bb_store_job_start(s->st, id, host_id, dev_id, err, sizeof(err));
+	/* a boot job going on after a reboot is running already */
+	ret = resume ? 0 : bb_store_job_start(s->st, id, host_id, dev_id, err,
+					      sizeof(err));
 	if (ret == -EALREADY) {
 		/* cancelled while it waited for us */
 		bb_log(LOG_INFO, "job %lld: not started: %s", (long long)id,
@@ -670,10 +1014,22 @@ static void run_job(struct bb_sched *s, int64_t id, const char *spec)
 		goto finish;
 	}
 	jr_ok = true;
-	ret = bb_jobrun_exec(&jr, &ops, s, err, sizeof(err));
+	if (job->boot_job)
+		ret = boot_run(s, job, id, &jr, resume, &rebooting, err,
+			       sizeof(err));
+	else
+		ret = bb_jobrun_exec(&jr, &sched_ops, s, err, sizeof(err));
 	/* a hook may have failed half way through applying knobs */
 	restore_knobs(s, err + strlen(err), sizeof(err) - strlen(err));
-	cmp = bb_jobrun_to_json(&jr);
+	if (rebooting) {
+		/* the job stays rebooting: the next start goes on */
+		bb_log(LOG_INFO, "job %lld: stopping for the reboot",
+		       (long long)id);
+		goto out;
+	}
+	/* a boot job that did not finish keeps the comparison of its last
+	 * complete boot (jr holds the current boot's raw runs) */
+	cmp = job->boot_job && ret ? NULL : bb_jobrun_to_json(&jr);
 	verdict = bb_jobrun_verdict(&jr);
 	if (!ret) {
 		state = BB_JOB_DONE;
@@ -771,6 +1127,21 @@ static void *sched_main(void *arg)
 				break;
 			}
 			s->store_bad_logged = false;
+			/* a boot job whose boot came up right goes first */
+			if (s->resume_id) {
+				id = s->resume_id;
+				s->resume_id = 0;
+				if (job_spec(s->st, id, &spec, err,
+					     sizeof(err))) {
+					bb_log(LOG_ERR, "scheduler: job %lld: "
+					       "%s", (long long)id, err);
+					continue;
+				}
+				run_job(s, id, spec, true);
+				free(spec);
+				spec = NULL;
+				continue;
+			}
 			ret = bb_store_job_next_queued(s->st, &id, &spec, err,
 						       sizeof(err));
 			if (ret == -ENOENT)
@@ -779,7 +1150,7 @@ static void *sched_main(void *arg)
 				bb_log(LOG_ERR, "scheduler: %s", err);
 				break;
 			}
-			run_job(s, id, spec);
+			run_job(s, id, spec, false);
 			free(spec);
 			spec = NULL;
 		}
@@ -964,6 +1335,115 @@ out:
 	return ret;
 }
 
+/* The stored spec of job id as text (malloc'd). */
+static int job_spec(struct bb_store *st, int64_t id, char **spec, char *err,
+		    size_t errlen)
+{
+	struct json_object *doc = NULL, *sp;
+	int ret = bb_store_job_get(st, id, &doc, err, errlen);
+
+	*spec = NULL;
+	if (ret)
+		return ret;
+	if (json_object_object_get_ex(doc, "spec", &sp))
+		*spec = strdup(json_object_to_json_string_ext(
+			sp, JSON_C_TO_STRING_PLAIN));
+	json_object_put(doc);
+	if (!*spec) {
+		snprintf(err, errlen, "job %lld: no spec", (long long)id);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* A job left rebooting: the kernel that came up is the one its boot
+ * expects (bb_boot_recover_decide) -> running again, run first by the
+ * thread; else failed with the reason.  Its finished runs stay. */
+static void recover_boot(struct bb_sched *s, int64_t id)
+{
+	struct bb_job_errors *errs = calloc(1, sizeof(*errs));
+	struct bb_job *job = calloc(1, sizeof(*job));
+	struct bb_boot_progress p;
+	struct bb_boot_facts f;
+	char err[1024] = "", ev[1200], *spec = NULL;
+	const struct bb_job_variant *v = NULL;
+	bool parsed = false;
+	int ret;
+
+	if (!errs || !job) {
+		snprintf(err, sizeof(err), "out of memory");
+		goto fail;
+	}
+	ret = bb_store_job_boot(s->st, id, &p, err, sizeof(err));
+	if (!ret)
+		ret = job_spec(s->st, id, &spec, err, sizeof(err));
+	if (ret)
+		goto fail;
+	if (bb_job_parse_string(job, spec, strlen(spec), errs)) {
+		snprintf(err, sizeof(err), "after the reboot: the stored job "
+			 "spec is no longer valid: %s",
+			 errs->n ? errs->msg[0] : "?");
+		goto fail;
+	}
+	parsed = true;
+	for (unsigned i = 0; i < job->nvariants; i++)
+		if (!strcmp(job->v[i].name, p.variant))
+			v = &job->v[i];
+	if (!v || !job->boot_job) {
+		snprintf(err, sizeof(err), "after the reboot: the job has no "
+			 "boot variant %s", p.variant);
+		goto fail;
+	}
+	bb_boot_facts_read(&f);
+	if (bb_boot_recover_decide(&p, &v->boot, &f, err, sizeof(err)) !=
+	    BB_BOOT_CONTINUE)
+		goto fail;
+	if (s->resume_id) {
+		snprintf(err, sizeof(err), "job %lld goes on in this boot: a "
+			 "host runs one boot job at a time",
+			 (long long)s->resume_id);
+		goto fail;
+	}
+	snprintf(ev, sizeof(ev), "boot %u of %u came up on %s (%s, boot id "
+		 "%s): going on", p.boot + 1, p.boots, v->name, f.release,
+		 f.boot_id);
+	ret = bb_store_job_resume(s->st, id, ev, err, sizeof(err));
+	if (ret) {
+		bb_log(LOG_ERR, "recovery: job %lld: %s", (long long)id, err);
+		goto out;
+	}
+	bb_log(LOG_WARNING, "recovery: job %lld: %s", (long long)id, ev);
+	s->resume_id = id;
+	goto out;
+fail:
+	bb_log(LOG_ERR, "recovery: boot job %lld failed: %s", (long long)id,
+	       err);
+	if (bb_store_job_finish(s->st, id, BB_JOB_FAILED, NULL, NULL, err, ev,
+				sizeof(ev)))
+		bb_log(LOG_ERR, "recovery: job %lld: %s", (long long)id, ev);
+out:
+	if (parsed)
+		bb_job_free(job);
+	free(job);
+	free(errs);
+	free(spec);
+}
+
+static void recover_boots(struct bb_sched *s)
+{
+	int64_t *ids = NULL;
+	size_t n = 0;
+	char err[512];
+
+	if (bb_store_jobs_rebooting(s->st, &ids, &n, err, sizeof(err))) {
+		bb_log(LOG_ERR, "recovery: %s", err);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		recover_boot(s, ids[i]);
+	free(ids);
+}
+
 /* ---- API ---------------------------------------------------------------- */
 
 int bb_sched_start(struct bb_sched **out, const char *db_path, char *err,
@@ -1010,6 +1490,9 @@ int bb_sched_start(struct bb_sched **out, const char *db_path, char *err,
 	ret = recover_knobs(s->st, err, errlen);
 	if (ret)
 		goto fail;
+	/* before any job is served: a boot job left rebooting goes on or
+	 * fails */
+	recover_boots(s);
 	ret = -pthread_create(&s->tid, NULL, sched_main, s);
 	if (ret) {
 		snprintf(err, errlen, "cannot start the scheduler thread: %s",
@@ -1065,10 +1548,19 @@ int bb_sched_cancel(struct bb_sched *s, struct bb_store *st, int64_t id,
 	ret = bb_store_job_state(st, id, state, err, errlen);
 	if (ret)
 		return ret;
-	if (strcmp(state, BB_JOB_QUEUED) && strcmp(state, BB_JOB_RUNNING)) {
+	if (strcmp(state, BB_JOB_QUEUED) && strcmp(state, BB_JOB_RUNNING) &&
+	    strcmp(state, BB_JOB_REBOOTING)) {
 		snprintf(err, errlen, "job %lld already finished (%s)",
 			 (long long)id, state);
 		return -EALREADY;
+	}
+	if (!strcmp(state, BB_JOB_REBOOTING)) {
+		/* between two boots: no other boot is armed for it */
+		ret = bb_store_job_finish(st, id, BB_JOB_CANCELLED, NULL, NULL,
+					  "cancelled between two boots", err,
+					  errlen);
+		if (ret != -EALREADY)
+			return ret;
 	}
 	if (!strcmp(state, BB_JOB_QUEUED)) {
 		ret = bb_store_job_finish(st, id, BB_JOB_CANCELLED, NULL, NULL,
@@ -1121,6 +1613,8 @@ struct json_object *bb_sched_progress(struct bb_sched *s, int64_t id)
 			       p.variant[0] ? json_object_new_string(p.variant) :
 					      NULL);
 	json_object_object_add(o, "warmup", json_object_new_boolean(p.warmup));
+	json_object_object_add(o, "boot", p.boot[0] ?
+				       json_object_new_string(p.boot) : NULL);
 	json_object_object_add(o, "latest_iops",
 			       json_object_new_double(p.latest_iops));
 	if (p.last_run) {
@@ -1138,6 +1632,19 @@ struct json_object *bb_sched_progress(struct bb_sched *s, int64_t id)
 		json_object_object_add(o, "last_run", NULL);
 	}
 	return o;
+}
+
+bool bb_sched_kexec_pending(struct bb_sched *s, char *kexec, size_t len)
+{
+	bool ret;
+
+	if (!s)
+		return false;
+	pthread_mutex_lock(&s->lock);
+	ret = s->kexec_pending;
+	snprintf(kexec, len, "%s", ret ? s->kexec_path : "");
+	pthread_mutex_unlock(&s->lock);
+	return ret;
 }
 
 int64_t bb_sched_running(struct bb_sched *s)

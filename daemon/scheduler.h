@@ -17,8 +17,10 @@
 struct bb_sched;
 
 /* Open the scheduler's own store handle on db_path, recover (jobs left
- * running -> interrupted; every unrestored journaled knob written back)
- * and start the thread.  0 or -errno with a message. */
+ * running -> interrupted; every unrestored journaled knob written back;
+ * a boot job left rebooting goes on when this boot is the kernel it
+ * expects, with a new boot id and before its deadline, else fails) and
+ * start the thread.  0 or -errno with a message. */
 int bb_sched_start(struct bb_sched **out, const char *db_path,
 		   char *err, size_t errlen);
 
@@ -42,8 +44,14 @@ int bb_sched_cancel(struct bb_sched *s, struct bb_store *st, int64_t id,
 
 /* Progress of the running job, NULL when id is not running:
  * {"run": i (1-based current), "runs_planned", "runs_done",
- *  "elapsed_s", "eta_s" | null, "variant", "warmup", "latest_iops"}. */
+ *  "elapsed_s", "eta_s" | null, "variant", "warmup", "boot" ("boot 3 of
+ *  8 (B)" for a boot job, else null), "latest_iops"}. */
 struct json_object *bb_sched_progress(struct bb_sched *s, int64_t id);
+
+/* Whether a boot job armed kexec-exec (reboot.h) and raised SIGTERM for
+ * it: main then stops everything cleanly and calls bb_reboot_exec(kexec).
+ * Ask before bb_sched_stop. */
+bool bb_sched_kexec_pending(struct bb_sched *s, char *kexec, size_t len);
 
 /* Id of the running job, 0 if idle. */
 int64_t bb_sched_running(struct bb_sched *s);

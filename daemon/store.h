@@ -40,8 +40,11 @@ struct bb_store;
 #define BB_JOB_FAILED "failed"
 #define BB_JOB_CANCELLED "cancelled"
 #define BB_JOB_INTERRUPTED "interrupted"
+#define BB_JOB_REBOOTING "rebooting" /* a boot job between two boots */
 
-/* Whether s is one of the six states. */
+struct bb_boot_progress; /* biobench/boot.h */
+
+/* Whether s is one of the seven states. */
 bool bb_store_state_ok(const char *s);
 
 /* Open (creating) the database at path, apply migrations.  A database
@@ -87,6 +90,10 @@ int bb_store_job_submit(struct bb_store *s, const char *name,
 			unsigned runs_planned, unsigned max_queued,
 			int64_t *id, char *err, size_t errlen);
 
+/* How many jobs are queued. */
+int bb_store_jobs_queued(struct bb_store *s, unsigned *n, char *err,
+			 size_t errlen);
+
 /* The oldest queued job (FIFO by id): its id and spec text (malloc'd).
  * -ENOENT when none is queued. */
 int bb_store_job_next_queued(struct bb_store *s, int64_t *id, char **spec,
@@ -105,7 +112,8 @@ int bb_store_job_progress(struct bb_store *s, int64_t id,
 			  unsigned runs_planned, const char *compare,
 			  char *err, size_t errlen);
 
-/* End a job: state (done, failed, cancelled, interrupted), the finish
+/* End a job (queued, running or rebooting): state (done, failed,
+ * cancelled, interrupted), the finish
  * time, verdict (NULL for none), compare JSON text (NULL keeps the last
  * one), error message (NULL for none); plus the event ("done: <verdict>",
  * "failed: <error>" at level error, "cancelled", "interrupted: <error>"
@@ -119,6 +127,26 @@ int bb_store_job_finish(struct bb_store *s, int64_t id, const char *state,
  * stopped while the job ran"); the count is returned in *n. */
 int bb_store_jobs_interrupt_running(struct bb_store *s, unsigned *n,
 				    char *err, size_t errlen);
+
+/* Boot jobs (biobench/boot.h).  running -> rebooting with the boot's
+ * progress p (the boot expected next, its variant, the boot id now and
+ * the deadline) and the event "rebooting into B (boot 3 of 8)", in one
+ * durable transaction: written before the host is rebooted.  -EALREADY
+ * when the job is not running (cancelled meanwhile). */
+int bb_store_job_reboot(struct bb_store *s, int64_t id,
+			const struct bb_boot_progress *p, char *err,
+			size_t errlen);
+/* rebooting -> running (the next start found the right kernel), with
+ * the event (NULL: "resumed").  -EALREADY when not rebooting. */
+int bb_store_job_resume(struct bb_store *s, int64_t id, const char *event,
+			char *err, size_t errlen);
+/* The boot progress last stored for job id; -ENOENT when none. */
+int bb_store_job_boot(struct bb_store *s, int64_t id,
+		      struct bb_boot_progress *p, char *err, size_t errlen);
+/* The ids of the jobs that are rebooting, oldest first (*ids malloc'd,
+ * NULL when none). */
+int bb_store_jobs_rebooting(struct bb_store *s, int64_t **ids, size_t *n,
+			    char *err, size_t errlen);
 
 /* One run, its samples and histogram buckets, and the job's runs_done
  * counter (every stored run counts, warm-ups and failures too), in one
@@ -151,6 +179,10 @@ int bb_store_run_insert(struct bb_store *s, const struct bb_store_run *run,
  *       "runs_planned","runs_done","verdict","error",
  *       "host": {..,"id"} | null,"device": {..,"id"} | null,
  *       "spec": {..},"compare": {..} | null,
+ *       "boot": {"boot" (1-based),"boots","variant","boot_id_before",
+ *                "deadline","text" ("rebooting into B (boot 3 of 8)"
+ *                while rebooting, else "boot 3 of 8 (B)")} | null (boot
+ *                jobs once they rebooted),
  *       "noise_floor": {..} | null (bb_store_host_noise_add),
  *       "knobs": [bb_store_job_knobs rows]}
  * list: {"jobs":[job without spec/host/device/knobs, its "compare"
@@ -205,7 +237,7 @@ int bb_store_host_noise_add(struct bb_store *s, int64_t host_id,
 int bb_store_job_state(struct bb_store *s, int64_t id, char *state,
 		       char *err, size_t errlen);
 
-/* For /metrics: {"jobs_by_state":{"queued":n,...all six},
+/* For /metrics: {"jobs_by_state":{"queued":n,...all seven},
  * "runs_total": n} (runs_total: every stored run).  Two counting queries
  * on indexes, whatever the number of targets. */
 int bb_store_metrics(struct bb_store *s, struct json_object **out,

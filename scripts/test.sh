@@ -15,10 +15,10 @@ CC=clang BUILD_DIR=build-clang scripts/build.sh
 BUILD_DIR=build-asan scripts/build.sh -DBB_BUILD_TESTS=ON -DBB_SANITIZE=ON
 # Under the sanitizers: everything but the browser test (its code under test
 # is JavaScript; the daemon behind it is covered by it_daemon_*) and the
-# NVMe guest (sanitizer shadow memory in a 1 GiB TCG guest; the guest runs
-# the normal build above).
+# guests (sanitizer shadow memory in a 1 GiB TCG guest; the guests run the
+# normal build above): the NVMe guest and the boot-job guest.
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --output-on-failure -j2 -E '^(it_browser|it_nvme_vm)$')
+  ctest --output-on-failure -j2 -E '^(it_browser|it_nvme_vm|it_boots_vm)$')
 # The threaded code under ThreadSanitizer: the bio caches, the engine (the
 # completion thread, cancel), the job runner,
 # the scheduler with concurrent cancel and progress reads.

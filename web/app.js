@@ -18,8 +18,8 @@
 
 (function () {
   const POLL_MS = 1500;
-  const STATES = ['queued', 'running', 'done', 'failed', 'cancelled', 'interrupted'];
-  const ACTIVE = new Set(['queued', 'running']);
+  const STATES = ['queued', 'running', 'rebooting', 'done', 'failed', 'cancelled', 'interrupted'];
+  const ACTIVE = new Set(['queued', 'running', 'rebooting']);
   const VARIANT_COLORS = ['#2563eb', '#ea580c', '#16a34a', '#9333ea',
                           '#0891b2', '#db2777', '#65a30d', '#78716c'];
   const VERDICT_COLORS = {
@@ -711,6 +711,9 @@
       const g = j.progress || {};
       const bits = [j.runs_done + ' of ' + j.runs_planned + ' runs done'];
       if (j.state === 'queued') bits.push('queued: waiting for the device');
+      /* a boot job between two boots: "rebooting into B (boot 3 of 8)" */
+      if (j.state === 'rebooting') bits.push(j.boot && j.boot.text ? j.boot.text : 'rebooting');
+      if (j.state === 'running' && g.boot) bits.push(g.boot);
       if (j.state === 'running' && num(g.run)) {
         bits.push('running run ' + g.run + (g.variant ? ' (variant ' + g.variant + (g.warmup ? ', warm-up' : '') + ')' : ''));
         if (num(g.elapsed_s)) bits.push('elapsed ' + fmtDuration(g.elapsed_s));

@@ -103,7 +103,12 @@ static void step_label(const struct bb_jobrun *jr,
 {
 	const struct bb_job *job = jr->job;
 
-	if (st->warmup)
+	if (job->boot_job)
+		/* round is the boot; warm-ups and runs count per boot */
+		snprintf(buf, len, "run %u (variant %s, boot %u%s)",
+			 jr->seq + 1, job->v[st->variant].name, st->round + 1,
+			 st->warmup ? ", warm-up" : "");
+	else if (st->warmup)
 		snprintf(buf, len, "run %u (variant %s, warm-up %u)",
 			 jr->seq + 1, job->v[st->variant].name, st->round + 1);
 	else
@@ -226,6 +231,17 @@ static int run_step(struct bb_jobrun *jr, const struct bb_job_step *st,
 	return ret;
 }
 
+int bb_jobrun_step(struct bb_jobrun *jr, const struct bb_job_step *st,
+		   const struct bb_jobrun_ops *ops, void *arg, char *err,
+		   size_t errlen)
+{
+	int ret = run_step(jr, st, ops, arg, err, errlen);
+
+	if (ret == -ECANCELED && err && errlen)
+		snprintf(err, errlen, "cancelled");
+	return ret;
+}
+
 /* Where the noise is, over the complete rounds of a paired job. */
 static void noise_all(struct bb_jobrun *jr, unsigned n0)
 {
@@ -283,6 +299,109 @@ static void compare_all(struct bb_jobrun *jr)
 	bb_ab_family(fam, nf, job->multiple);
 	noise_all(jr, n0);
 	jr->have_cmp = any;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+int bb_jobrun_boot_results(struct bb_jobrun *jr,
+			   const struct bb_jobrun_boot_run *runs, size_t n)
+{
+	const struct bb_job *job = jr->job;
+	unsigned nv = job->nvariants, maxboot = 0, cnt[BB_JOB_MAX_VARIANTS] = { 0 };
+	struct bb_ab_noise_run *nr = NULL;
+	double *tmp = NULL;
+	int ret = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (runs[i].variant >= nv)
+			return -EINVAL;
+		maxboot = runs[i].boot > maxboot ? runs[i].boot : maxboot;
+	}
+	tmp = malloc((n ? n : 1) * sizeof(*tmp));
+	nr = calloc(n ? n : 1, sizeof(*nr));
+	if (!tmp || !nr) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	/* one value per boot: the arrays (sized for repeat runs) grow to the
+	 * boots; compare_all reads sec_var and secs beside vals */
+	for (unsigned i = 0; i < nv; i++) {
+		size_t cap = (size_t)maxboot + 1;
+		double *v = realloc(jr->vs[i].vals, cap * sizeof(*v));
+
+		if (v)
+			jr->vs[i].vals = v;
+		v = v ? realloc(jr->vs[i].sec_var, cap * sizeof(*v)) : NULL;
+		if (v)
+			jr->vs[i].sec_var = v;
+		v = v ? realloc(jr->vs[i].secs, cap * sizeof(*v)) : NULL;
+		if (!v) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		jr->vs[i].secs = v;
+		for (size_t k = 0; k < cap; k++) {
+			jr->vs[i].sec_var[k] = NAN;
+			jr->vs[i].secs[k] = 0;
+		}
+		jr->vs[i].n = 0;
+	}
+	/* each boot's median, in boot order */
+	for (unsigned b = 0; b <= maxboot; b++) {
+		unsigned v = nv, k = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			if (runs[i].boot != b)
+				continue;
+			v = runs[i].variant;
+			tmp[k++] = runs[i].value;
+		}
+		if (!k)
+			continue;
+		qsort(tmp, k, sizeof(*tmp), cmp_double);
+		jr->vs[v].vals[jr->vs[v].n++] =
+			k % 2 ? tmp[k / 2] : (tmp[k / 2 - 1] + tmp[k / 2]) / 2;
+		cnt[v]++;
+	}
+	/* the noise: a boot's runs are one round of that boot */
+	for (size_t i = 0; i < n; i++)
+		nr[i] = (struct bb_ab_noise_run){
+			.variant = runs[i].variant, .boot = runs[i].boot,
+			.round = runs[i].boot, .value = runs[i].value,
+			.sec_var = runs[i].sec_var, .seconds = runs[i].seconds };
+	for (unsigned i = 0; i < nv; i++) {
+		double sum = 0, ss = 0;
+		unsigned m = jr->vs[i].n;
+
+		jr->boot_sd[i] = NAN;
+		for (unsigned k = 0; k < m; k++)
+			sum += log(jr->vs[i].vals[k]);
+		for (unsigned k = 0; m >= 2 && k < m; k++) {
+			double d = log(jr->vs[i].vals[k]) - sum / m;
+
+			ss += d * d;
+		}
+		if (m >= 2)
+			jr->boot_sd[i] = sqrt(ss / (m - 1));
+	}
+	jr->boot_pairs = cnt[0];
+	for (unsigned i = 1; i < nv; i++)
+		jr->boot_pairs = cnt[i] < jr->boot_pairs ? cnt[i] : jr->boot_pairs;
+	jr->have_cmp = false;
+	if (jr->boot_pairs >= 2)
+		compare_all(jr);   /* paired over the boots */
+	jr->have_noise = !bb_ab_noise(nr, n, &jr->noise);
+	if (jr->boot_pairs < 1)
+		ret = -EINVAL;
+out:
+	free(tmp);
+	free(nr);
+	return ret;
 }
 
 /* Whether another round is worth it for any variant. */
@@ -531,6 +650,43 @@ struct json_object *bb_jobrun_to_json(const struct bb_jobrun *jr)
 		json_object_object_add(vars, job->v[i].name,
 				       variant_json(&jr->vs[i], &job->v[i].cfg));
 	json_object_object_add(o, "variants", vars);
+	if (job->boot_job) {
+		struct json_object *bb = json_object_new_object();
+		char text[256];
+		size_t off;
+
+		off = (size_t)snprintf(text, sizeof(text), "%u boot pair%s; "
+				       "between-boot spread", jr->boot_pairs,
+				       jr->boot_pairs == 1 ? "" : "s");
+		for (unsigned i = 0; i < job->nvariants; i++) {
+			struct json_object *e = json_object_new_object();
+
+			json_object_object_add(e, "boots",
+					       json_object_new_int64(jr->vs[i].n));
+			json_object_object_add(e, "sd", jnum(jr->boot_sd[i]));
+			json_object_object_add(bb, job->v[i].name, e);
+			if (off < sizeof(text)) {
+				if (isfinite(jr->boot_sd[i]))
+					off += (size_t)snprintf(
+						text + off, sizeof(text) - off,
+						"%s %s %.2f %%", i ? "," : "",
+						job->v[i].name,
+						100 * jr->boot_sd[i]);
+				else
+					off += (size_t)snprintf(
+						text + off, sizeof(text) - off,
+						"%s %s unknown (one boot)",
+						i ? "," : "", job->v[i].name);
+			}
+		}
+		json_object_object_add(o, "boot_pairs",
+				       json_object_new_int64(jr->boot_pairs));
+		json_object_object_add(o, "boots_per_variant",
+				       json_object_new_int64(job->boots));
+		json_object_object_add(o, "between_boot", bb);
+		json_object_object_add(o, "text", json_object_new_string(text));
+		json_object_object_add(o, "design", json_object_new_string("boots"));
+	}
 	bb_job_scope(job, &scope);
 	json_object_object_add(o, "scope", bb_job_scope_to_json(&scope));
 	return o;

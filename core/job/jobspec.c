@@ -19,6 +19,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
+#include <sys/stat.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -441,6 +442,90 @@ static int add_knob(struct job_ctx *c, struct bb_job_variant *v,
 	return 0;
 }
 
+/* A path field of "boot": absolute, a regular file on this host. */
+static void boot_path(struct job_ctx *c, const char *field,
+		      struct json_object *val, char *out, size_t len)
+{
+	struct stat st;
+	const char *s;
+
+	if (get_string(c->errs, field, val, len - 1, &s))
+		return;
+	if (s[0] != '/') {
+		err_add(c->errs, field, "\"%.200s\" is not an absolute path", s);
+		return;
+	}
+	if (stat(s, &st)) {
+		err_add(c->errs, field, "%.200s: %s", s, strerror(errno));
+		return;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		err_add(c->errs, field, "%.200s is not a regular file", s);
+		return;
+	}
+	snprintf(out, len, "%s", s);
+}
+
+/* A variant's "boot": {"kernel", "initrd", "cmdline", "release",
+ * "grub_entry"} (boot.h). */
+static void parse_boot(struct job_ctx *c, struct bb_job_variant *v,
+		       const char *path, struct json_object *val)
+{
+	static const char *const known[] = {
+		"kernel", "initrd", "cmdline", "release", "grub_entry",
+	};
+	struct bb_job_boot *b = &v->boot;
+	char field[160];
+	const char *s;
+
+	memset(b, 0, sizeof(*b));
+	b->set = true;
+	if (!json_object_is_type(val, json_type_object)) {
+		err_add(c->errs, path,
+			"expected an object ({\"kernel\": \"/boot/vmlinuz-...\", \"initrd\": ..., \"cmdline\": ..., \"release\": ...})");
+		return;
+	}
+	if (!json_object_object_get_ex(val, "kernel", NULL)) {
+		snprintf(field, sizeof(field), "%s.kernel", path);
+		err_add(c->errs, field,
+			"required (the absolute path of the kernel image)");
+	}
+	json_object_object_foreach(val, k, jv) {
+		snprintf(field, sizeof(field), "%s.%.40s", path, k);
+		if (!strcmp(k, "kernel")) {
+			boot_path(c, field, jv, b->kernel, sizeof(b->kernel));
+		} else if (!strcmp(k, "initrd")) {
+			boot_path(c, field, jv, b->initrd, sizeof(b->initrd));
+		} else if (!strcmp(k, "cmdline") || !strcmp(k, "release") ||
+			   !strcmp(k, "grub_entry")) {
+			char *out = k[0] == 'c' ? b->cmdline :
+				    k[0] == 'r' ? b->release : b->grub_entry;
+			size_t len = k[0] == 'c' ? sizeof(b->cmdline) :
+				     k[0] == 'r' ? sizeof(b->release) :
+						   sizeof(b->grub_entry);
+
+			if (get_string(c->errs, field, jv, len - 1, &s))
+				continue;
+			if (strpbrk(s, "\n\r")) {
+				err_add(c->errs, field,
+					"must not contain a newline");
+				continue;
+			}
+			snprintf(out, len, "%s", s);
+		} else {
+			struct bb_nearest nr;
+			char hint[96];
+
+			bb_nearest_init(&nr, k);
+			for (size_t i = 0; i < bb_array_size(known); i++)
+				bb_nearest_add(&nr, known[i]);
+			err_add(c->errs, field,
+				"unknown field%s (kernel, initrd, cmdline, release, grub_entry)",
+				hint_of(nr.best, hint, sizeof(hint)));
+		}
+	}
+}
+
 /* Apply the fields of obj (the workload, or a variant when v is not NULL)
  * to cfg, one at a time.  Returns the number of errors. */
 static unsigned apply_fields(struct job_ctx *c, struct bb_config *cfg,
@@ -475,13 +560,17 @@ static unsigned apply_fields(struct job_ctx *c, struct bb_config *cfg,
 		}
 		if (v && !strcmp(key, "tiou"))
 			continue; /* applied first: variant_tiou() */
+		if (v && !strcmp(key, "boot")) {
+			parse_boot(c, v, field, val);
+			continue;
+		}
 		ret = bb_option_from_json(cfg, path, key, val, field,
 					  sizeof(field), msg, sizeof(msg));
 		if (ret == -ENOENT)
 			err_add(c->errs, field, "unknown field%s (%s)",
 				hint_of(bb_option_nearest(key, true), hint,
 					sizeof(hint)),
-				v ? "a run option, \"sysfs.<knob>\" or \"sysfs\"; see biobench run --help" :
+				v ? "a run option, \"sysfs.<knob>\", \"sysfs\" or \"boot\"; see biobench run --help" :
 				    "a run option; see biobench run --help");
 		else if (ret)
 			err_add_raw(c->errs, field, msg);
@@ -1037,6 +1126,12 @@ static const struct top_field top_fields[] = {
 	  .parse = parse_quiescence_field, .def = def_quiescence },
 	{ .name = "aa", .type = TOP_BOOL, TOP_MEMBER(aa),
 	  .hint = "true: an A/A job, its one variant run as A and as A2" },
+	/* boot jobs (boot.h): left out of other jobs' documents */
+	{ .name = "boots", .type = TOP_UINT, TOP_MEMBER(boots), .min = 1,
+	  .max = BB_JOB_MAX_BOOTS, .omitted = true },
+	{ .name = "allow_other_jobs", .type = TOP_BOOL,
+	  TOP_MEMBER(allow_other_jobs), .omitted = true,
+	  .hint = "true: a boot job may start while other jobs are queued" },
 };
 
 static void *top_member(struct bb_job *job, const struct top_field *f)
@@ -1434,6 +1529,73 @@ static void parse_one(struct job_ctx *c, const struct top_field *f,
 		f->check(c, f);
 }
 
+/* A boot job's rules across fields (jobspec.h). */
+static void check_boot_job(struct job_ctx *c, struct json_object *doc)
+{
+	struct bb_job *job = c->job;
+	struct bb_job_errors *e = c->errs;
+	unsigned nboot = 0;
+	char path[128];
+
+	for (unsigned i = 0; i < job->nvariants; i++)
+		nboot += job->v[i].boot.set;
+	job->boot_job = nboot > 0 && nboot == job->nvariants;
+	if (nboot && nboot < job->nvariants) {
+		for (unsigned i = 0; i < job->nvariants; i++) {
+			if (job->v[i].boot.set)
+				continue;
+			snprintf(path, sizeof(path), "variants.%s.boot",
+				 job->v[i].name);
+			err_add(e, path,
+				"required: a boot job's variants each name their kernel (%u of %u have \"boot\")",
+				nboot, job->nvariants);
+		}
+		return;
+	}
+	if (!nboot) {
+		if (json_object_object_get_ex(doc, "boots", NULL))
+			err_add(e, "boots",
+				"only for a boot job (variants with \"boot\")");
+		if (json_object_object_get_ex(doc, "allow_other_jobs", NULL))
+			err_add(e, "allow_other_jobs",
+				"only for a boot job (variants with \"boot\")");
+		return;
+	}
+	if (job->aa)
+		err_add(e, "aa", "a boot job is not an A/A job: give two variants that name their kernels");
+	if (job->order != BB_ORDER_INTERLEAVED)
+		err_add(e, "order",
+			"a boot job runs its boots A B A B ... (interleaved), not %s",
+			bb_job_order_name(job->order));
+	if (job->max_repeat > job->repeat)
+		err_add(e, "max_repeat",
+			"a boot job has no adaptive rounds (repeat counts runs per boot)");
+	/* after a boot the daemon must tell which kernel came up */
+	for (unsigned i = 0; i < job->nvariants; i++) {
+		char ri[BB_BOOT_RELEASE_MAX], rj[BB_BOOT_RELEASE_MAX];
+		const struct bb_job_boot *a = &job->v[i].boot;
+
+		snprintf(path, sizeof(path), "variants.%s.boot",
+			 job->v[i].name);
+		if (!bb_boot_release(a, ri, sizeof(ri))[0] && !a->cmdline[0]) {
+			err_add(e, path,
+				"give \"release\" (the expected uname -r) or \"cmdline\": the kernel's file name is not vmlinuz-RELEASE, so nothing tells after the boot that it is this kernel");
+			continue;
+		}
+		for (unsigned j = 0; j < i; j++) {
+			const struct bb_job_boot *b = &job->v[j].boot;
+
+			if (strcmp(bb_boot_release(a, ri, sizeof(ri)),
+				   bb_boot_release(b, rj, sizeof(rj))) ||
+			    strcmp(a->cmdline, b->cmdline))
+				continue;
+			err_add(e, path,
+				"same release \"%s\" and command line as variant %s: the boots could not be told apart",
+				ri, job->v[j].name);
+		}
+	}
+}
+
 static void parse_top(struct job_ctx *c, struct json_object *doc)
 {
 	struct bb_job *job = c->job;
@@ -1454,6 +1616,7 @@ static void parse_top(struct job_ctx *c, struct json_object *doc)
 	bb_quiesce_params_init(&job->quiesce);
 	job->exclude_disturbed = false;
 	job->aa = false;
+	job->boots = BB_JOB_DEF_BOOTS;
 	c->max_repeat_given = json_object_object_get(doc, "max_repeat") != NULL;
 
 	for (size_t i = 0; i < bb_array_size(top_fields); i++) {
@@ -1484,6 +1647,8 @@ static void parse_top(struct job_ctx *c, struct json_object *doc)
 			 job->v[0].name);
 		job->nvariants = 2;
 	}
+
+	check_boot_job(c, doc);
 
 	if (metric_needs_lat(job->metric)) {
 		for (unsigned i = 0; i < job->nvariants; i++) {

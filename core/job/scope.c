@@ -60,7 +60,12 @@ static void classify(const struct bb_job *job, struct json_object *vars,
 {
 	if (!key_differs(job, vars, key))
 		return;
-	if (!strncmp(key, "sysfs.", 6)) {
+	if (!strcmp(key, "boot")) {
+		/* a boot job: each variant runs on the kernel it boots */
+		list_add(s->kernel_fields, sizeof(s->kernel_fields), key);
+		s->kernel = true;
+		s->boot = true;
+	} else if (!strncmp(key, "sysfs.", 6)) {
 		list_add(s->kernel_fields, sizeof(s->kernel_fields), key);
 		s->kernel = true;
 	} else if (!strcmp(key, "sysfs")) {
@@ -126,7 +131,14 @@ void bb_job_scope(const struct bb_job *job, struct bb_job_scope *s)
 				      "%s: these switch biobench's userspace "
 				      "model of the bio path, not the kernel",
 				      s->model_fields);
-	if (s->kernel)
+	if (s->boot)
+		n += (size_t)snprintf(s->note + n, sizeof(s->note) - n,
+				      "%sboot: each variant runs on the kernel "
+				      "it boots (boots A B A B ..., each boot "
+				      "one value): this measures the kernel",
+				      n ? "; " : "");
+	if (s->kernel && (!s->boot || strcmp(s->kernel_fields, "boot")) &&
+	    n < sizeof(s->note))
 		n += (size_t)snprintf(s->note + n, sizeof(s->note) - n,
 				      "%s%s: sysfs queue knobs of the device: "
 				      BB_KERNEL_SCOPE_NOTE,

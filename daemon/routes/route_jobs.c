@@ -336,7 +336,10 @@ static int bb_jobs_planned_time(const struct bb_dconfig *cfg,
 	unsigned rounds = job->order == BB_ORDER_BLOCKED ||
 				  job->max_repeat < job->repeat
 			  ? job->repeat : job->max_repeat;
-	unsigned runs = (job->warmup + rounds) * job->nvariants, worst = 0;
+	/* a boot job runs warm-ups and repeat in each of its boots */
+	unsigned mult = job->boot_job ? job->boots : 1;
+	unsigned runs = (job->warmup + rounds) * job->nvariants * mult;
+	unsigned worst = 0;
 	long double total = 0, per, worst_s = -1;
 	char field[128];
 
@@ -345,7 +348,7 @@ static int bb_jobs_planned_time(const struct bb_dconfig *cfg,
 
 		per = ((long double)c->runtime_ns + (long double)c->ramp_ns) /
 		      1e9L;
-		total += per * (job->warmup + rounds);
+		total += per * (job->warmup + rounds) * mult;
 		if (per > worst_s) {
 			worst_s = per;
 			worst = i;
@@ -362,6 +365,48 @@ static int bb_jobs_planned_time(const struct bb_dconfig *cfg,
 			"max_repeat, warmup, runtime or ramp_time", runs,
 			worst_s, total, total / 86400, cfg->max_job_s);
 	return -EINVAL;
+}
+
+/* A boot job (variants with "boot") needs allow_reboot = yes, at most
+ * max_boots_per_job boots in all, and with reboot_method grub-reboot a
+ * grub_entry in each variant.  0 or -EINVAL/-EACCES with the response
+ * filled in. */
+static int bb_jobs_boots(const struct bb_dconfig *cfg, const struct bb_job *job,
+			 struct bb_http_response *rs)
+{
+	char field[128];
+	unsigned total;
+
+	if (!job->boot_job)
+		return 0;
+	snprintf(field, sizeof(field), "variants.%s.boot", job->v[0].name);
+	if (!cfg->allow_reboot) {
+		bb_http_error(rs, 403, "reboot_not_allowed", field,
+			      "a boot job reboots this host, and this daemon "
+			      "does not: it needs allow_reboot = yes under "
+			      "[reboot] in its configuration");
+		return -EACCES;
+	}
+	total = job->boots * job->nvariants;
+	if (total > cfg->max_boots_per_job) {
+		bb_jobs_invalid(rs, "boots", "%u boots per variant x %u "
+				"variants = %u boots, more than "
+				"max_boots_per_job = %u", job->boots,
+				job->nvariants, total, cfg->max_boots_per_job);
+		return -EINVAL;
+	}
+	for (unsigned i = 0; cfg->reboot_method == BB_REBOOT_GRUB_REBOOT &&
+			     i < job->nvariants; i++) {
+		if (job->v[i].boot.grub_entry[0])
+			continue;
+		snprintf(field, sizeof(field), "variants.%s.boot.grub_entry",
+			 job->v[i].name);
+		bb_jobs_invalid(rs, field, "required: this daemon reboots "
+				"with grub-reboot (reboot_method), which boots "
+				"a boot-loader entry once");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* Only regular files and block devices (and NVMe generic char devices for
@@ -507,7 +552,8 @@ void bb_route_jobs_post(const struct bb_route_req *r,
 	    bb_jobs_knobs(r->cfg, job, rs) || bb_jobs_write_flag(job, rs) ||
 	    bb_jobs_write_target(job, rs) ||
 	    bb_jobs_memory(r->cfg, job, rs) ||
-	    bb_jobs_planned_time(r->cfg, job, rs))
+	    bb_jobs_planned_time(r->cfg, job, rs) ||
+	    bb_jobs_boots(r->cfg, job, rs))
 		goto out;
 	/* a store that lost its file or cannot write would lose the job */
 	if (bb_route_store_check(r, rs))
@@ -515,7 +561,8 @@ void bb_route_jobs_post(const struct bb_route_req *r,
 	text = json_object_to_json_string_ext(job->spec,
 					      JSON_C_TO_STRING_PLAIN |
 					      JSON_C_TO_STRING_NOSLASHESCAPE);
-	planned = (job->warmup + job->repeat) * job->nvariants;
+	planned = (job->warmup + job->repeat) * job->nvariants *
+		  (job->boot_job ? job->boots : 1);
 	ret = bb_store_job_submit(r->ctx->store, job->name, job->target,
 				  text, planned, r->cfg->max_queued_jobs, &id,
 				  err, sizeof(err));

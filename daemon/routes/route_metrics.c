@@ -15,6 +15,7 @@
 static const char *const bb_metrics_states[] = {
 	BB_JOB_QUEUED, BB_JOB_RUNNING, BB_JOB_DONE,
 	BB_JOB_FAILED, BB_JOB_CANCELLED, BB_JOB_INTERRUPTED,
+	BB_JOB_REBOOTING,
 };
 
 /* A label value: backslash, double quote and newline escaped. */

@@ -72,6 +72,10 @@ struct bb_migration;
 struct bb_migration_set {
 	const struct bb_migration *list;
 	size_t n;
+	/* run outside the migrations' transactions, before the first
+	 * pending one and after the last (NULL: none): sqlite turns foreign
+	 * keys off so that a migration may rebuild a table (004) */
+	const char *before, *after;
 };
 
 struct bb_store_backend {

@@ -12,6 +12,7 @@
 static const char *const bb_job_states[] = {
 	BB_JOB_QUEUED, BB_JOB_RUNNING, BB_JOB_DONE,
 	BB_JOB_FAILED, BB_JOB_CANCELLED, BB_JOB_INTERRUPTED,
+	BB_JOB_REBOOTING,
 };
 
 #define BB_STORE_INTERRUPTED_MSG "daemon stopped while the job ran"
@@ -33,7 +34,7 @@ static const struct bb_query q_job_progress = BB_STATEMENT(
 static const struct bb_query q_job_finish = BB_STATEMENT(
 	"UPDATE jobs SET state = ?2, finished_ms = ?3, verdict = ?4,"
 	" compare = coalesce(?5, compare), error = ?6"
-	" WHERE id = ?1 AND state IN ('queued', 'running')",
+	" WHERE id = ?1 AND state IN ('queued', 'running', 'rebooting')",
 	"ending a job");
 static const struct bb_query q_job_interrupt = BB_STATEMENT(
 	"UPDATE jobs SET state = 'interrupted', finished_ms = ?2, error = ?3"
@@ -135,8 +136,7 @@ int bb_store_job_state(struct bb_store *s, int64_t id, char *state,
 
 /* After an UPDATE ... WHERE id = ? AND state ... changed nothing: -ENOENT
  * or -EALREADY naming the state the job is in. */
-static int bb_store_not_in_state(struct bb_db_op *op, int64_t id,
-				 const char *want)
+int bb_store_not_in_state(struct bb_db_op *op, int64_t id, const char *want)
 {
 	char state[16];
 	int ret = bb_store_state_read(op, id, state);
@@ -205,6 +205,25 @@ int bb_store_job_submit(struct bb_store *s, const char *name,
 		goto out;
 	ret = bb_store_event_add(&op, *id, "info", "submitted");
 out:
+	return bb_db_end(&op, ret);
+}
+
+int bb_store_jobs_queued(struct bb_store *s, unsigned *n, char *err,
+			 size_t errlen)
+{
+	struct bb_db_rows r;
+	struct bb_db_op op;
+	int ret;
+
+	*n = 0;
+	bb_db_lock(&op, s->db, err, errlen);
+	ret = bb_db_row(&r, &op, &q_jobs_queued, "");
+	if (ret > 0) {
+		*n = (unsigned)bb_db_int(&r, "n");
+		ret = 0;
+	} else if (!ret) {
+		ret = bb_db_err(&op, -EIO, "counting queued jobs: no count");
+	}
 	return bb_db_end(&op, ret);
 }
 
@@ -322,7 +341,8 @@ int bb_store_job_finish(struct bb_store *s, int64_t id, const char *state,
 	int ret;
 
 	if (!state || !bb_store_state_ok(state) ||
-	    !strcmp(state, BB_JOB_QUEUED) || !strcmp(state, BB_JOB_RUNNING)) {
+	    !strcmp(state, BB_JOB_QUEUED) || !strcmp(state, BB_JOB_RUNNING) ||
+	    !strcmp(state, BB_JOB_REBOOTING)) {
 		bb_store_seterr(err, errlen,
 				"a job ends done, failed, cancelled or "
 				"interrupted, not %s", state ? state : "(null)");
@@ -343,7 +363,8 @@ int bb_store_job_finish(struct bb_store *s, int64_t id, const char *state,
 	ret = bb_store_state_read(&op, id, cur);
 	if (ret)
 		goto out;
-	if (strcmp(cur, BB_JOB_QUEUED) && strcmp(cur, BB_JOB_RUNNING)) {
+	if (strcmp(cur, BB_JOB_QUEUED) && strcmp(cur, BB_JOB_RUNNING) &&
+	    strcmp(cur, BB_JOB_REBOOTING)) {
 		ret = bb_db_err(&op, -EALREADY, "job %lld already ended (%s)",
 				(long long)id, cur);
 		goto out;
@@ -463,6 +484,10 @@ int bb_store_job_get(struct bb_store *s, int64_t id,
 	if (ret)
 		goto out;
 	json_object_object_add(doc, "noise_floor", meta);
+	ret = bb_store_boot_json(&op, id, bb_store_jstr(doc, "state"), &meta);
+	if (ret)
+		goto out;
+	json_object_object_add(doc, "boot", meta);
 out:
 	ret = bb_db_end(&op, ret);
 	/* the knob journal may be a database of its own */
@@ -498,7 +523,8 @@ int bb_store_jobs_list(struct bb_store *s, const char *state,
 	if (state && !bb_store_state_ok(state)) {
 		bb_store_seterr(err, errlen,
 				"unknown state '%s' (queued, running, done, "
-				"failed, cancelled, interrupted)", state);
+				"failed, cancelled, interrupted, rebooting)",
+				state);
 		return -EINVAL;
 	}
 	doc = json_object_new_object();

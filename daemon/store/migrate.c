@@ -10,11 +10,16 @@
 #include "bb_migrations.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 const struct bb_migration_set bb_migrations_sqlite = {
 	.list = bb_migrations,
 	.n = bb_array_size(bb_migrations),
+	/* sqlite's table rebuild (004) needs foreign keys off, which only
+	 * takes effect outside a transaction */
+	.before = "PRAGMA foreign_keys=OFF",
+	.after = "PRAGMA foreign_keys=ON",
 };
 
 static int bb_migrate_newer(struct bb_db_op *op, int v, size_t newest)
@@ -37,7 +42,8 @@ int bb_migrate_check(struct bb_db_op *op, const struct bb_migration_set *m)
 int bb_migrate(struct bb_db_op *op, const struct bb_migration_set *m,
 	       int *version)
 {
-	int newest = (int)m->n, v = 0, ret;
+	int newest = (int)m->n, v = 0, ret, aret;
+	bool before = false;
 
 	for (int i = 0; i < newest; i++)
 		if (m->list[i].version != i + 1)
@@ -46,6 +52,15 @@ int bb_migrate(struct bb_db_op *op, const struct bb_migration_set *m,
 					 "%d: migrations must be numbered "
 					 "without gaps", m->list[i].name,
 					 m->list[i].version, i + 1);
+	ret = bb_db_version_get(op, &v);
+	if (ret)
+		return ret;
+	if (v < newest && v >= 0 && m->before) {
+		ret = bb_db_exec(op, m->before);
+		if (ret)
+			return ret;
+		before = true;
+	}
 	/* One migration per transaction; the version is read again inside
 	 * it, so two handles opening at once do not both apply it. */
 	for (;;) {
@@ -75,7 +90,7 @@ int bb_migrate(struct bb_db_op *op, const struct bb_migration_set *m,
 			goto out;
 		ret = bb_db_tx_end(op, 0);
 		if (ret)
-			return ret;
+			goto after;
 	}
 	if (v < 0) {
 		ret = bb_db_err(op, -EPROTO,
@@ -85,5 +100,11 @@ int bb_migrate(struct bb_db_op *op, const struct bb_migration_set *m,
 	}
 	*version = v;
 out:
-	return bb_db_tx_end(op, ret);
+	ret = bb_db_tx_end(op, ret);
+after:
+	if (before && m->after) {
+		aret = bb_db_exec(op, m->after);
+		ret = ret ? ret : aret;
+	}
+	return ret;
 }

@@ -56,8 +56,11 @@ struct json_object *bb_store_time_json(int64_t ms);
  * the job list); NULL when cmp is not a comparison. */
 struct json_object *bb_store_history_compare(struct json_object *cmp);
 
-/* jobs.c: the state of job id into state[16]; -ENOENT. */
+/* jobs.c: the state of job id into state[16]; -ENOENT.  After an UPDATE
+ * ... WHERE id = ? AND state = want changed nothing: -ENOENT or
+ * -EALREADY naming the state the job is in. */
 int bb_store_state_read(struct bb_db_op *op, int64_t id, char *state);
+int bb_store_not_in_state(struct bb_db_op *op, int64_t id, const char *want);
 
 /* events.c: an event, within op (level checked by the caller). */
 int bb_store_event_add(struct bb_db_op *op, int64_t job_id,
@@ -69,6 +72,13 @@ int bb_store_host_json(struct bb_db_op *op, int64_t id,
 		       struct json_object **out);
 int bb_store_device_json(struct bb_db_op *op, int64_t id,
 			 struct json_object **out);
+
+/* boots.c: a job's boot progress (-ENOENT none); its "boot" object of
+ * the job document (NULL when none; state: the job's). */
+int bb_store_boot_read(struct bb_db_op *op, int64_t id,
+		       struct bb_boot_progress *p);
+int bb_store_boot_json(struct bb_db_op *op, int64_t id, const char *state,
+		       struct json_object **out);
 
 /* noise.c: the newest noise floor of a host, target and metric, or
  * NULL. */

@@ -38,7 +38,7 @@ call GET /api/v1/jobs && expect 200 "empty job list"
 call GET /metrics
 if [ "$API_STATUS" = 200 ] && grep -q '^biobench_build_info{version="[^"]*"} 1$' "$API_BODY" \
    && grep -q '^# TYPE biobench_jobs gauge$' "$API_BODY" \
-   && [ "$(grep -c '^biobench_jobs{state="[a-z]*"} [0-9]*$' "$API_BODY")" = 6 ] \
+   && [ "$(grep -c '^biobench_jobs{state="[a-z]*"} [0-9]*$' "$API_BODY")" = 7 ] \
    && grep -q '^# TYPE biobench_runs_total counter$' "$API_BODY" \
    && grep -q '^biobench_uptime_seconds [0-9.]*$' "$API_BODY" \
    && api_header Content-Type | grep -q '^text/plain; version=0.0.4'; then

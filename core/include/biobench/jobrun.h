@@ -97,6 +97,11 @@ struct bb_jobrun {
 	struct bb_ab_noise noise;   /* where the noise is (rounds, runs,
 				       per-second samples) */
 	int cmp_ret[BB_JOB_MAX_VARIANTS]; /* bb_ab_compare's return */
+	/* boot jobs (bb_jobrun_boot_results): vs[i].vals are the medians of
+	 * variant i's boots, in boot order; the comparisons pair them */
+	unsigned boot_pairs;        /* boots compared per variant */
+	double boot_sd[BB_JOB_MAX_VARIANTS]; /* SD of the log of a variant's
+						boot medians (NAN: < 2) */
 };
 
 /* Set up (allocates the value arrays: max_repeat per variant; an
@@ -120,6 +125,35 @@ void bb_jobrun_free(struct bb_jobrun *jr);
 int bb_jobrun_exec(struct bb_jobrun *jr, const struct bb_jobrun_ops *ops,
 		   void *arg, char *err, size_t errlen);
 
+/* One run of a plan the caller makes (a boot job's runs of one boot):
+ * before_run, the quiescence gate, the run, after_run, as exec does;
+ * jr->seq is the caller's (the run's 0-based index in the job).  The
+ * metric of a measured run that succeeded is appended to
+ * jr->vs[variant].vals (at most max(repeat, max_repeat)).  0,
+ * -ECANCELED or the -errno of the run or a hook with err as exec's. */
+int bb_jobrun_step(struct bb_jobrun *jr, const struct bb_job_step *st,
+		   const struct bb_jobrun_ops *ops, void *arg, char *err,
+		   size_t errlen);
+
+/* A measured run of a boot job, as stored. */
+struct bb_jobrun_boot_run {
+	unsigned variant;   /* index in job->v */
+	unsigned boot;      /* 0-based boot of the job (A B A B ...) */
+	double value;       /* the metric */
+	double sec_var;     /* as struct bb_ab_noise_run (NAN: unknown) */
+	double seconds;
+};
+
+/* A boot job's statistics from its measured runs (any order): each
+ * boot's median is one value (vs[variant].vals, in boot order), the
+ * k-th boot of each variant is paired with the k-th boot of the baseline
+ * (complete pairs only: boot_pairs), compared as a paired job's rounds
+ * (bb_ab_compare, then adjusted over the variants); the noise has a
+ * boot level (the runs of a boot are one round of that boot); boot_sd is
+ * the between-boot spread.  0, -EINVAL (no pair), -ENOMEM. */
+int bb_jobrun_boot_results(struct bb_jobrun *jr,
+			   const struct bb_jobrun_boot_run *runs, size_t n);
+
 /* The worst verdict over the variants, as the job's verdict: "slower" if
  * any variant is slower, else "faster" if any is faster, else
  * "inconclusive" if any is, else "no_change"; NULL before comparisons. */
@@ -134,6 +168,9 @@ const char *bb_jobrun_verdict(const struct bb_jobrun *jr);
  *                  failed {"baseline","variant","metric","error"}],
  *  "noise": {"levels": {"boot"|"round"|"run"|"second": {"measured",
  *            "sd", "df"}}, "dominant": level | null, "advice"} | null,
+ *  boot jobs: "boot_pairs", "boots_per_variant", "between_boot":
+ *             {"A": {"boots", "sd" | null}, ...}, and "text" ("4 boot
+ *             pairs; between-boot spread A 1.2 %, B 0.8 %"),
  *  "variants": {"A": {"n", "values": [...], "median"|null, "last_iops",
  *  "bio_cache": {counters, "split_bioset": {counters}},
  *  "split": {counters}}, ...}} (counters as in the result document) */

@@ -61,11 +61,23 @@
  * min_effect 1, confidence 0.95, max_repeat = repeat (no adaptive
  * repetition), multiple holm, quiescence as shown (quiesce.h: before each run,
  * wait up to max_wait seconds for every benchmark CPU to be under
- * max_busy percent busy, else run and mark the run disturbed). */
+ * max_busy percent busy, else run and mark the run disturbed).
+ *
+ * A boot job (boot.h): every variant has "boot": {"kernel", "initrd",
+ * "cmdline", "release", "grub_entry"}; "boots": N per variant (1..64,
+ * default 2; the daemon's max_boots_per_job caps boots in all) and
+ * "allow_other_jobs": true (start while other jobs are queued) are its
+ * own fields.  Its boots run A B A B ...; repeat and warmup count runs
+ * per boot.  Refused: "boot" in some variants only, kernel or initrd not
+ * an absolute path of a regular file, two variants the daemon could not
+ * tell apart after a boot (same release and command line), aa, order
+ * other than interleaved, max_repeat above repeat; boots or
+ * allow_other_jobs without "boot". */
 #ifndef BB_JOBSPEC_H
 #define BB_JOBSPEC_H
 
 #include <biobench/abstats.h>
+#include <biobench/boot.h>
 #include <biobench/config.h>
 #include <biobench/quiesce.h>
 #include <biobench/stats.h>
@@ -103,6 +115,7 @@ struct bb_job_variant {
 	struct bb_config cfg;          /* workload + overrides, checked */
 	unsigned nsysfs;
 	struct bb_sysfs_knob sysfs[BB_JOB_MAX_SYSFS];
+	struct bb_job_boot boot;       /* "boot": the kernel it runs on */
 };
 
 struct bb_job {
@@ -131,6 +144,13 @@ struct bb_job {
 				     its copy v[1] ("A" and "A2"); a verdict
 				     other than no change / inconclusive is
 				     a false positive */
+	bool boot_job;            /* every variant has "boot" (boot.h): the
+				     daemon runs boots A B A B ..., repeat
+				     measured runs (after warmup ones) in
+				     each boot */
+	unsigned boots;           /* boots per variant (default 2) */
+	bool allow_other_jobs;    /* a boot job may start while other jobs
+				     are queued */
 	struct json_object *spec; /* the normalized document: every field
 				     present with its default filled in
 				     (name, target, tiou when given,

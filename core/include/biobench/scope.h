@@ -17,7 +17,8 @@
 
 struct bb_job_scope {
 	bool model;    /* a model knob differs (or the put context) */
-	bool kernel;   /* a sysfs knob differs */
+	bool kernel;   /* a sysfs knob differs, or the kernel booted */
+	bool boot;     /* a boot job: the variants boot their kernels */
 	bool workload; /* another run option differs */
 	char model_fields[160];    /* "bio_cache, completion context" */
 	char kernel_fields[160];   /* "sysfs.nomerges" */

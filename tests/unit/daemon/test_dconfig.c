@@ -130,6 +130,12 @@ static void test_defaults(void **state)
 	assert_string_equal(c->pidfile, "");
 	assert_int_equal(c->nallow, 0);
 	assert_false(c->foreground);
+	/* boot jobs: no reboot unless allowed */
+	assert_false(c->allow_reboot);
+	assert_int_equal(c->reboot_method, BB_REBOOT_KEXEC_SYSTEMD);
+	assert_int_equal(c->max_boots_per_job, 16);
+	assert_int_equal(c->boot_timeout_s, 600);
+	assert_string_equal(c->kexec_path, "/sbin/kexec");
 	/* the defaults pass the final checks (one-CPU hosts: a warning) */
 	assert_int_equal(bb_dconfig_check(c, err, sizeof(err)), 0);
 	assert_string_equal(c->token, "");
@@ -176,6 +182,36 @@ static void test_load_full(void **state)
 	assert_false(c->allow[1].write);
 	assert_string_equal(c->allow[2].pattern, "/var/tmp/bb-*.img");
 	assert_true(c->allow[2].write);
+	free(c);
+}
+
+static void test_load_reboot(void **state)
+{
+	struct tmp *t = *state;
+	struct bb_dconfig *c = new_cfg();
+	char path[PATH_MAX], err[512] = "";
+
+	write_file(t, "reboot.conf",
+		   "[reboot]\nallow_reboot = yes\nreboot_method = kexec-exec\n"
+		   "max_boots_per_job = 8\nboot_timeout = 120\n"
+		   "kexec = /usr/local/sbin/kexec\nsystemctl = /usr/bin/systemctl\n"
+		   "grub_reboot = /usr/sbin/grub2-reboot\n", 0644, path,
+		   sizeof(path));
+	if (bb_dconfig_load(c, path, err, sizeof(err)))
+		fail_msg("load: %s", err);
+	assert_true(c->allow_reboot);
+	assert_int_equal(c->reboot_method, BB_REBOOT_KEXEC_EXEC);
+	assert_string_equal(bb_reboot_method_name(c->reboot_method), "kexec-exec");
+	assert_int_equal(c->max_boots_per_job, 8);
+	assert_int_equal(c->boot_timeout_s, 120);
+	assert_string_equal(c->kexec_path, "/usr/local/sbin/kexec");
+	assert_string_equal(c->systemctl_path, "/usr/bin/systemctl");
+	assert_string_equal(c->grub_reboot_path, "/usr/sbin/grub2-reboot");
+	write_file(t, "reboot2.conf", "[reboot]\nallow_reboot = No\n"
+		   "reboot_method = grub-reboot\n", 0644, path, sizeof(path));
+	assert_int_equal(bb_dconfig_load(c, path, err, sizeof(err)), 0);
+	assert_false(c->allow_reboot);
+	assert_int_equal(c->reboot_method, BB_REBOOT_GRUB_REBOOT);
 	free(c);
 }
 
@@ -273,6 +309,16 @@ static void test_load_bad_values(void **state)
 		  "end with /" },
 		{ "targets", "allow_write = /var/lib/..", "allow_write",
 		  "canonical" },
+		{ "reboot", "allow_reboot = maybe", "allow_reboot",
+		  "'maybe' is not yes or no" },
+		{ "reboot", "reboot_method = kexec", "reboot_method",
+		  "not one of kexec-systemd, grub-reboot, kexec-exec" },
+		{ "reboot", "max_boots_per_job = 1", "max_boots_per_job",
+		  "out of range (2..1000)" },
+		{ "reboot", "boot_timeout = 5", "boot_timeout",
+		  "out of range (10..86400)" },
+		{ "reboot", "kexec =", "kexec", "a path is required" },
+		{ "reboot", "allow = nop", "allow", "unknown key in [reboot]" },
 	};
 	struct tmp *t = *state;
 	struct bb_dconfig *c = new_cfg(), *def = new_cfg();
@@ -917,6 +963,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_load_bad_values, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_load_bad_structure, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_load_reboot, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_args, setup, teardown),
 		cmocka_unit_test(test_args_errors),

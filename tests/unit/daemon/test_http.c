@@ -409,6 +409,53 @@ static void test_target_not_allowed(void **state)
 	f->cfg.nallow = 2;
 }
 
+/* Boot jobs at submission: refused without allow_reboot (403 naming the
+ * first variant's boot), boots beyond max_boots_per_job (400 on boots),
+ * grub-reboot without grub_entry (400 on the entry); accepted with the
+ * runs of every boot planned. */
+static void test_boot_jobs(void **state)
+{
+	struct fx *f = *state;
+	struct json_object *o;
+	char body[1024], ka[160], kb[160], url[64];
+	FILE *k;
+	int64_t id;
+
+	snprintf(ka, sizeof(ka), "%s/vmlinuz-6.1.0-a", f->dir);
+	snprintf(kb, sizeof(kb), "%s/vmlinuz-6.1.0-b", f->dir);
+	assert_non_null(k = fopen(ka, "w"));
+	fclose(k);
+	assert_non_null(k = fopen(kb, "w"));
+	fclose(k);
+#define BOOT_JOB "{\"name\":\"k\",\"target\":\"nop\",\"workload\":" \
+	"{\"number_ios\":10},\"repeat\":2,\"warmup\":1,%s\"variants\":" \
+	"{\"A\":{\"boot\":{\"kernel\":\"%s\"}},\"B\":{\"boot\":{\"kernel\":\"%s\"}}}}"
+	snprintf(body, sizeof(body), BOOT_JOB, "", ka, kb);
+	expect_error(f, "POST", "/api/v1/jobs", body, 403,
+		     "reboot_not_allowed", "variants.A.boot");
+	f->cfg.allow_reboot = true;
+	f->cfg.max_boots_per_job = 6;
+	snprintf(body, sizeof(body), BOOT_JOB, "\"boots\":4,", ka, kb);
+	expect_error(f, "POST", "/api/v1/jobs", body, 400, "invalid_job",
+		     "boots");
+	f->cfg.reboot_method = BB_REBOOT_GRUB_REBOOT;
+	snprintf(body, sizeof(body), BOOT_JOB, "", ka, kb);
+	expect_error(f, "POST", "/api/v1/jobs", body, 400, "invalid_job",
+		     "variants.A.boot.grub_entry");
+	f->cfg.reboot_method = BB_REBOOT_KEXEC_SYSTEMD;
+	snprintf(body, sizeof(body), BOOT_JOB, "\"boots\":3,", ka, kb);
+	id = submit(f, body);
+	snprintf(url, sizeof(url), "/api/v1/jobs/%lld", (long long)id);
+	o = req(f, "GET", url, NULL, 200);
+	/* (warmup 1 + repeat 2) x 2 variants x 3 boots */
+	assert_int_equal(atoi(jstr(o, "runs_planned")), 18);
+	json_object_put(o);
+#undef BOOT_JOB
+	f->cfg.allow_reboot = false;
+	unlink(ka);
+	unlink(kb);
+}
+
 static void test_list(void **state)
 {
 	struct fx *f = *state;
@@ -651,6 +698,7 @@ static void test_metrics(void **state)
 		"biobench_jobs{state=\"failed\"} 0\n",
 		"biobench_jobs{state=\"cancelled\"} 0\n",
 		"biobench_jobs{state=\"interrupted\"} 0\n",
+		"biobench_jobs{state=\"rebooting\"} 0\n",
 		"# TYPE biobench_runs_total counter\n",
 		"biobench_runs_total 0\n",
 		"# TYPE biobench_build_info gauge\n",
@@ -684,7 +732,7 @@ static void test_metrics(void **state)
 		     p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
 			if (*p != '#' && *p != '\n')
 				series++;
-		assert_int_equal(series, 13);
+		assert_int_equal(series, 14); /* 7 job states */
 		assert_null(strstr(f->rs.body, "target="));
 	}
 }
@@ -1281,6 +1329,7 @@ int main(int argc, char **argv)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_target_not_allowed, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_boot_jobs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_list, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_found_and_methods,
 						setup, teardown),

@@ -13,7 +13,14 @@
  *  - startup recovery: a job left running becomes interrupted; a journaled
  *    knob is written back only when its path is a sysfs file (a tampered
  *    database must not make the daemon write elsewhere);
- *  - a real sysfs knob (loop device, root only) is restored at startup.
+ *  - a real sysfs knob (loop device, root only) is restored at startup;
+ *  - boot jobs with stand-in kexec and systemctl programs (scripts that
+ *    log their arguments): refused while another job is queued and
+ *    without allow_reboot; the first boot's runs on this kernel, the
+ *    next kernel armed, the job left rebooting across bb_sched_stop; the
+ *    next start on the same boot fails it (boot id unchanged) keeping its
+ *    runs; a reboot command that fails fails the job and unloads the
+ *    kernel.
  * Skipped (77) when io_uring is not available. */
 #include "dconfig.h"
 #include "scheduler.h"
@@ -30,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -703,6 +711,181 @@ static void test_recovery_sysfs(void **state)
 	assert_string_equal(now, orig);
 }
 
+
+/* ---- boot jobs ----------------------------------------------------------- */
+
+/* A stand-in for a reboot program: logs its arguments to PATH.log, exits
+ * rc. */
+static void fake_prog(const char *path, int rc)
+{
+	char text[512];
+
+	snprintf(text, sizeof(text), "#!/bin/sh\necho \"$@\" >> '%s.log'\n"
+		 "exit %d\n", path, rc);
+	write_text(path, text);
+	assert_int_equal(chmod(path, 0755), 0);
+}
+
+static void boot_spec(const struct fx *f, const char *extra, char *buf,
+		      size_t len)
+{
+	struct utsname u;
+
+	assert_int_equal(uname(&u), 0);
+	/* A is the running kernel (its release in the file name), B not */
+	snprintf(buf, len,
+		 "{\"name\":\"kernel ab\",\"target\":\"nop\",\"workload\":"
+		 "{\"number_ios\":500,\"iodepth\":4},\"repeat\":2,"
+		 "\"warmup\":0,%s\"variants\":{"
+		 "\"A\":{\"boot\":{\"kernel\":\"%s/vmlinuz-%s\"}},"
+		 "\"B\":{\"boot\":{\"kernel\":\"%s/vmlinuz-other\","
+		 "\"cmdline\":\"bbkernel=B\"}}}}",
+		 extra, f->dir, u.release, f->dir);
+}
+
+static void wait_state(int64_t id, const char *want)
+{
+	double t0 = now_s();
+	char buf[16];
+
+	while (strcmp(state_of(g_st, id, buf), want)) {
+		if (ended(buf) || now_s() - t0 > END_TIMEOUT_S) {
+			char msg[1024];
+
+			job_error(id, msg, sizeof(msg));
+			fail_msg("job %lld is %s, not %s: %s", (long long)id,
+				 buf, want, msg);
+		}
+		usleep(10000);
+	}
+}
+
+static void test_boot_job(void **state)
+{
+	struct fx *f = *state;
+	struct bb_dconfig *cfg = calloc(1, sizeof(*cfg)), *cur = cfg;
+	struct json_object *doc = NULL, *b;
+	pthread_rwlock_t lock;
+	struct bb_sched *s = NULL;
+	char err[512] = "", buf[16], msg[1024], spec[2048], path[256];
+	char kexec[192], sysctl[192];
+	unsigned ndone;
+	int64_t boot, other;
+	struct utsname u;
+
+	assert_non_null(cfg);
+	assert_int_equal(uname(&u), 0);
+	snprintf(path, sizeof(path), "%s/vmlinuz-%s", f->dir, u.release);
+	write_text(path, "kernel A\n");
+	snprintf(path, sizeof(path), "%s/vmlinuz-other", f->dir);
+	write_text(path, "kernel B\n");
+	snprintf(kexec, sizeof(kexec), "%s/kexec", f->dir);
+	snprintf(sysctl, sizeof(sysctl), "%s/systemctl", f->dir);
+	fake_prog(kexec, 0);
+	fake_prog(sysctl, 0);
+	bb_dconfig_default(cfg);
+	cfg->nallow = 1;
+	snprintf(cfg->allow[0].pattern, sizeof(cfg->allow[0].pattern), "nop");
+	cfg->allow_reboot = false;
+	cfg->reboot_method = BB_REBOOT_KEXEC_SYSTEMD;
+	cfg->boot_timeout_s = 10;
+	snprintf(cfg->kexec_path, sizeof(cfg->kexec_path), "%s", kexec);
+	snprintf(cfg->systemctl_path, sizeof(cfg->systemctl_path), "%s",
+		 sysctl);
+	g_st = store_open(f);
+	assert_int_equal(pthread_rwlock_init(&lock, NULL), 0);
+
+	/* allow_reboot = no: refused, nothing armed */
+	boot_spec(f, "", spec, sizeof(spec));
+	boot = insert(g_st, spec, 8);
+	assert_int_equal(bb_sched_start(&s, f->db, err, sizeof(err)), 0);
+	bb_sched_set_config(s, &lock, &cur);
+	assert_string_equal(wait_end(boot, buf), BB_JOB_FAILED);
+	job_error(boot, msg, sizeof(msg));
+	assert_non_null(strstr(msg, "allow_reboot = no"));
+	snprintf(path, sizeof(path), "%s.log", kexec);
+	assert_int_equal(access(path, F_OK), -1);
+
+	/* another job queued behind it: refused; the other one runs (both
+	 * queued while no scheduler runs, so that the boot job cannot start
+	 * alone in between) */
+	bb_sched_stop(s);
+	cfg->allow_reboot = true;
+	boot = insert(g_st, spec, 8);
+	other = insert(g_st, SHORT_JOB("behind a boot job"), 4);
+	assert_int_equal(bb_sched_start(&s, f->db, err, sizeof(err)), 0);
+	bb_sched_set_config(s, &lock, &cur);
+	assert_string_equal(wait_end(boot, buf), BB_JOB_FAILED);
+	job_error(boot, msg, sizeof(msg));
+	if (!strstr(msg, "1 other job(s) are queued"))
+		fail_msg("boot job with another queued: '%s'", msg);
+	assert_string_equal(wait_end(other, buf), BB_JOB_DONE);
+
+	/* alone: boot 1 (A, this kernel) runs here, then B is armed and the
+	 * host "rebooted" */
+	boot = insert(g_st, spec, 8);
+	bb_sched_kick(s);
+	wait_state(boot, BB_JOB_REBOOTING);
+	assert_int_equal(runs_of(g_st, boot, &ndone), 2);
+	assert_int_equal(ndone, 2);
+	snprintf(path, sizeof(path), "%s.log", kexec);
+	read_text(path, msg, sizeof(msg));
+	snprintf(spec, sizeof(spec), "-l %s/vmlinuz-other --append=bbkernel=B",
+		 f->dir);
+	assert_string_equal(msg, spec);
+	/* systemctl runs right after the state is stored */
+	snprintf(path, sizeof(path), "%s.log", sysctl);
+	for (double t0 = now_s(); access(path, F_OK) && now_s() - t0 < 10;)
+		usleep(10000);
+	read_text(path, msg, sizeof(msg));
+	assert_string_equal(msg, "kexec");
+	assert_int_equal(bb_store_job_get(g_st, boot, &doc, err, sizeof(err)), 0);
+	assert_true(json_object_object_get_ex(doc, "boot", &b) && b);
+	assert_string_equal(json_object_get_string(json_object_object_get(b, "text")),
+			    "rebooting into B (boot 2 of 4)");
+	json_object_put(doc);
+	/* systemd stops the daemon: the job stays rebooting */
+	bb_sched_stop(s);
+	s = NULL;
+	assert_string_equal(state_of(g_st, boot, buf), BB_JOB_REBOOTING);
+
+	/* the next start is the same boot: no reboot happened -> failed,
+	 * its runs kept */
+	assert_int_equal(bb_sched_start(&s, f->db, err, sizeof(err)), 0);
+	assert_string_equal(state_of(g_st, boot, buf), BB_JOB_FAILED);
+	job_error(boot, msg, sizeof(msg));
+	if (!strstr(msg, "did not reboot into B (boot 2 of 4)"))
+		fail_msg("same boot: '%s'", msg);
+	assert_int_equal(runs_of(g_st, boot, &ndone), 2);
+	bb_sched_set_config(s, &lock, &cur);
+
+	/* a reboot command that fails: the job fails, the kernel unloaded */
+	fake_prog(sysctl, 3);
+	boot_spec(f, "", spec, sizeof(spec));
+	boot = insert(g_st, spec, 8);
+	bb_sched_kick(s);
+	assert_string_equal(wait_end(boot, buf), BB_JOB_FAILED);
+	job_error(boot, msg, sizeof(msg));
+	if (!strstr(msg, "cannot reboot into B") || !strstr(msg, "exit 3"))
+		fail_msg("failing systemctl: '%s'", msg);
+	snprintf(path, sizeof(path), "%s.log", kexec);
+	{
+		FILE *fp = fopen(path, "r");
+		size_t n;
+
+		assert_non_null(fp);
+		n = fread(msg, 1, sizeof(msg) - 1, fp);
+		msg[n] = '\0';
+		fclose(fp);
+	}
+	if (!strstr(msg, "\n-u\n"))
+		fail_msg("kexec calls: '%s'", msg);
+	bb_sched_stop(s);
+	bb_store_close(g_st);
+	pthread_rwlock_destroy(&lock);
+	free(cfg);
+}
+
 static int have_io_uring(void)
 {
 	struct io_uring ring;
@@ -728,6 +911,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_recovery, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recovery_sysfs, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_boot_job, setup, teardown),
 	};
 
 	if (have_io_uring()) {

@@ -27,6 +27,7 @@
 
 #include "bb_migrations.h"
 #include "store.h"
+#include <biobench/boot.h>
 
 #define NEWEST ((int)bb_array_size(bb_migrations))
 #define SPEC "{\"rw\":\"randread\",\"bs\":4096}"
@@ -1234,7 +1235,8 @@ static void metrics_counts(void **state)
 
 	assert_int_equal(bb_store_metrics(c->s, &m, err, sizeof(err)), 0);
 	by = jget(m, "jobs_by_state");
-	assert_int_equal(json_object_object_length(by), 6);
+	/* all seven states, rebooting too */
+	assert_int_equal(json_object_object_length(by), 7);
 	assert_int_equal(json_object_get_int(jget(by, "queued")), 2);
 	assert_int_equal(json_object_get_int(jget(by, "running")), 1);
 	assert_int_equal(json_object_get_int(jget(by, "done")), 1);
@@ -1453,6 +1455,156 @@ static void queue_limit(void **state)
 					     err, sizeof(err)), -EAGAIN);
 }
 
+/* ---- boot jobs (004_boots) ------------------------------------------- */
+
+/* A database at schema version 3 with a job, its runs, an event, a knob
+ * journal row and a noise floor: migration 004 rebuilds jobs for its
+ * state CHECK and must keep every row (dropping the old table must not
+ * cascade into runs), the ids and the AUTOINCREMENT counter. */
+static void migration_004_keeps_data(void **state)
+{
+	struct ctx *c = *state;
+	char path[160], err[256] = "", st[16];
+	struct bb_store *s = NULL;
+	sqlite3 *db;
+	int64_t id = 0;
+
+	(void)c;
+	snprintf(path, sizeof(path), "%s/v3.db", c->dir);
+	db = raw_open(path);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA foreign_keys=ON", NULL, NULL,
+				      NULL), SQLITE_OK);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(sqlite3_exec(db, bb_migrations[i].sql, NULL,
+					      NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db,
+		"PRAGMA user_version = 3;"
+		"INSERT INTO jobs (id, name, target, state, created_ms, spec)"
+		" VALUES (7, 'old', 'nop', 'done', 1, '{}');"
+		"INSERT INTO jobs (id, name, target, state, created_ms, spec)"
+		" VALUES (9, 'gone', 'nop', 'done', 1, '{}');"
+		"DELETE FROM jobs WHERE id = 9;"
+		"INSERT INTO runs (job_id, seq, variant, state, metric)"
+		" VALUES (7, 0, 'A', 'done', 5.0), (7, 1, 'B', 'done', 6.0);"
+		"INSERT INTO events (ts_ms, job_id, level, message)"
+		" VALUES (1, 7, 'info', 'done');"
+		"INSERT INTO knob_journal (job_id, knob, path, original,"
+		" created_ms) VALUES (7, 'nomerges', '/x', '0', 1);",
+		NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+
+	assert_int_equal(bb_store_open(&s, path, err, sizeof(err)), 0);
+	assert_int_equal(bb_store_schema_version(s), NEWEST);
+	expect_state(s, 7, BB_JOB_DONE);
+	/* a new job: the counter went on past the deleted 9 */
+	assert_int_equal(bb_store_job_insert(s, "new", "nop", SPEC, 2, &id, err,
+					     sizeof(err)), 0);
+	assert_int_equal(id, 10);
+	assert_int_equal(bb_store_job_state(s, 9, st, err, sizeof(err)),
+			 -ENOENT);
+	bb_store_close(s);
+
+	db = raw_open(path);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM runs WHERE job_id = 7", 0), 2);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM events WHERE job_id = 7", 0), 1);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM knob_journal WHERE job_id = 7", 0), 1);
+	/* the children still point at "jobs", and the keys hold */
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM pragma_foreign_key_check", 0), 0);
+	assert_non_null(strstr(raw_text(db, "SELECT sql FROM sqlite_master WHERE name = 'runs'", 0),
+			       "REFERENCES jobs "));
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE "
+				 "type = 'index' AND name = 'jobs_state_id'", 0), 1);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE "
+				 "name = 'jobs_new'", 0), 0);
+	sqlite3_close(db);
+}
+
+/* running -> rebooting (with its progress and event) -> running ->
+ * rebooting -> cancelled; a rebooting job survives the start's
+ * interrupt-running recovery. */
+static void boot_job_states(void **state)
+{
+	struct ctx *c = *state;
+	struct bb_boot_progress p = { .boot = 1, .boots = 4, .variant = "B",
+				      .boot_id_before = "id-1",
+				      .deadline_ms = 1764477190123 };
+	struct bb_boot_progress q;
+	struct json_object *doc, *b;
+	int64_t id = new_job(c->s, "nop"), other = new_job(c->s, "nop");
+	int64_t *ids = NULL;
+	char err[256] = "";
+	unsigned n = 0;
+	size_t nids = 0;
+
+	/* only a running job reboots */
+	assert_int_equal(bb_store_job_reboot(c->s, id, &p, err, sizeof(err)),
+			 -EALREADY);
+	assert_non_null(strstr(err, "is queued, not running"));
+	assert_int_equal(bb_store_job_boot(c->s, id, &q, err, sizeof(err)),
+			 -ENOENT);
+	assert_int_equal(bb_store_job_start(c->s, id, 0, 0, err, sizeof(err)), 0);
+	assert_int_equal(bb_store_job_reboot(c->s, id, &p, err, sizeof(err)), 0);
+	expect_state(c->s, id, BB_JOB_REBOOTING);
+	assert_int_equal(bb_store_job_boot(c->s, id, &q, err, sizeof(err)), 0);
+	assert_int_equal(q.boot, 1);
+	assert_int_equal(q.boots, 4);
+	assert_string_equal(q.variant, "B");
+	assert_string_equal(q.boot_id_before, "id-1");
+	assert_int_equal(q.deadline_ms, p.deadline_ms);
+	assert_int_equal(bb_store_job_get(c->s, id, &doc, err, sizeof(err)), 0);
+	b = jget(doc, "boot");
+	assert_string_equal(json_object_get_string(jget(b, "text")),
+			    "rebooting into B (boot 2 of 4)");
+	assert_int_equal(json_object_get_int(jget(b, "boot")), 2);
+	assert_true(is_iso_ms(jget(b, "deadline")));
+	json_object_put(doc);
+	/* the job without boots has "boot": null */
+	assert_int_equal(bb_store_job_get(c->s, other, &doc, err, sizeof(err)), 0);
+	assert_null(jget(doc, "boot"));
+	json_object_put(doc);
+
+	/* a start's recovery leaves it alone; it is listed */
+	assert_int_equal(bb_store_jobs_interrupt_running(c->s, &n, err,
+							 sizeof(err)), 0);
+	assert_int_equal(n, 0);
+	expect_state(c->s, id, BB_JOB_REBOOTING);
+	assert_int_equal(bb_store_jobs_rebooting(c->s, &ids, &nids, err,
+						 sizeof(err)), 0);
+	assert_int_equal(nids, 1);
+	assert_int_equal(ids[0], id);
+	free(ids);
+	/* the list's state filter knows it */
+	assert_int_equal(bb_store_jobs_list(c->s, BB_JOB_REBOOTING, 10, 0, &doc,
+					    err, sizeof(err)), 0);
+	assert_int_equal(json_object_array_length(jget(doc, "jobs")), 1);
+	json_object_put(doc);
+
+	assert_int_equal(bb_store_job_resume(c->s, id, "boot 2 of 4 came up",
+					     err, sizeof(err)), 0);
+	expect_state(c->s, id, BB_JOB_RUNNING);
+	assert_int_equal(bb_store_job_resume(c->s, id, NULL, err, sizeof(err)),
+			 -EALREADY);
+	p.boot = 2;
+	p.variant[0] = 'A';
+	assert_int_equal(bb_store_job_reboot(c->s, id, &p, err, sizeof(err)), 0);
+	assert_int_equal(bb_store_job_boot(c->s, id, &q, err, sizeof(err)), 0);
+	assert_int_equal(q.boot, 2);
+	assert_string_equal(q.variant, "A");
+	/* cancelled between two boots */
+	assert_int_equal(bb_store_job_finish(c->s, id, BB_JOB_CANCELLED, NULL,
+					     NULL, "cancelled between two boots",
+					     err, sizeof(err)), 0);
+	expect_state(c->s, id, BB_JOB_CANCELLED);
+	/* rebooting is not an end state */
+	assert_int_equal(bb_store_job_finish(c->s, other, BB_JOB_REBOOTING,
+					     NULL, NULL, NULL, err,
+					     sizeof(err)), -EINVAL);
+	assert_int_equal(bb_store_metrics(c->s, &doc, err, sizeof(err)), 0);
+	assert_int_equal(json_object_get_int(jget(jget(doc, "jobs_by_state"),
+						  "rebooting")), 0);
+	json_object_put(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1478,6 +1630,8 @@ int main(void)
 		T(full_disk_is_enospc_and_reads_survive),
 		T(deleted_file_is_reported),
 		T(queue_limit),
+		T(migration_004_keeps_data),
+		T(boot_job_states),
 #undef T
 	};
 

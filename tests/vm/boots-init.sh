@@ -1,0 +1,82 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0-only
+# /init of the boot-job guest (tests/vm/boots.sh).  Every boot of the
+# guest -- the first one by QEMU, the others by biobenchd's kexec -e --
+# runs this: it mounts the persistent disk (ext4 on /dev/nvme0n1: the
+# daemon's database and configuration, the kernel and this initramfs),
+# prints one line about the boot, starts biobenchd (reboot_method
+# kexec-exec) and, on the first boot, submits the job.  Then it follows
+# the job: when it has ended, the daemon is stopped cleanly, the disk
+# unmounted and the guest powered off; until then biobenchd reboots the
+# guest by itself (kexec -e) and this script starts again in the next
+# kernel.  Lines for the host start with "BBVM ".
+/bin/busybox --install -s /bin
+export PATH=/bin:/usr/bin:/usr/sbin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mkdir -p /tmp /run /var/lib/biobench
+mount -t tmpfs tmpfs /tmp
+mount -t tmpfs tmpfs /run
+ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
+D=/var/lib/biobench
+BB="/usr/bin/biobench --server http://127.0.0.1:8420"
+
+off() {
+	sync
+	umount $D 2>/dev/null
+	poweroff -f
+}
+
+i=0
+while [ ! -b /dev/nvme0n1 ] && [ $i -lt 50 ]; do
+	sleep 0.2
+	i=$((i + 1))
+done
+if ! mount -t ext4 /dev/nvme0n1 $D; then
+	echo "BBVM {\"step\":\"error\",\"err\":\"cannot mount the disk\"}"
+	off
+fi
+echo "BBVM {\"step\":\"boot\",\"boot_id\":\"$(cat /proc/sys/kernel/random/boot_id)\",\"kernel\":\"$(uname -r)\",\"cmdline\":\"$(cat /proc/cmdline)\"}"
+
+/usr/bin/biobenchd --config $D/biobenchd.conf --foreground 2>>$D/daemon.log &
+daemon=$!
+i=0
+until $BB host >/dev/null 2>&1; do
+	i=$((i + 1))
+	if [ $i -gt 300 ] || ! kill -0 $daemon 2>/dev/null; then
+		echo "BBVM {\"step\":\"error\",\"err\":\"biobenchd did not come up\"}"
+		tail -5 $D/daemon.log
+		off
+	fi
+	sleep 0.1
+done
+if [ ! -e $D/submitted ]; then
+	id=$($BB submit $D/job.json 2>/tmp/err)
+	echo "BBVM {\"step\":\"submit\",\"id\":\"$id\",\"err\":\"$(tr -d '"\n' </tmp/err)\"}"
+	echo "$id" >$D/submitted
+	sync
+fi
+id=$(cat $D/submitted)
+# until the job ends (biobenchd kexecs into the next boot meanwhile)
+while :; do
+	state=$($BB show "$id" --json 2>/dev/null | grep -o '"state": *"[a-z]*"' |
+		head -1 | sed 's/.*: *"//; s/"//')
+	case "$state" in
+	done | failed | cancelled | interrupted)
+		break
+		;;
+	esac
+	if ! kill -0 $daemon 2>/dev/null; then
+		# biobenchd stopped for a kexec -e that did not happen
+		sleep 5
+		echo "BBVM {\"step\":\"error\",\"err\":\"biobenchd exited while the job was $state\"}"
+		tail -5 $D/daemon.log
+		off
+	fi
+	sleep 0.5
+done
+echo "BBVM {\"step\":\"end\",\"id\":\"$id\",\"state\":\"$state\"}"
+kill -TERM $daemon
+wait $daemon
+off
