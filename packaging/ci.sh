@@ -300,10 +300,12 @@ step_purge() {
 
 # path sets: files (not folders) of a .deb / .rpm, normalized for the
 # comparison: /lib -> /usr/lib (usrmerge), man page compression dropped,
-# /usr/share/doc, lintian overrides and build-id links left out
+# /usr/share/doc and /usr/share/licenses (where each format keeps the
+# license: debian/copyright, the spec's %license COPYING; checked on their
+# own below), lintian overrides and build-id links left out
 norm() {
 	sed -E 's#^/lib/#/usr/lib/#; s#\.(gz|xz|bz2|zst)$##' |
-		grep -vE '^/usr/share/doc/|^/usr/lib/\.build-id|^/usr/share/lintian/' | sort -u
+		grep -vE '^/usr/share/doc/|^/usr/share/licenses/|^/usr/lib/\.build-id|^/usr/share/lintian/' | sort -u
 }
 deb_files() { dpkg-deb -c "$1" | awk '$1 !~ /^d/ { p=$6; sub(/^\./, "", p); print p }' | norm; }
 rpm_files() { rpm -qp --qf '[%{FILEMODES:perms} %{FILENAMES}\n]' "$1" 2>/dev/null | awk '$1 !~ /^d/ { print $2 }' | norm; }
@@ -325,6 +327,11 @@ step_rpm() {
 		# the RPM bundles Chart.js (Fedora has no package of it); the
 		# .deb depends on libjs-chart.js
 		only_rpm=$(comm -13 "$logs/files.$p.deb" "$logs/files.$p.rpm" | grep -v '^/usr/share/javascript/chart\.js/')
+		# the license, as each format ships it
+		dpkg-deb -c "$deb" | grep -q "\./usr/share/doc/$p/copyright\$" ||
+			{ echo "    the .deb has no /usr/share/doc/$p/copyright"; bad=1; }
+		rpm -qp --licensefiles "$rpm" 2>/dev/null | grep -q '/COPYING$' ||
+			{ echo "    the .rpm has no %license COPYING"; bad=1; }
 		[ -z "$only_deb" ] || { printf '    only in the .deb: %s\n' $only_deb; bad=1; }
 		[ -z "$only_rpm" ] || { printf '    only in the .rpm: %s\n' $only_rpm; bad=1; }
 		if [ "$p" = biobenchd ]; then
