@@ -327,10 +327,13 @@ step_rpm() {
 		# the RPM bundles Chart.js (Fedora has no package of it); the
 		# .deb depends on libjs-chart.js
 		only_rpm=$(comm -13 "$logs/files.$p.deb" "$logs/files.$p.rpm" | grep -v '^/usr/share/javascript/chart\.js/')
-		# the license, as each format ships it
-		dpkg-deb -c "$deb" | grep -q "\./usr/share/doc/$p/copyright\$" ||
+		# the license, as each format ships it (listed to files first:
+		# grep -q leaving early would kill the lister under pipefail)
+		dpkg-deb -c "$deb" >"$logs/contents.$p.deb"
+		rpm -qp --licensefiles "$rpm" >"$logs/licenses.$p.rpm" 2>/dev/null
+		grep -q "\./usr/share/doc/$p/copyright\$" "$logs/contents.$p.deb" ||
 			{ echo "    the .deb has no /usr/share/doc/$p/copyright"; bad=1; }
-		rpm -qp --licensefiles "$rpm" 2>/dev/null | grep -q '/COPYING$' ||
+		grep -q '/COPYING$' "$logs/licenses.$p.rpm" ||
 			{ echo "    the .rpm has no %license COPYING"; bad=1; }
 		[ -z "$only_deb" ] || { printf '    only in the .deb: %s\n' $only_deb; bad=1; }
 		[ -z "$only_rpm" ] || { printf '    only in the .rpm: %s\n' $only_rpm; bad=1; }
