@@ -162,6 +162,20 @@ static int restore_knobs(struct bb_sched *s, char *err, size_t errlen)
 				      errlen);
 }
 
+/* The daemon's configuration and its lock (set once, read under the
+ * scheduler's lock); NULL: none set (tests), nothing to check. */
+static struct bb_dconfig *const *sched_config(struct bb_sched *s,
+					      pthread_rwlock_t **lock)
+{
+	struct bb_dconfig *const *cfgp;
+
+	pthread_mutex_lock(&s->lock);
+	*lock = s->cfg_lock;
+	cfgp = s->cfgp;
+	pthread_mutex_unlock(&s->lock);
+	return cfgp;
+}
+
 /* Before knobs are written: each is still allowed by the current
  * configuration (allow_knobs, reloaded meanwhile perhaps).  0 or -EACCES
  * with the reason. */
@@ -173,10 +187,7 @@ static int recheck_knobs(struct bb_sched *s, const struct bb_job_variant *v,
 	char why[1024];
 	int ret = 0;
 
-	pthread_mutex_lock(&s->lock);
-	lock = s->cfg_lock;
-	cfgp = s->cfgp;
-	pthread_mutex_unlock(&s->lock);
+	cfgp = sched_config(s, &lock);
 	if (!cfgp)
 		return 0;
 	pthread_rwlock_rdlock(lock);
@@ -524,10 +535,7 @@ static int recheck_target(struct bb_sched *s, struct bb_job *job, bool first,
 	bool write = false;
 	int ret = 0;
 
-	pthread_mutex_lock(&s->lock);
-	lock = s->cfg_lock;
-	cfgp = s->cfgp;
-	pthread_mutex_unlock(&s->lock);
+	cfgp = sched_config(s, &lock);
 	if (!cfgp)
 		return 0;
 	for (unsigned i = 0; i < job->nvariants; i++)
@@ -626,10 +634,7 @@ static void boot_conf_get(struct bb_sched *s, struct boot_conf *bc)
 	struct bb_dconfig *const *cfgp;
 
 	memset(bc, 0, sizeof(*bc));
-	pthread_mutex_lock(&s->lock);
-	lock = s->cfg_lock;
-	cfgp = s->cfgp;
-	pthread_mutex_unlock(&s->lock);
+	cfgp = sched_config(s, &lock);
 	if (!cfgp)
 		return;
 	pthread_rwlock_rdlock(lock);
