@@ -337,6 +337,8 @@ static void put_cache_free(struct bb_bioset *bs, struct bb_bio *bio,
 
 static unsigned prune_task_list(struct bb_bioset *bs, struct bb_bio_cache *c,
 				unsigned n);
+static unsigned prune_cache(struct bb_bioset *bs, struct bb_bio_cache *c,
+			    unsigned n);
 
 /* task (5.15 .. 6.1): one list, task context only; over 512 + 64 after
  * the push, prune 64 (the most recently put, as bio_alloc_cache_prune pops
@@ -614,8 +616,24 @@ struct bb_bio *bb_bio_alloc_bioset_slow(struct bb_bioset *bs, void *bdev,
 	if (bb_unlikely(nr_vecs > BB_BIO_MAX_VECS || (nr_vecs && !bs->back_pad)))
 		return NULL;
 	opf |= bs->opf_auto;
-	if (!c || nr_vecs > BB_BIO_INLINE_VECS || !(opf & BB_REQ_ALLOC_CACHE))
-		return alloc_slab_reserve(bs, bdev, nr_vecs, opf & ~BB_REQ_ALLOC_CACHE);
+	if (!c || nr_vecs > BB_BIO_INLINE_VECS || !(opf & BB_REQ_ALLOC_CACHE)) {
+		opf &= ~BB_REQ_ALLOC_CACHE;
+		bio = alloc_slab_reserve(bs, bdev, nr_vecs, opf);
+		if (bb_likely(bio) || !c ||
+		    !prune_cache(bs, c, BB_ALLOC_CACHE_THRESHOLD))
+			return bio;
+		/* A bio the cache cannot serve (bvecs beyond the inline
+		 * ones, or no REQ_ALLOC_CACHE), with the slab and the
+		 * reserve empty while idle bios sit in this cache: give some
+		 * back to the slab and try again.  The kernel's slab would
+		 * find memory (or mempool_alloc would sleep until a free);
+		 * the model's slab is finite, and nothing else ever returns
+		 * cached bios to it, so the owner would fail for good once
+		 * every in-flight bio has been put into the cache.  Off the
+		 * hot path: only after a failure, which it undoes. */
+		bs->ctr_owner.alloc_fail--;
+		return alloc_slab_reserve(bs, bdev, nr_vecs, opf);
+	}
 
 	bio = c->free_list;
 	if (!bio && !(bio = cache_refill(bs, c))) {

@@ -728,6 +728,92 @@ static void test_reserve(void **state)
 	bb_bioset_exit(&bs);
 }
 
+/* The model's slab is finite: a bio the cache cannot serve (bvecs beyond
+ * the inline ones, or no REQ_ALLOC_CACHE) must not fail for good while
+ * idle bios sit in the cache and the slab and reserve are empty.  It
+ * gives some back (task list first, then the irq list) and retries. */
+static void test_reclaim(void **state)
+{
+	static const enum bb_cache_variant vs[] = {
+		BB_CACHE_TASK, BB_CACHE_IRQ, BB_CACHE_IRQ_FAST, BB_CACHE_ALL,
+	};
+	static const struct {
+		unsigned nr_vecs;
+		uint32_t opf; /* REQ_ALLOC_CACHE of the caller, or none */
+		enum bb_ctx put_ctx;
+	} ks[] = {
+		{ 8, BB_REQ_ALLOC_CACHE, BB_CTX_TASK },
+		{ 1, 0, BB_CTX_TASK },
+		{ 8, BB_REQ_ALLOC_CACHE, BB_CTX_HARDIRQ },
+	};
+
+	(void)state;
+	for (size_t vi = 0; vi < bb_array_size(vs); vi++) {
+		for (size_t ki = 0; ki < bb_array_size(ks); ki++) {
+			struct bb_bioset bs;
+			struct bb_bio *s[6], *big[4];
+			/* the task variant caches task puts only */
+			enum bb_ctx ctx = vs[vi] == BB_CACHE_TASK ?
+						  BB_CTX_TASK :
+						  ks[ki].put_ctx;
+			uint32_t copf = BB_REQ_OP_READ |
+					bb_bioset_caller_opf(vs[vi], true);
+			struct bb_cache_counters t;
+			struct bb_bioset_census c;
+
+			if (vs[vi] == BB_CACHE_ALL && !ks[ki].opf &&
+			    ks[ki].nr_vecs <= BB_BIO_INLINE_VECS)
+				continue; /* all caches every small bio */
+			assert_int_equal(mkbs(&bs, vs[vi], 2, 4, true), 0);
+			/* 4 slab bios cached, 2 reserve bios held */
+			for (int i = 0; i < 6; i++)
+				assert_non_null(s[i] = bb_bio_alloc_bioset(
+							&bs, &dev_a, 1, copf));
+			for (int i = 0; i < 4; i++)
+				bb_bio_put(s[i], ctx);
+			/* (which list depends on the variant) */
+			assert_int_equal(bb_bioset_check(&bs, &c), 0);
+			assert_int_equal(c.cache_nr + c.cache_nr_irq, 4);
+			assert_int_equal(bb_bioset_reserve_len(&bs), 0);
+			/* nothing left but the cache: its 4 bios go back
+			 * (2 refill the reserve, 2 to the slab) */
+			for (int i = 0; i < 4; i++) {
+				big[i] = bb_bio_alloc_bioset(
+					&bs, &dev_a, ks[ki].nr_vecs,
+					BB_REQ_OP_READ |
+						(ks[ki].opf ? copf : 0));
+				if (!big[i])
+					print_error("%s, case %zu: allocation "
+						    "%d failed with 4 bios "
+						    "cached\n",
+						    bb_cache_variant_name(vs[vi]),
+						    ki, i);
+				assert_non_null(big[i]);
+				assert_false(big[i]->bi_opf &
+					     BB_REQ_ALLOC_CACHE);
+			}
+			bb_bioset_counters(&bs, &t);
+			assert_int_equal(t.alloc_fail, 0);
+			assert_int_equal(t.prune, 4);
+			assert_int_equal(t.alloc_slab + t.alloc_reserve, 10);
+			check_len(&bs, 0, 0);
+			/* the cache is empty now: a real failure */
+			assert_null(bb_bio_alloc_bioset(&bs, &dev_a,
+							ks[ki].nr_vecs,
+							BB_REQ_OP_READ));
+			bb_bioset_counters(&bs, &t);
+			assert_int_equal(t.alloc_fail, 1);
+			check_census(&bs, 6);
+			for (int i = 0; i < 4; i++)
+				bb_bio_put(big[i], BB_CTX_TASK);
+			for (int i = 4; i < 6; i++)
+				bb_bio_put(s[i], BB_CTX_TASK);
+			check_census(&bs, 0);
+			bb_bioset_exit(&bs);
+		}
+	}
+}
+
 /* "Don't rob a starving bioset" (6.2 on): a bio allocated while the
  * reserve is below its minimum does not join the cache, so that its free
  * refills the reserve (in the model, with its finite slab, that is the
@@ -1273,7 +1359,7 @@ stuck:
 	bb_bioset_counters(&bs, &t);
 	print_message("  %s%s: %u bios: hit %llu miss %llu reserve %llu "
 		      "retries %lu splice %llu put task/irq/free %llu/%llu/%llu "
-		      "\n",
+		      "prune %llu\n",
 		      bb_cache_variant_name(v), remote ? " (remote)" : "", XF_TOTAL,
 		      (unsigned long long)t.alloc_hit,
 		      (unsigned long long)t.alloc_miss,
@@ -1281,7 +1367,8 @@ stuck:
 		      (unsigned long long)t.splice,
 		      (unsigned long long)t.put_task,
 		      (unsigned long long)t.put_irq,
-		      (unsigned long long)t.put_free);
+		      (unsigned long long)t.put_free,
+		      (unsigned long long)t.prune);
 	assert_int_equal(errors, 0);
 	assert_int_equal(x.errors, 0);
 	assert_int_equal(own_puts + x.puts, XF_TOTAL);
@@ -1390,6 +1477,7 @@ int main(void)
 		cmocka_unit_test(test_clone),
 		cmocka_unit_test(test_reffed),
 		cmocka_unit_test(test_exit_prunes),
+		cmocka_unit_test(test_reclaim),
 		cmocka_unit_test(test_irq_local),
 		cmocka_unit_test(test_remote_puts),
 		cmocka_unit_test(test_evict),
