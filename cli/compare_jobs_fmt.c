@@ -158,8 +158,12 @@ static void print_variant(FILE *f, struct json_object *doc, const char *name)
 			__VA_ARGS__;                                          \
 		}                                                             \
 	} while (0)
+	/* a sample that spans boots is one median per boot */
 	EACH("measured runs",
-	     if (v) snprintf(cell, JT_CELL, "%.0f", bb_cli_jnum(v, "n", 0)));
+	     if (v && !strcmp(bb_cli_jstr(v, "unit", "run"), "boot"))
+		     snprintf(cell, JT_CELL, "%.0f (%.0f boots)",
+			      bb_cli_jnum(v, "runs", 0), bb_cli_jnum(v, "n", 0));
+	     else if (v) snprintf(cell, JT_CELL, "%.0f", bb_cli_jnum(v, "n", 0)));
 	snprintf(lab, sizeof(lab), "median %s", unit);
 	EACH(lab, if (v) bb_cli_fmt_metric(cell, JT_CELL,
 					   bb_cli_jnum(v, "median", NAN), unit));

@@ -41,7 +41,9 @@ struct jc_var {
 	int64_t *seqs;
 	unsigned *boot;          /* index in the job's boots, JC_NO_BOOT */
 	size_t n, cap;
-	size_t warmups, failed, disturbed, excluded;
+	size_t warmups, failed, disturbed, excluded, discarded;
+	size_t runs;                /* measured runs behind vals */
+	bool per_boot;              /* vals: one median per boot */
 	struct json_object *config; /* borrowed: the first used run's */
 	struct json_object *queue;  /* owned: setting -> set of values */
 	struct json_object *meta;   /* owned: boot_id, kernel,
@@ -336,6 +338,64 @@ static int add_run(struct jc_job *j, struct jc_var *v, struct json_object *run,
 	return 0;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* A sample that spans several boots (a boot job's variant) is one value
+ * per boot, its median: runs of one boot share that boot's level, and
+ * pooling them would count the boot-to-boot variance as if every run were
+ * independent.  The values stay in boot order (first appearance); seqs
+ * keep each boot's first run.  A sample of one boot, or with a run whose
+ * boot is unknown, stays as it is. */
+static int collapse_boots(struct jc_var *v)
+{
+	size_t nb = 0, unknown = 0, out = 0;
+	double *tmp;
+
+	v->runs = v->n;
+	for (size_t i = 0; i < v->n; i++) {
+		bool seen = false;
+
+		if (v->boot[i] == JC_NO_BOOT) {
+			unknown++;
+			continue;
+		}
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = v->boot[k] == v->boot[i];
+		nb += !seen;
+	}
+	if (nb < 2 || unknown)
+		return 0;
+	tmp = malloc(v->n * sizeof(*tmp));
+	if (!tmp)
+		return -ENOMEM;
+	for (size_t i = 0; i < v->n; i++) {
+		bool seen = false;
+		size_t m = 0;
+
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = v->boot[k] == v->boot[i];
+		if (seen)
+			continue;
+		for (size_t k = i; k < v->n; k++)
+			if (v->boot[k] == v->boot[i])
+				tmp[m++] = v->vals[k];
+		qsort(tmp, m, sizeof(*tmp), cmp_double);
+		v->vals[out] = m % 2 ? tmp[m / 2] :
+				       (tmp[m / 2 - 1] + tmp[m / 2]) / 2;
+		v->seqs[out] = v->seqs[i];
+		v->boot[out++] = v->boot[i];
+	}
+	free(tmp);
+	v->n = out;
+	v->per_boot = true;
+	return 0;
+}
+
 static int job_load(struct jc_job *j, const struct bb_jobcmp_job *in,
 		    struct bb_jobcmp_error *e)
 {
@@ -378,6 +438,11 @@ static int job_load(struct jc_job *j, const struct bb_jobcmp_job *in,
 			v->warmups++;
 			continue;
 		}
+		/* the first attempt of a boot that was redone */
+		if (jstr(run, "discarded", NULL)) {
+			v->discarded++;
+			continue;
+		}
 		if (strcmp(jstr(run, "state", ""), "done") ||
 		    !isfinite(val) || !(val > 0)) {
 			v->failed++;
@@ -392,6 +457,11 @@ static int job_load(struct jc_job *j, const struct bb_jobcmp_job *in,
 			}
 		}
 		ret = add_run(j, v, run, val);
+		if (ret)
+			return ret;
+	}
+	for (unsigned i = 0; i < j->nv; i++) {
+		ret = collapse_boots(&j->v[i]);
 		if (ret)
 			return ret;
 	}
@@ -875,6 +945,11 @@ static struct json_object *var_json(const struct jc_var *v)
 		json_object_array_add(seqs, json_object_new_int64(v->seqs[i]));
 	}
 	json_object_object_add(o, "n", json_object_new_int64((int64_t)v->n));
+	/* "boot": each value is the median of one boot's runs */
+	json_object_object_add(o, "unit",
+			       json_object_new_string(v->per_boot ? "boot" :
+								    "run"));
+	json_object_object_add(o, "runs", json_object_new_int64((int64_t)v->runs));
 	json_object_object_add(o, "values", vals);
 	json_object_object_add(o, "seqs", seqs);
 	json_object_object_add(o, "median",
@@ -890,6 +965,8 @@ static struct json_object *var_json(const struct jc_var *v)
 			       json_object_new_int64((int64_t)v->disturbed));
 	json_object_object_add(o, "excluded",
 			       json_object_new_int64((int64_t)v->excluded));
+	json_object_object_add(o, "discarded",
+			       json_object_new_int64((int64_t)v->discarded));
 	return o;
 }
 
@@ -1247,6 +1324,16 @@ static struct json_object *warnings_json(const struct jc_job *jobs, size_t nj,
 				warn(warnings, "job %" PRId64 ": %zu measured "
 					       "run(s) of %s did not finish: left out",
 				     jobs[j].id, x->failed, x->name);
+			if (x->discarded)
+				warn(warnings, "job %" PRId64 ": %zu run(s) of "
+					       "%s belong to a boot that was "
+					       "interrupted and redone: left out",
+				     jobs[j].id, x->discarded, x->name);
+			if (x->per_boot)
+				warn(warnings, "job %" PRId64 ": %s's %zu runs "
+					       "span %zu boots: each boot's median "
+					       "is one value of the sample",
+				     jobs[j].id, x->name, x->runs, x->n);
 			if (x->disturbed)
 				warn(warnings, "job %" PRId64 ": %zu measured "
 					       "run(s) of %s disturbed (other load "

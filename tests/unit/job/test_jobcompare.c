@@ -330,6 +330,50 @@ static void test_samples(void **state)
 	jdoc_free(&o);
 }
 
+/* A variant whose runs span boots (a boot job's) is one value per boot,
+ * its median; runs of a redone boot's first attempt are left out. */
+static void test_boot_samples(void **state)
+{
+	static const double boot1[3] = { 100, 130, 101 };
+	static const double boot2[3] = { 90, 91, 89 };
+	struct jdoc b, o;
+	struct json_object *doc = NULL, *r;
+	struct bb_jobcmp_error e;
+
+	(void)state;
+	jdoc_init(&b, 5, "{\"A\":{}}", NULL, "boot-9");
+	jdoc_init(&o, 6, "{\"A\":{}}", NULL, "boot-9");
+	jdoc_runs(&b, "A", boot1, 3, "boot-1", CONFIG, "128");
+	jdoc_runs(&b, "A", boot2, 3, "boot-2", CONFIG, "128");
+	/* the first attempt of a boot that was redone */
+	jdoc_run(&b, "A", 5, "boot-3", CONFIG, "128", false, false, false);
+	r = json_object_array_get_idx(jget(b.runs, "runs"), 6);
+	json_object_object_add(r, "discarded",
+			       json_object_new_string("boot 3 was interrupted"));
+	jdoc_runs(&o, "A", slow_a, 5, "boot-4", CONFIG, "128");
+	assert_int_equal(cmp2(&b, &o, 1, NULL, &doc, &e), 0);
+	/* 2 boots: medians 101 and 90, in boot order */
+	assert_int_equal((int)jnum(doc, "jobs.0.variants.A.n"), 2);
+	assert_int_equal((int)jnum(doc, "jobs.0.variants.A.runs"), 6);
+	assert_string_equal(jstr(doc, "jobs.0.variants.A.unit"), "boot");
+	assert_true(jnum(doc, "jobs.0.variants.A.values.0") == 101);
+	assert_true(jnum(doc, "jobs.0.variants.A.values.1") == 90);
+	assert_int_equal((int)jnum(doc, "jobs.0.variants.A.seqs.1"), 3);
+	assert_int_equal((int)jnum(doc, "jobs.0.variants.A.discarded"), 1);
+	assert_int_equal((int)jnum(doc, "jobs.0.variants.A.boots"), 2);
+	/* one boot: the runs are the sample */
+	assert_int_equal((int)jnum(doc, "jobs.1.variants.A.n"), 5);
+	assert_string_equal(jstr(doc, "jobs.1.variants.A.unit"), "run");
+	assert_int_equal((int)jnum(doc, "comparisons.0.a.n"), 2);
+	assert_non_null(strstr(json_object_to_json_string(jget(doc, "warnings")),
+			       "A's 6 runs span 2 boots"));
+	assert_non_null(strstr(json_object_to_json_string(jget(doc, "warnings")),
+			       "interrupted and redone: left out"));
+	json_object_put(doc);
+	jdoc_free(&b);
+	jdoc_free(&o);
+}
+
 /* Two OTHERs: Holm over both (p_adj of the smaller p = 2 p); the A/A-like
  * one is not called faster or slower. */
 static void test_holm_two_others(void **state)
@@ -495,6 +539,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_slower_exact),
 		cmocka_unit_test(test_samples),
+		cmocka_unit_test(test_boot_samples),
 		cmocka_unit_test(test_holm_two_others),
 		cmocka_unit_test(test_workload_and_diff),
 		cmocka_unit_test(test_refusals),
