@@ -432,8 +432,8 @@ void bb_cli_compare_print(FILE *f, struct json_object *cmp,
 
 	/* a boot job: each boot's median is one value, paired A B A B */
 	if (!strcmp(bb_cli_jstr(cmp, "design", ""), "boots"))
-		fprintf(f, "boots: each boot's median is one value (\"measured "
-			   "runs\" counts boots), paired A B A B; %s; "
+		fprintf(f, "boots: each boot's median is one value, paired "
+			   "A B A B; %s; "
 			   "runs from different boots carry between-boot "
 			   "variance, which this pairing puts on both sides\n",
 			bb_cli_jstr(cmp, "text", ""));
@@ -463,7 +463,8 @@ void bb_cli_compare_print(FILE *f, struct json_object *cmp,
 		for (unsigned i = 0; i < nv; i++)
 			snprintf(row[1 + i], T_CELL, "%s",
 				 variant_model(spec, names[i]));
-	if ((row = t_row(t, "measured runs")))
+	if ((row = t_row(t, !strcmp(bb_cli_jstr(cmp, "design", ""), "boots") ?
+				    "measured boots" : "measured runs")))
 		for (unsigned i = 0; i < nv; i++)
 			snprintf(row[1 + i], T_CELL, "%.0f",
 				 bb_cli_jnum(vobj[i], "n", 0));

@@ -184,6 +184,9 @@ static const struct dopt dopt_table[] = {
 	  F(systemctl_path), 0, 0, 0, NULL, "the systemctl program" },
 	{ "reboot", "grub_reboot", "grub-reboot", "PATH", DT_PATH,
 	  F(grub_reboot_path), 0, 0, 0, NULL, "the grub-reboot program" },
+	{ "reboot", "grub_editenv", "grub-editenv", "PATH", DT_PATH,
+	  F(grub_editenv_path), 0, 0, 0, NULL,
+	  "the grub-editenv program (a cancel clears the one-shot entry)" },
 	{ NULL, NULL, "foreground", NULL, DT_FLAG, F(foreground), 0, 0, 0,
 	  "off", "stay in the foreground, log to stderr" },
 	{ NULL, NULL, "pidfile", "FILE", DT_OPTPATH, F(pidfile), 0, 0, 0,
@@ -289,6 +292,8 @@ void bb_dconfig_default(struct bb_dconfig *c)
 	snprintf(c->systemctl_path, sizeof(c->systemctl_path), "/bin/systemctl");
 	snprintf(c->grub_reboot_path, sizeof(c->grub_reboot_path),
 		 "/usr/sbin/grub-reboot");
+	snprintf(c->grub_editenv_path, sizeof(c->grub_editenv_path),
+		 "/usr/bin/grub-editenv");
 }
 
 /* ---- value parsers -------------------------------------------------------- */

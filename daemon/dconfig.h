@@ -55,6 +55,7 @@
  *   kexec = /sbin/kexec           ; the programs run (tests put their own)
  *   systemctl = /bin/systemctl
  *   grub_reboot = /usr/sbin/grub-reboot
+ *   grub_editenv = /usr/bin/grub-editenv ; a cancel: "- unset next_entry"
  *
  * Defaults are those above, with http_cpus = CPU 0 and bench_cpus = the
  * last online CPU (on a 1-CPU host both are 0 and a warning is logged). */
@@ -141,6 +142,7 @@ struct bb_dconfig {
 	char kexec_path[PATH_MAX];
 	char systemctl_path[PATH_MAX];
 	char grub_reboot_path[PATH_MAX];
+	char grub_editenv_path[PATH_MAX];
 };
 
 void bb_dconfig_default(struct bb_dconfig *c);

@@ -18,6 +18,8 @@ void bb_reboot_cmds_of(struct bb_reboot_cmds *r, const struct bb_dconfig *c)
 	snprintf(r->systemctl, sizeof(r->systemctl), "%s", c->systemctl_path);
 	snprintf(r->grub_reboot, sizeof(r->grub_reboot), "%s",
 		 c->grub_reboot_path);
+	snprintf(r->grub_editenv, sizeof(r->grub_editenv), "%s",
+		 c->grub_editenv_path);
 }
 
 /* Run argv[0] with argv, stdin /dev/null, stdout and stderr captured (the
@@ -136,14 +138,13 @@ int bb_reboot_arm(const struct bb_reboot_cmds *r, const struct bb_job_boot *b,
 int bb_reboot_unarm(const struct bb_reboot_cmds *r, char *err, size_t errlen)
 {
 	char *argv[] = { (char *)r->kexec, (char *)"-u", NULL };
+	/* "-": grub-editenv's default file, /boot/grub/grubenv, which
+	 * grub-reboot wrote */
+	char *grub[] = { (char *)r->grub_editenv, (char *)"-",
+			 (char *)"unset", (char *)"next_entry", NULL };
 
-	if (r->method == BB_REBOOT_GRUB_REBOOT) {
-		snprintf(err, errlen, "the one-shot grub entry stays armed for "
-			 "the next reboot (grub-editenv - unset next_entry "
-			 "clears it)");
-		return -ENOTSUP;
-	}
-	return run(argv, err, errlen);
+	return run(r->method == BB_REBOOT_GRUB_REBOOT ? grub : argv, err,
+		   errlen);
 }
 
 int bb_reboot_go(const struct bb_reboot_cmds *r, char *err, size_t errlen)

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* reboot.h - how biobenchd reboots the host for a boot job: the commands
  * of each reboot_method (dconfig.h), with the programs the configuration
- * names (kexec, systemctl, grub_reboot: tests put their own).
+ * names (kexec, systemctl, grub_reboot, grub_editenv: tests put their
+ * own).
  *
  *   kexec-systemd  arm: kexec -l KERNEL [--initrd=INITRD]
  *                       (--append=CMDLINE | --reuse-cmdline)
  *                  go:  systemctl kexec
  *   grub-reboot    arm: grub-reboot ENTRY      go: systemctl reboot
+ *                  unarm: grub-editenv - unset next_entry
  *   kexec-exec     arm: as kexec-systemd       go: the daemon stops
  *                  cleanly (store closed, synced), then execs kexec -e
  *                  (bb_reboot_exec)
@@ -25,6 +27,7 @@ struct bb_reboot_cmds {
 	char kexec[PATH_MAX];
 	char systemctl[PATH_MAX];
 	char grub_reboot[PATH_MAX];
+	char grub_editenv[PATH_MAX];
 };
 
 /* The commands of configuration c. */
@@ -35,9 +38,9 @@ void bb_reboot_cmds_of(struct bb_reboot_cmds *r, const struct bb_dconfig *c);
 int bb_reboot_arm(const struct bb_reboot_cmds *r, const struct bb_job_boot *b,
 		  char *err, size_t errlen);
 
-/* Undo an arm that will not be used (kexec -u; nothing for grub-reboot:
- * its one-shot entry stays for the next reboot, which says so in err).
- * 0 or -errno with err. */
+/* Undo an arm that will not be used, so that the next reboot boots the
+ * host's default kernel: kexec -u, or grub-editenv - unset next_entry
+ * (the one-shot entry grub-reboot set).  0 or -errno with err. */
 int bb_reboot_unarm(const struct bb_reboot_cmds *r, char *err, size_t errlen);
 
 /* Reboot now for the systemd methods (systemctl kexec / reboot; the

@@ -219,7 +219,8 @@ static int hook_before_run(void *arg, struct bb_jobrun *jr,
 	if (ret)
 		return ret;
 	pthread_mutex_lock(&s->lock);
-	s->prog.run = jr->seq + 1;
+	/* (a boot job's seq goes on past the runs of a redone boot) */
+	s->prog.run = (s->job->boot_job ? jr->runs_done : jr->seq) + 1;
 	s->prog.runs_planned = jr->runs_planned;
 	snprintf(s->prog.variant, sizeof(s->prog.variant), "%s", v->name);
 	s->prog.warmup = st->warmup;
@@ -687,10 +688,12 @@ static int boot_gate(struct bb_sched *s, const struct bb_job *job, bool resume,
 }
 
 /* The statistics of a boot job from its stored runs (each boot's median,
- * paired A B A B ...), stored as its progress. */
+ * paired A B A B ...; discarded runs left out), stored as its progress
+ * (stats false: none, only *next_seq).  *next_seq: the first seq no stored
+ * run of the job has (raised, never lowered). */
 static int boot_results(struct bb_sched *s, const struct bb_job *job,
-			int64_t id, struct bb_jobrun *jr, char *err,
-			size_t errlen)
+			int64_t id, struct bb_jobrun *jr, int64_t *next_seq,
+			bool stats, char *err, size_t errlen)
 {
 	struct json_object *doc = NULL, *runs, *cmp;
 	struct bb_jobrun_boot_run *br = NULL;
@@ -722,6 +725,13 @@ static int boot_results(struct bb_sched *s, const struct bb_job *job,
 			st = json_object_get_string(v);
 		if (json_object_object_get_ex(r, "variant", &v))
 			var = json_object_get_string(v);
+		if (json_object_object_get_ex(r, "seq", &v) &&
+		    json_object_get_int64(v) >= *next_seq)
+			*next_seq = json_object_get_int64(v) + 1;
+		/* a redone boot's first attempt is kept, out of the
+		 * statistics */
+		if (json_object_object_get_ex(r, "discarded", &v) && v)
+			continue;
 		if (!st || strcmp(st, "done") || !var ||
 		    (json_object_object_get_ex(r, "warmup", &v) &&
 		     json_object_get_boolean(v)))
@@ -741,6 +751,10 @@ static int boot_results(struct bb_sched *s, const struct bb_job *job,
 					json_object_get_double(v) / 1e9 : 0;
 		if (br[n].value > 0)
 			n++;
+	}
+	if (!stats) {
+		ret = 0;
+		goto out;
 	}
 	ret = bb_jobrun_boot_results(jr, br, n);
 	if (ret == -EINVAL)
@@ -879,6 +893,7 @@ static int boot_run(struct bb_sched *s, const struct bb_job *job, int64_t id,
 	unsigned per = job->warmup + job->repeat, b = 0, vi;
 	struct bb_boot_progress p;
 	struct bb_boot_facts f;
+	int64_t next_seq = 0;
 	char why[512];
 	int ret;
 
@@ -890,15 +905,6 @@ static int boot_run(struct bb_sched *s, const struct bb_job *job, int64_t id,
 		if (ret)
 			return ret;
 		b = p.boot;
-	} else {
-		bb_boot_facts_read(&f);
-		if (!bb_boot_matches(&job->v[0].boot, &f, why, sizeof(why))) {
-			bb_log(LOG_INFO, "job %lld: this kernel is not variant "
-			       "%s's (%s): rebooting into it first",
-			       (long long)id, job->v[0].name, why);
-			return boot_reboot(s, job, id, 0, rebooting, err,
-					   errlen);
-		}
 	}
 	if (b >= total) {
 		snprintf(err, errlen, "boot %u is beyond the job's %u boots",
@@ -906,7 +912,34 @@ static int boot_run(struct bb_sched *s, const struct bb_job *job, int64_t id,
 		return -EINVAL;
 	}
 	vi = bb_boot_variant(b, nv);
-	/* the earlier boots' runs all finished (a failure ends the job) */
+	/* the first boot on a kernel that is not A's, or a boot to redo
+	 * after an interruption on a kernel that is not its variant's (a
+	 * boot that came up after a reboot was checked already) */
+	bb_boot_facts_read(&f);
+	if (!bb_boot_matches(&job->v[vi].boot, &f, why, sizeof(why))) {
+		bb_log(LOG_INFO, "job %lld: this kernel is not variant %s's "
+		       "(%s): rebooting into it for boot %u", (long long)id,
+		       job->v[vi].name, why, b + 1);
+		return boot_reboot(s, job, id, b, rebooting, err, errlen);
+	}
+	if (!resume) {
+		/* the progress before the first run: an interruption
+		 * during the runs redoes this boot */
+		memset(&p, 0, sizeof(p));
+		p.boots = total;
+		snprintf(p.variant, sizeof(p.variant), "%s", job->v[vi].name);
+		snprintf(p.boot_id_before, sizeof(p.boot_id_before), "%s",
+			 f.boot_id);
+		ret = bb_store_job_boot_begin(s->st, id, &p, err, errlen);
+		if (ret)
+			return ret;
+	}
+	/* the earlier boots' runs all finished (a failure ends the job);
+	 * the runs of this boot go after every stored one (a redone boot's
+	 * first attempt keeps its seqs) */
+	ret = boot_results(s, job, id, jr, &next_seq, false, err, errlen);
+	if (ret)
+		return ret;
 	jr->runs_done = b * per;
 	pthread_mutex_lock(&s->lock);
 	snprintf(s->prog.boot, sizeof(s->prog.boot), "boot %u of %u (%s)",
@@ -917,12 +950,12 @@ static int boot_run(struct bb_sched *s, const struct bb_job *job, int64_t id,
 		struct bb_job_step st = { .variant = vi, .round = b,
 					  .warmup = k < job->warmup };
 
-		jr->seq = b * per + k;
+		jr->seq = (unsigned)next_seq + k;
 		ret = bb_jobrun_step(jr, &st, &sched_ops, s, err, errlen);
 		if (ret)
 			return ret;
 	}
-	ret = boot_results(s, job, id, jr, err, errlen);
+	ret = boot_results(s, job, id, jr, &next_seq, true, err, errlen);
 	if (ret || b + 1 == total)
 		return ret;
 	if (atomic_load(&s->cancel)) {
@@ -1030,6 +1063,18 @@ static void run_job(struct bb_sched *s, int64_t id, const char *spec,
 		/* the job stays rebooting: the next start goes on */
 		bb_log(LOG_INFO, "job %lld: stopping for the reboot",
 		       (long long)id);
+		goto out;
+	}
+	if (job->boot_job && ret == -ECANCELED && atomic_load(&s->shutdown)) {
+		/* the daemon stops in the middle of a boot (the host shuts
+		 * down, an admin stops it): the job stays running, and the
+		 * next start redoes this boot (recover_boot) */
+		snprintf(what, sizeof(what), "daemon stopped during %s: the "
+			 "boot is redone at the next start", s->prog.boot);
+		bb_log(LOG_WARNING, "job %lld: %s", (long long)id, what);
+		if (bb_store_event(s->st, id, "warning", what))
+			bb_log(LOG_ERR, "job %lld: cannot store the event",
+			       (long long)id);
 		goto out;
 	}
 	/* a boot job that did not finish keeps the comparison of its last
@@ -1361,18 +1406,27 @@ static int job_spec(struct bb_store *st, int64_t id, char **spec, char *err,
 	return 0;
 }
 
-/* A job left rebooting: the kernel that came up is the one its boot
- * expects (bb_boot_recover_decide) -> running again, run first by the
- * thread; else failed with the reason.  Its finished runs stay. */
-static void recover_boot(struct bb_sched *s, int64_t id)
+/* A boot job found at a start, before anything is served:
+ * - left rebooting (redo false): the kernel that came up is the one its
+ *   boot expects (bb_boot_recover_decide) -> running again;
+ * - left running (redo true): its daemon stopped or died during a boot's
+ *   runs, or the host went down under it.  The boot's stored runs are
+ *   discarded (kept, out of the statistics) and the boot is redone from
+ *   its first run (bb_boot_redo_decide), after a reboot into the boot's
+ *   kernel when this is not it;
+ * then the thread runs it first.  Else it fails with the reason (too many
+ * redos, the wrong kernel, ...).  Its finished runs stay either way. */
+static void recover_boot(struct bb_sched *s, int64_t id, bool redo)
 {
 	struct bb_job_errors *errs = calloc(1, sizeof(*errs));
 	struct bb_job *job = calloc(1, sizeof(*job));
+	const char *when = redo ? "interrupted" : "after the reboot";
 	struct bb_boot_progress p;
 	struct bb_boot_facts f;
 	char err[1024] = "", ev[1200], *spec = NULL;
 	const struct bb_job_variant *v = NULL;
 	bool parsed = false;
+	unsigned nd = 0;
 	int ret;
 
 	if (!errs || !job) {
@@ -1385,9 +1439,8 @@ static void recover_boot(struct bb_sched *s, int64_t id)
 	if (ret)
 		goto fail;
 	if (bb_job_parse_string(job, spec, strlen(spec), errs)) {
-		snprintf(err, sizeof(err), "after the reboot: the stored job "
-			 "spec is no longer valid: %s",
-			 errs->n ? errs->msg[0] : "?");
+		snprintf(err, sizeof(err), "%s: the stored job spec is no "
+			 "longer valid: %s", when, errs->n ? errs->msg[0] : "?");
 		goto fail;
 	}
 	parsed = true;
@@ -1395,29 +1448,42 @@ static void recover_boot(struct bb_sched *s, int64_t id)
 		if (!strcmp(job->v[i].name, p.variant))
 			v = &job->v[i];
 	if (!v || !job->boot_job) {
-		snprintf(err, sizeof(err), "after the reboot: the job has no "
-			 "boot variant %s", p.variant);
+		snprintf(err, sizeof(err), "%s: the job has no boot variant %s",
+			 when, p.variant);
 		goto fail;
 	}
 	bb_boot_facts_read(&f);
-	if (bb_boot_recover_decide(&p, &v->boot, &f, err, sizeof(err)) !=
-	    BB_BOOT_CONTINUE)
+	if (redo ? bb_boot_redo_decide(&p, &v->boot, &f, ev, sizeof(ev)) ==
+			   BB_BOOT_REDO_FAIL :
+		   bb_boot_recover_decide(&p, &v->boot, &f, ev, sizeof(ev)) !=
+			   BB_BOOT_CONTINUE) {
+		snprintf(err, sizeof(err), "%s", ev);
 		goto fail;
+	}
 	if (s->resume_id) {
-		snprintf(err, sizeof(err), "job %lld goes on in this boot: a "
-			 "host runs one boot job at a time",
+		snprintf(err, sizeof(err), "%s: job %lld goes on in this boot: "
+			 "a host runs one boot job at a time", when,
 			 (long long)s->resume_id);
 		goto fail;
 	}
-	snprintf(ev, sizeof(ev), "boot %u of %u came up on %s (%s, boot id "
-		 "%s): going on", p.boot + 1, p.boots, v->name, f.release,
-		 f.boot_id);
-	ret = bb_store_job_resume(s->st, id, ev, err, sizeof(err));
+	if (!redo)
+		snprintf(ev, sizeof(ev), "boot %u of %u came up on %s (%s, "
+			 "boot id %s): going on", p.boot + 1, p.boots, v->name,
+			 f.release, f.boot_id);
+	ret = redo ? bb_store_job_boot_redo(s->st, id, p.boot, ev, &nd, err,
+					    sizeof(err)) :
+		     bb_store_job_resume(s->st, id, ev, err, sizeof(err));
+	if (ret && redo)
+		goto fail;
 	if (ret) {
 		bb_log(LOG_ERR, "recovery: job %lld: %s", (long long)id, err);
 		goto out;
 	}
-	bb_log(LOG_WARNING, "recovery: job %lld: %s", (long long)id, ev);
+	if (redo)
+		bb_log(LOG_WARNING, "recovery: job %lld: %s (%u stored run%s "
+		       "discarded)", (long long)id, ev, nd, nd == 1 ? "" : "s");
+	else
+		bb_log(LOG_WARNING, "recovery: job %lld: %s", (long long)id, ev);
 	s->resume_id = id;
 	goto out;
 fail:
@@ -1442,10 +1508,19 @@ static void recover_boots(struct bb_sched *s)
 
 	if (bb_store_jobs_rebooting(s->st, &ids, &n, err, sizeof(err))) {
 		bb_log(LOG_ERR, "recovery: %s", err);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			recover_boot(s, ids[i], false);
+		free(ids);
+	}
+	ids = NULL;
+	n = 0;
+	if (bb_store_jobs_boot_running(s->st, &ids, &n, err, sizeof(err))) {
+		bb_log(LOG_ERR, "recovery: %s", err);
 		return;
 	}
 	for (size_t i = 0; i < n; i++)
-		recover_boot(s, ids[i]);
+		recover_boot(s, ids[i], true);
 	free(ids);
 }
 

@@ -90,6 +90,9 @@ int bb_store_job_submit(struct bb_store *s, const char *name,
 			unsigned runs_planned, unsigned max_queued,
 			int64_t *id, char *err, size_t errlen);
 
+/* How many jobs have not ended (queued, running or rebooting). */
+int bb_store_jobs_active(struct bb_store *s, unsigned *n, char *err,
+			 size_t errlen);
 /* How many jobs are queued. */
 int bb_store_jobs_queued(struct bb_store *s, unsigned *n, char *err,
 			 size_t errlen);
@@ -124,7 +127,9 @@ int bb_store_job_finish(struct bb_store *s, int64_t id, const char *state,
 			const char *error, char *err, size_t errlen);
 
 /* Startup recovery: every job left running becomes interrupted ("daemon
- * stopped while the job ran"); the count is returned in *n. */
+ * stopped while the job ran"), but a boot job with its boot progress
+ * (bb_store_jobs_boot_running: its boot is redone); the count is
+ * returned in *n. */
 int bb_store_jobs_interrupt_running(struct bb_store *s, unsigned *n,
 				    char *err, size_t errlen);
 
@@ -147,6 +152,24 @@ int bb_store_job_boot(struct bb_store *s, int64_t id,
  * NULL when none). */
 int bb_store_jobs_rebooting(struct bb_store *s, int64_t **ids, size_t *n,
 			    char *err, size_t errlen);
+/* The running jobs that have a boot progress (boot jobs whose daemon
+ * stopped or died during a boot's runs), oldest first. */
+int bb_store_jobs_boot_running(struct bb_store *s, int64_t **ids, size_t *n,
+			       char *err, size_t errlen);
+/* A running boot job begins the runs of boot p->boot on this kernel (no
+ * reboot before it): its progress stored, so that an interruption
+ * during the runs knows which boot to redo.  -EALREADY when not running. */
+int bb_store_job_boot_begin(struct bb_store *s, int64_t id,
+			    const struct bb_boot_progress *p, char *err,
+			    size_t errlen);
+/* Redo boot `boot` of a running job after an interruption: its stored
+ * runs are marked discarded with why (kept, out of the statistics),
+ * runs_done recounted, the job's redone count raised and why stored as a
+ * warning event, in one durable transaction.  *discarded: runs marked.
+ * -EALREADY when the job is not running. */
+int bb_store_job_boot_redo(struct bb_store *s, int64_t id, unsigned boot,
+			   const char *why, unsigned *discarded, char *err,
+			   size_t errlen);
 
 /* One run, its samples and histogram buckets, and the job's runs_done
  * counter (every stored run counts, warm-ups and failures too), in one

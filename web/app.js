@@ -806,7 +806,7 @@
   function renderVerdict(p, j, cmpDoc, cmp, runs) {
     const body = [];
     const comps = (cmp && cmp.comparisons) || [];
-    const measured = runs.filter((r) => !r.warmup && r.state === 'done').length;
+    const measured = runs.filter((r) => !r.warmup && !r.discarded && r.state === 'done').length;
     if (!comps.length) {
       body.push(el('p', { class: 'muted' }, ACTIVE.has(j.state)
         ? 'No comparison yet: it comes ' + (j.spec && j.spec.order === 'blocked'
@@ -853,6 +853,12 @@
           ', round ' + (r.round + 1 - (j.spec && j.spec.warmup ? j.spec.warmup : 0)) + '): ' +
           (r.result.quiescence.reason || 'disturbed')))),
         dist.length > 8 ? el('p', { class: 'muted' }, (dist.length - 8) + ' more') : null));
+    const redone = runs.filter((r) => r.discarded);
+    if (redone.length)
+      body.push(el('div', { class: 'warn-box', role: 'note', 'data-testid': 'discarded-warning' },
+        el('p', null, redone.length + ' run' + (redone.length === 1 ? '' : 's') +
+          ' of an interrupted boot, kept but left out of the statistics (the boot was redone): ' +
+          redone[0].discarded)));
     const warnings = (cmpDoc && cmpDoc.warnings) || [];
     if (warnings.length)
       body.push(el('ul', { class: 'warnings', 'aria-label': 'Warnings' },
@@ -870,10 +876,12 @@
     const failed = runs.filter((r) => r.state === 'failed').length;
     const cancelled = runs.filter((r) => r.state === 'cancelled').length;
     const warm = runs.filter((r) => r.warmup).length;
+    const redone = runs.filter((r) => r.discarded).length;
     const dist = new Set(disturbedRuns(runs).map((r) => r.seq));
     setText(p.runsNote, runs.length
       ? runs.length + ' runs in execution order (x), each a point coloured by variant; ' +
         (warm ? 'hollow triangles are warm-up runs (not in the comparison); ' : '') +
+        (redone ? 'hollow circles are runs of an interrupted boot that was redone (' + redone + ', not in the comparison); ' : '') +
         (dist.size ? 'a × marks a disturbed run (' + dist.size + ': other load on its CPUs, or the process stalled; why in its tooltip); ' : '') +
         'the grey line joins the runs in the order they ran' +
         (failed ? '; ' + failed + ' failed run(s) not drawn' : '') +
@@ -892,7 +900,7 @@
       datasets.push({
         type: 'scatter', label: 'variant ' + name,
         data: rs.map((r) => ({ x: r.seq + 1, y: r.metric, warmup: r.warmup, round: r.round, disturbed: why(r) })),
-        backgroundColor: rs.map((r) => (r.warmup ? '#ffffff' : color)),
+        backgroundColor: rs.map((r) => (r.warmup || r.discarded ? '#ffffff' : color)),
         borderColor: color, borderWidth: 2,
         pointBorderWidth: rs.map((r) => (dist.has(r.seq) ? 3 : 2)),
         pointStyle: rs.map((r) => (r.warmup ? 'triangle' : dist.has(r.seq) ? 'crossRot' : 'circle')),

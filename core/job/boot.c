@@ -144,6 +144,34 @@ enum bb_boot_decision bb_boot_recover_decide(const struct bb_boot_progress *p,
 	return BB_BOOT_CONTINUE;
 }
 
+enum bb_boot_redo bb_boot_redo_decide(const struct bb_boot_progress *p,
+				      const struct bb_job_boot *expect,
+				      const struct bb_boot_facts *now,
+				      char *why, size_t len)
+{
+	char diff[512];
+
+	if (p->redone >= BB_BOOT_REDO_MAX) {
+		snprintf(why, len, "boot %u of %u (%s) was interrupted, and "
+			 "the job has redone %u interrupted boot%s already: "
+			 "a kernel that takes the host down under the "
+			 "workload?", p->boot + 1, p->boots, p->variant,
+			 p->redone, p->redone == 1 ? "" : "s");
+		return BB_BOOT_REDO_FAIL;
+	}
+	if (bb_boot_matches(expect, now, diff, sizeof(diff))) {
+		snprintf(why, len, "boot %u of %u (%s) was interrupted: redone "
+			 "from its first run on this boot (%s, boot id %s)",
+			 p->boot + 1, p->boots, p->variant, now->release,
+			 now->boot_id[0] ? now->boot_id : "unknown");
+		return BB_BOOT_REDO_HERE;
+	}
+	snprintf(why, len, "boot %u of %u (%s) was interrupted, and this "
+		 "kernel is not %s's (%s): rebooting into it to redo the boot",
+		 p->boot + 1, p->boots, p->variant, p->variant, diff);
+	return BB_BOOT_REDO_REBOOT;
+}
+
 void bb_boot_progress_text(const struct bb_boot_progress *p, char *buf,
 			   size_t len)
 {

@@ -31,6 +31,9 @@ static void bb_compare_warnings(const struct bb_route_req *r, int64_t id,
 		if (json_object_object_get_ex(run, "warmup", &v) &&
 		    json_object_get_boolean(v))
 			continue;
+		/* a redone boot's first attempt: not a measured run */
+		if (json_object_object_get_ex(run, "discarded", &v) && v)
+			continue;
 		measured++;
 		rstate = json_object_object_get_ex(run, "state", &v) ?
 				 json_object_get_string(v) : "done";

@@ -409,6 +409,36 @@ static int bb_jobs_boots(const struct bb_dconfig *cfg, const struct bb_job *job,
 	return 0;
 }
 
+/* A boot job reboots the host between its boots: unless it says
+ * "allow_other_jobs", it is refused while another job has not ended (the
+ * scheduler checks again when it would start).  0 or -EBUSY/-EIO with the
+ * response filled in. */
+static int bb_jobs_boot_alone(const struct bb_route_req *r,
+			      const struct bb_job *job,
+			      struct bb_http_response *rs)
+{
+	char err[256];
+	unsigned n = 0;
+	int ret;
+
+	if (!job->boot_job || job->allow_other_jobs)
+		return 0;
+	ret = bb_store_jobs_active(r->ctx->store, &n, err, sizeof(err));
+	if (ret) {
+		bb_route_store_error(rs, ret, 0, err);
+		return ret;
+	}
+	if (!n)
+		return 0;
+	bb_http_error(rs, 409, "host_busy", "allow_other_jobs",
+		      "%u other job(s) are queued or running on this host, "
+		      "and a boot job reboots it between its boots: wait "
+		      "for them or cancel them (\"allow_other_jobs\": true "
+		      "submits it anyway, and other jobs then run between "
+		      "its boots)", n);
+	return -EBUSY;
+}
+
 /* Only regular files and block devices (and NVMe generic char devices for
  * uring_cmd) are targets: anything else is refused here, naming its type
  * (stat does not open it: a FIFO does not block).  A target that does not
@@ -553,7 +583,7 @@ void bb_route_jobs_post(const struct bb_route_req *r,
 	    bb_jobs_write_target(job, rs) ||
 	    bb_jobs_memory(r->cfg, job, rs) ||
 	    bb_jobs_planned_time(r->cfg, job, rs) ||
-	    bb_jobs_boots(r->cfg, job, rs))
+	    bb_jobs_boots(r->cfg, job, rs) || bb_jobs_boot_alone(r, job, rs))
 		goto out;
 	/* a store that lost its file or cannot write would lose the job */
 	if (bb_route_store_check(r, rs))

@@ -32,6 +32,7 @@ static const struct bb_col bb_boot_cols[] = {
 	{ "boot_id_before", BB_COL_TEXT, NULL },
 	{ "deadline", BB_COL_TIME, "deadline_ms" },
 	{ "deadline_ms", BB_COL_INT64 | BB_COL_HIDDEN, NULL },
+	{ "redone", BB_COL_INT64, NULL },
 };
 static const struct bb_query q_boot_get = BB_SELECT(bb_boot_cols,
 	"FROM job_boots WHERE job_id = ?1", "reading the boot progress of a job");
@@ -42,6 +43,26 @@ static const struct bb_col bb_boot_id_cols[] = {
 static const struct bb_query q_jobs_rebooting = BB_SELECT(bb_boot_id_cols,
 	"FROM jobs WHERE state = 'rebooting' ORDER BY id",
 	"listing rebooting jobs");
+static const struct bb_query q_jobs_boot_running = BB_SELECT(bb_boot_id_cols,
+	"FROM jobs WHERE state = 'running' AND id IN"
+	" (SELECT job_id FROM job_boots) ORDER BY id",
+	"listing running boot jobs");
+static const struct bb_query q_boot_is_running = BB_STATEMENT(
+	"UPDATE jobs SET runs_done = runs_done WHERE id = ?1 AND"
+	" state = 'running'",
+	"checking that a boot job is running");
+static const struct bb_query q_boot_discard = BB_STATEMENT(
+	"UPDATE runs SET discarded = ?3 WHERE job_id = ?1 AND round = ?2 AND"
+	" discarded IS NULL",
+	"discarding the runs of an interrupted boot");
+static const struct bb_query q_boot_runs_done = BB_STATEMENT(
+	"UPDATE jobs SET runs_done = (SELECT count(*) FROM runs WHERE"
+	" job_id = ?1 AND state = 'done' AND discarded IS NULL) WHERE id = ?1",
+	"recounting the runs of a job");
+static const struct bb_query q_boot_redone = BB_STATEMENT(
+	"UPDATE job_boots SET redone = redone + 1, updated_ms = ?2"
+	" WHERE job_id = ?1",
+	"counting a redone boot");
 
 /* One state change of a boot job (q: from -> to), then the progress p
  * when given, then the event; one durable transaction. */
@@ -114,6 +135,7 @@ int bb_store_boot_read(struct bb_db_op *op, int64_t id,
 	snprintf(p->boot_id_before, sizeof(p->boot_id_before), "%s",
 		 t ? t : "");
 	p->deadline_ms = bb_db_int(&r, "deadline_ms");
+	p->redone = (unsigned)bb_db_int(&r, "redone");
 	return 0;
 }
 
@@ -153,8 +175,9 @@ int bb_store_boot_json(struct bb_db_op *op, int64_t id, const char *state,
 	return 0;
 }
 
-int bb_store_jobs_rebooting(struct bb_store *s, int64_t **ids, size_t *n,
-			    char *err, size_t errlen)
+static int bb_store_boot_ids(struct bb_store *s, const struct bb_query *q,
+			     int64_t **ids, size_t *n, char *err,
+			     size_t errlen)
 {
 	struct bb_db_rows r;
 	struct bb_db_op op;
@@ -164,7 +187,7 @@ int bb_store_jobs_rebooting(struct bb_store *s, int64_t **ids, size_t *n,
 	*ids = NULL;
 	*n = 0;
 	bb_db_lock(&op, s->db, err, errlen);
-	ret = bb_db_query(&r, &op, &q_jobs_rebooting, "");
+	ret = bb_db_query(&r, &op, q, "");
 	while (!ret && (ret = bb_db_next(&r)) > 0) {
 		if (*n == cap) {
 			int64_t *p;
@@ -187,4 +210,76 @@ int bb_store_jobs_rebooting(struct bb_store *s, int64_t **ids, size_t *n,
 		*n = 0;
 	}
 	return ret;
+}
+
+int bb_store_jobs_rebooting(struct bb_store *s, int64_t **ids, size_t *n,
+			    char *err, size_t errlen)
+{
+	return bb_store_boot_ids(s, &q_jobs_rebooting, ids, n, err, errlen);
+}
+
+int bb_store_jobs_boot_running(struct bb_store *s, int64_t **ids, size_t *n,
+			       char *err, size_t errlen)
+{
+	return bb_store_boot_ids(s, &q_jobs_boot_running, ids, n, err, errlen);
+}
+
+/* A durable transaction on a job that must be running (-EALREADY with
+ * its state otherwise); the caller ends op either way. */
+static int boot_tx_running(struct bb_db_op *op, struct bb_store *s,
+			   int64_t id, char *err, size_t errlen)
+{
+	int64_t changed = 0;
+	int ret = bb_db_begin(op, s->db, BB_TX_DURABLE, err, errlen);
+
+	if (ret)
+		return ret;
+	bb_db_what(op, "job %lld: boot progress", (long long)id);
+	ret = bb_db_run(op, &q_boot_is_running, &changed, "i", id);
+	if (!ret && !changed)
+		ret = bb_store_not_in_state(op, id, BB_JOB_RUNNING);
+	return ret;
+}
+
+int bb_store_job_boot_begin(struct bb_store *s, int64_t id,
+			    const struct bb_boot_progress *p, char *err,
+			    size_t errlen)
+{
+	struct bb_db_op op;
+	int ret;
+
+	ret = boot_tx_running(&op, s, id, err, errlen);
+	if (ret)
+		goto out;
+	ret = bb_db_run(&op, &q_boot_set, NULL, "iuuttii", id, p->boot,
+				p->boots, p->variant, p->boot_id_before,
+				p->deadline_ms, bb_store_now_ms());
+out:
+	return bb_db_end(&op, ret);
+}
+
+int bb_store_job_boot_redo(struct bb_store *s, int64_t id, unsigned boot,
+			   const char *why, unsigned *discarded, char *err,
+			   size_t errlen)
+{
+	struct bb_db_op op;
+	int64_t n = 0;
+	int ret;
+
+	*discarded = 0;
+	ret = boot_tx_running(&op, s, id, err, errlen);
+	if (ret)
+		goto out;
+	ret = bb_db_run(&op, &q_boot_discard, &n, "iut", id, boot, why);
+	if (!ret)
+		ret = bb_db_run(&op, &q_boot_runs_done, NULL, "i", id);
+	if (!ret)
+		ret = bb_db_run(&op, &q_boot_redone, NULL, "ii", id,
+				bb_store_now_ms());
+	if (!ret)
+		ret = bb_store_event_add(&op, id, "warning", why);
+	if (!ret)
+		*discarded = (unsigned)n;
+out:
+	return bb_db_end(&op, ret);
 }

@@ -59,7 +59,8 @@ static const struct bb_col bb_job_id_cols[] = {
 	{ "id", BB_COL_INT64, NULL },
 };
 static const struct bb_query q_jobs_running = BB_SELECT(bb_job_id_cols,
-	"FROM jobs WHERE state = 'running' ORDER BY id",
+	"FROM jobs WHERE state = 'running' AND id NOT IN"
+	" (SELECT job_id FROM job_boots) ORDER BY id",
 	"listing running jobs");
 
 /* The job document: the list's columns, then spec and compare. */
@@ -97,6 +98,9 @@ static const struct bb_query q_runs_total = BB_SELECT(bb_count_cols,
 	"FROM runs", "reading metrics");
 static const struct bb_query q_jobs_queued = BB_SELECT(bb_count_cols,
 	"FROM jobs WHERE state = 'queued'", "counting queued jobs");
+static const struct bb_query q_jobs_active = BB_SELECT(bb_count_cols,
+	"FROM jobs WHERE state IN ('queued', 'running', 'rebooting')",
+	"counting the jobs that have not ended");
 
 /* ---- states ---------------------------------------------------------- */
 
@@ -208,8 +212,8 @@ out:
 	return bb_db_end(&op, ret);
 }
 
-int bb_store_jobs_queued(struct bb_store *s, unsigned *n, char *err,
-			 size_t errlen)
+static int bb_store_jobs_count(struct bb_store *s, const struct bb_query *q,
+			       unsigned *n, char *err, size_t errlen)
 {
 	struct bb_db_rows r;
 	struct bb_db_op op;
@@ -217,14 +221,26 @@ int bb_store_jobs_queued(struct bb_store *s, unsigned *n, char *err,
 
 	*n = 0;
 	bb_db_lock(&op, s->db, err, errlen);
-	ret = bb_db_row(&r, &op, &q_jobs_queued, "");
+	ret = bb_db_row(&r, &op, q, "");
 	if (ret > 0) {
 		*n = (unsigned)bb_db_int(&r, "n");
 		ret = 0;
 	} else if (!ret) {
-		ret = bb_db_err(&op, -EIO, "counting queued jobs: no count");
+		ret = bb_db_err(&op, -EIO, "%s: no count", q->what);
 	}
 	return bb_db_end(&op, ret);
+}
+
+int bb_store_jobs_queued(struct bb_store *s, unsigned *n, char *err,
+			 size_t errlen)
+{
+	return bb_store_jobs_count(s, &q_jobs_queued, n, err, errlen);
+}
+
+int bb_store_jobs_active(struct bb_store *s, unsigned *n, char *err,
+			 size_t errlen)
+{
+	return bb_store_jobs_count(s, &q_jobs_active, n, err, errlen);
 }
 
 /* ---- state changes ---------------------------------------------------- */

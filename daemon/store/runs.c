@@ -51,6 +51,7 @@ static const struct bb_col bb_run_cols[] = {
 	{ "duration_ns", BB_COL_INT64, NULL },
 	{ "device_id", BB_COL_INT64, NULL },
 	{ "result", BB_COL_JSON, NULL },
+	{ "discarded", BB_COL_TEXT, NULL },
 };
 static const struct bb_query q_runs_of_job = BB_SELECT(bb_run_cols,
 	"FROM runs WHERE job_id = ?1 ORDER BY seq",

@@ -9,7 +9,11 @@
 # the job: when it has ended, the daemon is stopped cleanly, the disk
 # unmounted and the guest powered off; until then biobenchd reboots the
 # guest by itself (kexec -e) and this script starts again in the next
-# kernel.  Lines for the host start with "BBVM ".
+# kernel.  With $D/kill-after-runs (N), once the job has N runs done the
+# daemon is killed (SIGKILL) in the middle of a boot and the guest
+# kexecs into its default command line ($D/crash.sh), once: the host
+# crashed and came back on its default kernel.  Lines for the host start
+# with "BBVM ".
 /bin/busybox --install -s /bin
 export PATH=/bin:/usr/bin:/usr/sbin
 mount -t proc proc /proc
@@ -60,8 +64,27 @@ fi
 id=$(cat $D/submitted)
 # until the job ends (biobenchd kexecs into the next boot meanwhile)
 while :; do
-	state=$($BB show "$id" --json 2>/dev/null | grep -o '"state": *"[a-z]*"' |
+	doc=$($BB show "$id" --json 2>/dev/null)
+	state=$(echo "$doc" | grep -o '"state": *"[a-z]*"' |
 		head -1 | sed 's/.*: *"//; s/"//')
+	# the crash scenario: once the job has kill-after-runs runs done,
+	# biobenchd dies (SIGKILL) in the middle of a boot and the host comes
+	# back on its default kernel (crash.sh: kexec with the first boot's
+	# command line), once
+	if [ -e $D/kill-after-runs ] && [ ! -e $D/killed ] &&
+		[ "$state" = running ]; then
+		done_n=$(echo "$doc" | grep -o '"runs_done": *[0-9]*' | head -1 |
+			sed 's/.*: *//')
+		if [ "${done_n:-0}" -ge "$(cat $D/kill-after-runs)" ]; then
+			kill -KILL $daemon
+			echo "BBVM {\"step\":\"kill\",\"runs_done\":$done_n}"
+			touch $D/killed
+			sync
+			sh $D/crash.sh
+			echo "BBVM {\"step\":\"error\",\"err\":\"crash.sh did not reboot\"}"
+			off
+		fi
+	fi
 	case "$state" in
 	done | failed | cancelled | interrupted)
 		break
@@ -74,7 +97,7 @@ while :; do
 		tail -5 $D/daemon.log
 		off
 	fi
-	sleep 0.5
+	sleep 0.2
 done
 echo "BBVM {\"step\":\"end\",\"id\":\"$id\",\"state\":\"$state\"}"
 kill -TERM $daemon

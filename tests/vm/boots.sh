@@ -13,7 +13,10 @@
 #   ok:    a 2 x 2-boot nop job (A B A B, after a first kexec into A:
 #          the guest starts on neither) completes, every run on the
 #          kernel its variant named (the stored runs' boot ids against
-#          the boots the serial console reported);
+#          the boots the serial console reported); in the middle of boot
+#          3 biobenchd is killed (SIGKILL) and the guest comes back on
+#          its default kernel: the next start discards boot 3's finished
+#          run, reboots into A and redoes the boot;
 #   wrong: the kexec program turns B's command line into A's (a boot
 #          loader falling back): the boot into B lands on A and the job
 #          fails with that reason, A's runs kept.
@@ -68,9 +71,11 @@ say "initramfs $(du -h "$work/initramfs.cpio.gz" | cut -f1)"
 
 base="console=ttyS0 panic=-1 quiet loglevel=3"
 
-# scenario NAME BOOTS KEXEC_PROGRAM -> $work/NAME.log, $work/NAME.db
+# scenario NAME BOOTS KEXEC_PROGRAM [KILL_AFTER_RUNS] -> $work/NAME.log,
+# $work/NAME.db
 scenario() {
-  local name=$1 boots=$2 prog=$3 d=$work/$1.d img=$work/$1.img
+  local name=$1 boots=$2 prog=$3 kill_after=${4:-} d=$work/$1.d img=$work/$1.img
+  local workload='{"number_ios": 20000, "iodepth": 8}'
   mkdir -p "$d/boot"
   cp "$kernel" "$d/boot/vmlinuz-$rel"
   cp "$work/initramfs.cpio.gz" "$d/boot/initrd.gz"
@@ -92,9 +97,17 @@ CONF
   for v in A B; do
     printf -v "boot_${v,,}" '{"kernel": "/var/lib/biobench/boot/vmlinuz-%s", "initrd": "/var/lib/biobench/boot/initrd.gz", "cmdline": "%s bbkernel=%s"}' "$rel" "$base" "$v"
   done
+  if [ -n "$kill_after" ]; then
+    # runs long enough for the kill to land in the middle of a boot
+    workload='{"runtime": "1500ms", "iodepth": 8}'
+    echo "$kill_after" >"$d/kill-after-runs"
+    cat >"$d/crash.sh" <<CRASH
+kexec -l /var/lib/biobench/boot/vmlinuz-$rel --initrd=/var/lib/biobench/boot/initrd.gz --append="$base" && kexec -e
+CRASH
+  fi
   cat >"$d/job.json" <<JOB
 {"name": "kernel A/B in the guest ($name)", "target": "nop",
- "workload": {"number_ios": 20000, "iodepth": 8},
+ "workload": $workload,
  "repeat": 2, "warmup": 0, "boots": $boots,
  "quiescence": {"mode": "mark"},
  "variants": {"A": {"boot": $boot_a}, "B": {"boot": $boot_b}}}
@@ -112,7 +125,8 @@ JOB
   rm -f "$img"
 }
 
-scenario ok 2 /usr/bin/kexec
+# ok: killed after 5 runs, i.e. in the middle of boot 3 (A)
+scenario ok 2 /usr/bin/kexec 5
 scenario wrong 1 /usr/bin/kexec-wrong
 
 python3 "$here/check_boots.py" --work "$work"

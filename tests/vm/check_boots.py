@@ -91,19 +91,36 @@ def scenario_ok(work):
           job and job["state"] == "done",
           f"end {end}, stored {job['state'] if job else None}: {job['error'] if job else ''}")
     kernels = [kernel_of(b.get("cmdline")) for b in boots]
-    check("ok: the guest booted first on neither kernel, then A B A B",
-          kernels == [None, "A", "B", "A", "B"], str(kernels))
+    check("ok: the guest booted on neither kernel, A, B, A (killed), its "
+          "default kernel (the crash), then A again and B",
+          kernels == [None, "A", "B", "A", None, "A", "B"], str(kernels))
+    kills = [x for x in serial(os.path.join(work, "ok.log")) if x.get("step") == "kill"]
+    check("ok: biobenchd was killed once, after 5 runs",
+          len(kills) == 1 and kills[0].get("runs_done") == 5, str(kills))
     ids = [b.get("boot_id") for b in boots]
     check("ok: every boot has its own boot id", len(set(ids)) == len(ids), str(ids))
-    check("ok: 8 runs stored, all done", len(runs) == 8 and
-          all(r["state"] == "done" for r in runs), f"{len(runs)} runs")
+    dropped = [r for r in runs if r["discarded"]]
+    kept = [r for r in runs if not r["discarded"]]
+    check("ok: the interrupted boot's finished run is kept, discarded",
+          len(dropped) == 1 and dropped[0]["round"] == 2 and
+          dropped[0]["variant"] == "A" and
+          "boot 3 of 4 (A) was interrupted" in dropped[0]["discarded"] and
+          "rebooting into it to redo the boot" in dropped[0]["discarded"],
+          str([(r["seq"], r["round"], r["discarded"]) for r in dropped]))
+    check("ok: 8 counted runs, all done", len(kept) == 8 and
+          all(r["state"] == "done" for r in kept), f"{len(kept)} runs")
     check("ok: boots in the order A B A B (round = boot)",
-          [(r["round"], r["variant"]) for r in runs] ==
+          [(r["round"], r["variant"]) for r in kept] ==
           [(b, "AB"[b % 2]) for b in range(4) for _ in range(2)],
-          str([(r["round"], r["variant"]) for r in runs]))
+          str([(r["round"], r["variant"]) for r in kept]))
+    check("ok: the redone boot's runs come after the discarded one",
+          dropped and all(r["seq"] > dropped[0]["seq"] for r in kept
+                          if r["round"] >= 2), str([r["seq"] for r in runs]))
     runs_on_their_kernels("ok", boots, runs)
+    check("ok: runs_done counts the counted runs",
+          job and job["runs_done"] == 8, f"{job['runs_done'] if job else None}")
     per_boot = {}
-    for r in runs:
+    for r in kept:
         res = json.loads(r["result"]) if r["result"] else {}
         per_boot.setdefault(r["round"], set()).add(res.get("boot_id"))
     check("ok: a boot's runs share one boot id, boots differ",
@@ -116,10 +133,12 @@ def scenario_ok(work):
           f"design {cmp.get('design')} pairs {cmp.get('boot_pairs')}: {cmp.get('text')}")
     check("ok: the scope says kernel",
           (cmp.get("scope") or {}).get("kind") == "kernel", str(cmp.get("scope")))
-    check("ok: events name the reboots",
+    check("ok: events name the reboots and the redo",
           "rebooting into B (boot 2 of 4)" in events and
+          events.count("rebooting into A (boot 3 of 4)") == 2 and
+          any("boot 3 of 4 (A) was interrupted" in e for e in events) and
           any(e.startswith("boot 4 of 4 came up on B") for e in events),
-          "; ".join(events[:12]))
+          "; ".join(events[:16]))
 
 
 def scenario_wrong(work):

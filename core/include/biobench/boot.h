@@ -81,7 +81,11 @@ struct bb_boot_progress {
 	char variant[32];       /* its variant */
 	char boot_id_before[64];/* the boot id before the reboot */
 	int64_t deadline_ms;    /* the boot must be up by then */
+	unsigned redone;        /* boots redone after an interruption */
 };
+/* Boots of one job redone after an interruption, at most: a kernel that
+ * crashes the host (or a daemon killed again and again) ends the job. */
+#define BB_BOOT_REDO_MAX 2
 
 enum bb_boot_decision {
 	BB_BOOT_CONTINUE = 0,   /* run the boot's runs */
@@ -100,6 +104,21 @@ enum bb_boot_decision bb_boot_recover_decide(const struct bb_boot_progress *p,
 					     const struct bb_boot_facts *now,
 					     char *why, size_t len);
 
+enum bb_boot_redo {
+	BB_BOOT_REDO_HERE = 0,  /* this kernel is the boot's: redo it now */
+	BB_BOOT_REDO_REBOOT,    /* reboot into the boot's kernel, redo it */
+	BB_BOOT_REDO_FAIL,      /* redone BB_BOOT_REDO_MAX times: end it */
+};
+/* The decision at a start that finds a boot job still running (its daemon
+ * stopped or killed during boot p->boot's runs, or the host went down
+ * under it): that boot's finished runs are discarded and the boot redone
+ * from its first run -- here when the running kernel (now) is the boot's
+ * variant's (expect), else after a reboot into it -- unless the job has
+ * redone BB_BOOT_REDO_MAX boots already.  why says what was decided. */
+enum bb_boot_redo bb_boot_redo_decide(const struct bb_boot_progress *p,
+				      const struct bb_job_boot *expect,
+				      const struct bb_boot_facts *now,
+				      char *why, size_t len);
 /* "rebooting into B (boot 3 of 8)" (boot 0-based in p). */
 void bb_boot_progress_text(const struct bb_boot_progress *p, char *buf,
 			   size_t len);

@@ -450,6 +450,14 @@ static void test_boot_jobs(void **state)
 	/* (warmup 1 + repeat 2) x 2 variants x 3 boots */
 	assert_int_equal(atoi(jstr(o, "runs_planned")), 18);
 	json_object_put(o);
+	/* a second one while the first waits: refused (409 naming
+	 * allow_other_jobs), unless it allows other jobs */
+	snprintf(body, sizeof(body), BOOT_JOB, "", ka, kb);
+	expect_error(f, "POST", "/api/v1/jobs", body, 409, "host_busy",
+		     "allow_other_jobs");
+	snprintf(body, sizeof(body), BOOT_JOB, "\"allow_other_jobs\":true,",
+		 ka, kb);
+	submit(f, body);
 #undef BOOT_JOB
 	f->cfg.allow_reboot = false;
 	unlink(ka);

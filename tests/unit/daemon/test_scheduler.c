@@ -726,8 +726,43 @@ static void fake_prog(const char *path, int rc)
 	assert_int_equal(chmod(path, 0755), 0);
 }
 
-static void boot_spec(const struct fx *f, const char *extra, char *buf,
-		      size_t len)
+/* The two kernel files (A: this kernel's release in its name), stand-in
+ * kexec and systemctl (exit 0) in the fixture's directory, and a
+ * configuration allowing nop and reboots with them; the store opened in
+ * g_st. */
+static void boot_fixture(const struct fx *f, struct bb_dconfig *cfg,
+			 char kexec[192], char sysctl[192],
+			 pthread_rwlock_t *lock)
+{
+	char path[256];
+	struct utsname u;
+
+	assert_non_null(cfg);
+	assert_int_equal(uname(&u), 0);
+	snprintf(path, sizeof(path), "%s/vmlinuz-%s", f->dir, u.release);
+	write_text(path, "kernel A\n");
+	snprintf(path, sizeof(path), "%s/vmlinuz-other", f->dir);
+	write_text(path, "kernel B\n");
+	snprintf(kexec, 192, "%s/kexec", f->dir);
+	snprintf(sysctl, 192, "%s/systemctl", f->dir);
+	fake_prog(kexec, 0);
+	fake_prog(sysctl, 0);
+	bb_dconfig_default(cfg);
+	cfg->nallow = 1;
+	snprintf(cfg->allow[0].pattern, sizeof(cfg->allow[0].pattern), "nop");
+	cfg->allow_reboot = true;
+	cfg->reboot_method = BB_REBOOT_KEXEC_SYSTEMD;
+	cfg->boot_timeout_s = 10;
+	snprintf(cfg->kexec_path, sizeof(cfg->kexec_path), "%s", kexec);
+	snprintf(cfg->systemctl_path, sizeof(cfg->systemctl_path), "%s",
+		 sysctl);
+	g_st = store_open(f);
+	assert_int_equal(pthread_rwlock_init(lock, NULL), 0);
+}
+
+static void boot_spec_w(const struct fx *f, const char *workload,
+			unsigned repeat, const char *extra, char *buf,
+			size_t len)
 {
 	struct utsname u;
 
@@ -735,12 +770,19 @@ static void boot_spec(const struct fx *f, const char *extra, char *buf,
 	/* A is the running kernel (its release in the file name), B not */
 	snprintf(buf, len,
 		 "{\"name\":\"kernel ab\",\"target\":\"nop\",\"workload\":"
-		 "{\"number_ios\":500,\"iodepth\":4},\"repeat\":2,"
+		 "%s,\"repeat\":%u,"
 		 "\"warmup\":0,%s\"variants\":{"
 		 "\"A\":{\"boot\":{\"kernel\":\"%s/vmlinuz-%s\"}},"
 		 "\"B\":{\"boot\":{\"kernel\":\"%s/vmlinuz-other\","
 		 "\"cmdline\":\"bbkernel=B\"}}}}",
-		 extra, f->dir, u.release, f->dir);
+		 workload, repeat, extra, f->dir, u.release, f->dir);
+}
+
+static void boot_spec(const struct fx *f, const char *extra, char *buf,
+		      size_t len)
+{
+	boot_spec_w(f, "{\"number_ios\":500,\"iodepth\":4}", 2, extra, buf,
+		    len);
 }
 
 static void wait_state(int64_t id, const char *want)
@@ -773,27 +815,9 @@ static void test_boot_job(void **state)
 	int64_t boot, other;
 	struct utsname u;
 
-	assert_non_null(cfg);
 	assert_int_equal(uname(&u), 0);
-	snprintf(path, sizeof(path), "%s/vmlinuz-%s", f->dir, u.release);
-	write_text(path, "kernel A\n");
-	snprintf(path, sizeof(path), "%s/vmlinuz-other", f->dir);
-	write_text(path, "kernel B\n");
-	snprintf(kexec, sizeof(kexec), "%s/kexec", f->dir);
-	snprintf(sysctl, sizeof(sysctl), "%s/systemctl", f->dir);
-	fake_prog(kexec, 0);
-	fake_prog(sysctl, 0);
-	bb_dconfig_default(cfg);
-	cfg->nallow = 1;
-	snprintf(cfg->allow[0].pattern, sizeof(cfg->allow[0].pattern), "nop");
+	boot_fixture(f, cfg, kexec, sysctl, &lock);
 	cfg->allow_reboot = false;
-	cfg->reboot_method = BB_REBOOT_KEXEC_SYSTEMD;
-	cfg->boot_timeout_s = 10;
-	snprintf(cfg->kexec_path, sizeof(cfg->kexec_path), "%s", kexec);
-	snprintf(cfg->systemctl_path, sizeof(cfg->systemctl_path), "%s",
-		 sysctl);
-	g_st = store_open(f);
-	assert_int_equal(pthread_rwlock_init(&lock, NULL), 0);
 
 	/* allow_reboot = no: refused, nothing armed */
 	boot_spec(f, "", spec, sizeof(spec));
@@ -880,6 +904,168 @@ static void test_boot_job(void **state)
 	}
 	if (!strstr(msg, "\n-u\n"))
 		fail_msg("kexec calls: '%s'", msg);
+
+	/* grub-reboot: the one-shot entry set, then cleared when the
+	 * reboot fails, so that the next reboot boots the default entry */
+	{
+		char grub[192], editenv[192];
+
+		snprintf(grub, sizeof(grub), "%s/grub-reboot", f->dir);
+		snprintf(editenv, sizeof(editenv), "%s/grub-editenv", f->dir);
+		fake_prog(grub, 0);
+		fake_prog(editenv, 0);
+		pthread_rwlock_wrlock(&lock);
+		cfg->reboot_method = BB_REBOOT_GRUB_REBOOT;
+		snprintf(cfg->grub_reboot_path, sizeof(cfg->grub_reboot_path),
+			 "%s", grub);
+		snprintf(cfg->grub_editenv_path,
+			 sizeof(cfg->grub_editenv_path), "%s", editenv);
+		pthread_rwlock_unlock(&lock);
+		snprintf(spec, sizeof(spec),
+			 "{\"name\":\"grub ab\",\"target\":\"nop\","
+			 "\"workload\":{\"number_ios\":500},\"repeat\":2,"
+			 "\"warmup\":0,\"variants\":{\"A\":{\"boot\":{"
+			 "\"kernel\":\"%s/vmlinuz-%s\",\"grub_entry\":\"ea\"}},"
+			 "\"B\":{\"boot\":{\"kernel\":\"%s/vmlinuz-other\","
+			 "\"cmdline\":\"bbkernel=B\",\"grub_entry\":\"eb\"}}}}",
+			 f->dir, u.release, f->dir);
+		boot = insert(g_st, spec, 4);
+		bb_sched_kick(s);
+		assert_string_equal(wait_end(boot, buf), BB_JOB_FAILED);
+		snprintf(path, sizeof(path), "%s.log", grub);
+		read_text(path, msg, sizeof(msg));
+		assert_string_equal(msg, "eb");
+		snprintf(path, sizeof(path), "%s.log", editenv);
+		read_text(path, msg, sizeof(msg));
+		assert_string_equal(msg, "- unset next_entry");
+	}
+	bb_sched_stop(s);
+	bb_store_close(g_st);
+	pthread_rwlock_destroy(&lock);
+	free(cfg);
+}
+
+/* Runs of job id: all, done ones that count, discarded ones; the reason
+ * of the last discarded run in why. */
+static unsigned boot_runs(int64_t id, unsigned *counted, unsigned *discarded,
+			  char *why, size_t len)
+{
+	struct json_object *o = NULL, *runs, *r, *v;
+	char err[256];
+	unsigned n;
+
+	assert_int_equal(bb_store_job_runs(g_st, id, false, &o, err,
+					   sizeof(err)), 0);
+	assert_true(json_object_object_get_ex(o, "runs", &runs));
+	n = (unsigned)json_object_array_length(runs);
+	*counted = *discarded = 0;
+	for (unsigned i = 0; i < n; i++) {
+		r = json_object_array_get_idx(runs, i);
+		if (json_object_object_get_ex(r, "discarded", &v) && v) {
+			(*discarded)++;
+			snprintf(why, len, "%s", json_object_get_string(v));
+		} else if (json_object_object_get_ex(r, "state", &v) &&
+			   !strcmp(json_object_get_string(v), "done")) {
+			(*counted)++;
+		}
+	}
+	json_object_put(o);
+	return n;
+}
+
+/* Start the scheduler, wait for the first run of boot 1 to finish, stop
+ * the daemon in the middle of the boot: the job stays running. */
+static void boot_interrupt(int64_t id, struct bb_sched **s, const char *db,
+			   pthread_rwlock_t *lock, struct bb_dconfig **cur,
+			   unsigned counted_before)
+{
+	char err[512] = "", buf[16], why[1024];
+	unsigned counted, discarded;
+	double t0;
+
+	assert_int_equal(bb_sched_start(s, db, err, sizeof(err)), 0);
+	bb_sched_set_config(*s, lock, cur);
+	t0 = now_s();
+	do {
+		if (ended(state_of(g_st, id, buf)) || now_s() - t0 > 30) {
+			job_error(id, why, sizeof(why));
+			fail_msg("job %lld %s before its first run: %s",
+				 (long long)id, buf, why);
+		}
+		usleep(5000);
+		boot_runs(id, &counted, &discarded, why, sizeof(why));
+	} while (counted <= counted_before);
+	bb_sched_stop(*s);
+	*s = NULL;
+	assert_string_equal(state_of(g_st, id, buf), BB_JOB_RUNNING);
+}
+
+/* A boot job whose daemon stops in the middle of a boot's runs: the next
+ * start redoes that boot from its first run (its first attempt's runs
+ * kept, discarded), and the job goes on to the next boot; a job
+ * interrupted more than BB_BOOT_REDO_MAX times fails, its runs kept. */
+static void test_boot_redo(void **state)
+{
+	struct fx *f = *state;
+	struct bb_dconfig *cfg = calloc(1, sizeof(*cfg)), *cur = cfg;
+	pthread_rwlock_t lock;
+	struct bb_sched *s = NULL;
+	char err[512] = "", buf[16], msg[1024], spec[2048], path[256];
+	char kexec[192], sysctl[192], why[1024] = "";
+	unsigned counted, discarded, n;
+	int64_t id;
+	struct utsname u;
+
+	assert_int_equal(uname(&u), 0);
+	boot_fixture(f, cfg, kexec, sysctl, &lock);
+	boot_spec_w(f, "{\"runtime\":\"150ms\",\"iodepth\":4}", 3, "", spec,
+		    sizeof(spec));
+
+	/* interrupted once during boot 1: redone here (A is this kernel),
+	 * then B armed */
+	id = insert(g_st, spec, 12);
+	boot_interrupt(id, &s, f->db, &lock, &cur, 0);
+	n = boot_runs(id, &counted, &discarded, why, sizeof(why));
+	assert_int_equal(discarded, 0);
+	assert_true(counted >= 1 && counted < 3);
+	assert_int_equal(bb_sched_start(&s, f->db, err, sizeof(err)), 0);
+	bb_sched_set_config(s, &lock, &cur);
+	wait_state(id, BB_JOB_REBOOTING);
+	assert_int_equal(boot_runs(id, &counted, &discarded, why, sizeof(why)),
+			 n + 3);
+	assert_int_equal(discarded, n);
+	assert_int_equal(counted, 3);
+	if (!strstr(why, "boot 1 of 4 (A) was interrupted: redone from its "
+			 "first run on this boot"))
+		fail_msg("discarded because '%s'", why);
+	snprintf(path, sizeof(path), "%s.log", kexec);
+	read_text(path, msg, sizeof(msg));
+	snprintf(spec, sizeof(spec), "-l %s/vmlinuz-other --append=bbkernel=B",
+		 f->dir);
+	assert_string_equal(msg, spec);
+	bb_sched_stop(s);
+	s = NULL;
+	/* (no real reboot: the next start fails it, as test_boot_job shows) */
+	assert_int_equal(bb_store_job_finish(g_st, id, BB_JOB_CANCELLED, NULL,
+					     NULL, "test over", err,
+					     sizeof(err)), 0);
+
+	/* interrupted three times: redone twice, then failed */
+	boot_spec_w(f, "{\"runtime\":\"150ms\",\"iodepth\":4}", 3, "", spec,
+		    sizeof(spec));
+	id = insert(g_st, spec, 12);
+	/* (each start discards the attempt before it: it counts from 0) */
+	for (unsigned k = 0; k <= BB_BOOT_REDO_MAX; k++)
+		boot_interrupt(id, &s, f->db, &lock, &cur, 0);
+	n = boot_runs(id, &counted, &discarded, why, sizeof(why));
+	assert_int_equal(bb_sched_start(&s, f->db, err, sizeof(err)), 0);
+	assert_string_equal(state_of(g_st, id, buf), BB_JOB_FAILED);
+	job_error(id, msg, sizeof(msg));
+	if (!strstr(msg, "has redone 2 interrupted boots already"))
+		fail_msg("redo limit: '%s'", msg);
+	/* every run kept */
+	assert_int_equal(boot_runs(id, &counted, &discarded, why, sizeof(why)),
+			 n);
 	bb_sched_stop(s);
 	bb_store_close(g_st);
 	pthread_rwlock_destroy(&lock);
@@ -912,6 +1098,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_recovery_sysfs, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_boot_job, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_boot_redo, setup, teardown),
 	};
 
 	if (have_io_uring()) {

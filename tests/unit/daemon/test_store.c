@@ -1506,6 +1506,9 @@ static void migration_004_keeps_data(void **state)
 
 	db = raw_open(path);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM runs WHERE job_id = 7", 0), 2);
+	/* 005: the old runs count (not discarded) */
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM runs WHERE job_id = 7"
+				 " AND discarded IS NULL", 0), 2);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM events WHERE job_id = 7", 0), 1);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM knob_journal WHERE job_id = 7", 0), 1);
 	/* the children still point at "jobs", and the keys hold */
@@ -1605,6 +1608,86 @@ static void boot_job_states(void **state)
 	json_object_put(doc);
 }
 
+/* A boot job interrupted during boot 2 (round 1): its progress is stored
+ * before the runs, the start's interrupt-running recovery leaves it
+ * alone, and the redo marks only that boot's runs discarded (kept), with
+ * runs_done recounted, the redone count raised and a warning event. */
+static void boot_job_redo(void **state)
+{
+	struct ctx *c = *state;
+	struct bb_boot_progress p = { .boot = 1, .boots = 4, .variant = "B",
+				      .boot_id_before = "id-1" };
+	struct bb_boot_progress q;
+	struct json_object *doc, *runs;
+	int64_t id = new_job(c->s, "nop"), plain = new_job(c->s, "nop");
+	int64_t *ids = NULL;
+	char err[256] = "";
+	unsigned n = 0, nd = 0;
+	size_t nids = 0;
+
+	/* only a running job */
+	assert_int_equal(bb_store_job_boot_begin(c->s, id, &p, err,
+						 sizeof(err)), -EALREADY);
+	assert_int_equal(bb_store_job_boot_redo(c->s, id, 1, "x", &nd, err,
+						sizeof(err)), -EALREADY);
+	assert_int_equal(bb_store_job_start(c->s, id, 0, 0, err, sizeof(err)), 0);
+	assert_int_equal(bb_store_job_start(c->s, plain, 0, 0, err,
+					    sizeof(err)), 0);
+	assert_int_equal(bb_store_job_boot_begin(c->s, id, &p, err,
+						 sizeof(err)), 0);
+	/* boot 1 (round 0) complete, boot 2 (round 1) one run of two */
+	for (unsigned seq = 0; seq < 3; seq++)
+		assert_int_equal(insert_run(c->s, id, seq, seq < 2 ? "A" : "B",
+					    false, "done", NULL, NULL, 0, NULL),
+				 0);
+	assert_int_equal(bb_store_jobs_boot_running(c->s, &ids, &nids, err,
+						    sizeof(err)), 0);
+	assert_int_equal(nids, 1);
+	assert_int_equal(ids[0], id);
+	free(ids);
+	/* the plain job is interrupted, the boot job is not */
+	assert_int_equal(bb_store_jobs_interrupt_running(c->s, &n, err,
+							 sizeof(err)), 0);
+	assert_int_equal(n, 1);
+	expect_state(c->s, plain, BB_JOB_INTERRUPTED);
+	expect_state(c->s, id, BB_JOB_RUNNING);
+
+	assert_int_equal(bb_store_job_boot_redo(c->s, id, 1, "boot 2 of 4 (B) "
+						"was interrupted", &nd, err,
+						sizeof(err)), 0);
+	assert_int_equal(nd, 1);
+	assert_int_equal(bb_store_job_boot(c->s, id, &q, err, sizeof(err)), 0);
+	assert_int_equal(q.redone, 1);
+	assert_int_equal(q.boot, 1);
+	assert_int_equal(bb_store_job_runs(c->s, id, false, &doc, err,
+					   sizeof(err)), 0);
+	runs = jget(doc, "runs");
+	assert_int_equal(json_object_array_length(runs), 3);
+	assert_null(jget(json_object_array_get_idx(runs, 0), "discarded"));
+	assert_null(jget(json_object_array_get_idx(runs, 1), "discarded"));
+	assert_string_equal(json_object_get_string(jget(
+				    json_object_array_get_idx(runs, 2),
+				    "discarded")),
+			    "boot 2 of 4 (B) was interrupted");
+	json_object_put(doc);
+	assert_int_equal(bb_store_job_get(c->s, id, &doc, err, sizeof(err)), 0);
+	assert_int_equal(json_object_get_int(jget(doc, "runs_done")), 2);
+	json_object_put(doc);
+	/* a second redo of the same boot finds nothing new to discard */
+	assert_int_equal(bb_store_job_boot_redo(c->s, id, 1, "again", &nd, err,
+						sizeof(err)), 0);
+	assert_int_equal(nd, 0);
+	assert_int_equal(bb_store_job_boot(c->s, id, &q, err, sizeof(err)), 0);
+	assert_int_equal(q.redone, 2);
+	/* a new boot's progress keeps the redone count */
+	p.boot = 2;
+	p.variant[0] = 'A';
+	assert_int_equal(bb_store_job_reboot(c->s, id, &p, err, sizeof(err)), 0);
+	assert_int_equal(bb_store_job_boot(c->s, id, &q, err, sizeof(err)), 0);
+	assert_int_equal(q.redone, 2);
+	assert_int_equal(q.boot, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1632,6 +1715,7 @@ int main(void)
 		T(queue_limit),
 		T(migration_004_keeps_data),
 		T(boot_job_states),
+		T(boot_job_redo),
 #undef T
 	};
 

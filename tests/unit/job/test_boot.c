@@ -336,6 +336,47 @@ static void test_recover_decide(void **state)
 	assert_int_equal(bb_boot_variant(4, 3), 1);
 }
 
+/* A boot job found still running at a start: redo the boot here, after a
+ * reboot into its kernel, or give up after BB_BOOT_REDO_MAX redos. */
+static void test_redo_decide(void **state)
+{
+	struct bb_boot_progress p = { .boot = 2, .boots = 4, .variant = "A",
+				      .boot_id_before = "id-1" };
+	struct bb_job_boot a = { .set = true, .kernel = "/boot/vmlinuz-6.1.0",
+				 .cmdline = "bbkernel=A" };
+	struct bb_boot_facts f;
+	char why[1024];
+
+	(void)state;
+	/* the daemon restarted on the boot's kernel (same boot or not) */
+	facts(&f, "6.1.0", "console=ttyS0 bbkernel=A", "id-1", 90000);
+	assert_int_equal(bb_boot_redo_decide(&p, &a, &f, why, sizeof(why)),
+			 BB_BOOT_REDO_HERE);
+	assert_non_null(strstr(why, "boot 3 of 4 (A) was interrupted: redone "
+				    "from its first run on this boot (6.1.0, "
+				    "boot id id-1)"));
+	/* the host came back on its default kernel */
+	facts(&f, "6.1.0", "console=ttyS0", "id-2", 90000);
+	assert_int_equal(bb_boot_redo_decide(&p, &a, &f, why, sizeof(why)),
+			 BB_BOOT_REDO_REBOOT);
+	assert_non_null(strstr(why, "rebooting into it to redo the boot"));
+	assert_non_null(strstr(why, "lacks \"bbkernel=A\""));
+	facts(&f, "6.2.0", "bbkernel=A", "id-2", 90000);
+	assert_int_equal(bb_boot_redo_decide(&p, &a, &f, why, sizeof(why)),
+			 BB_BOOT_REDO_REBOOT);
+	/* one redo left, then none */
+	p.redone = BB_BOOT_REDO_MAX - 1;
+	facts(&f, "6.1.0", "bbkernel=A", "id-2", 90000);
+	assert_int_equal(bb_boot_redo_decide(&p, &a, &f, why, sizeof(why)),
+			 BB_BOOT_REDO_HERE);
+	p.redone = BB_BOOT_REDO_MAX;
+	assert_int_equal(bb_boot_redo_decide(&p, &a, &f, why, sizeof(why)),
+			 BB_BOOT_REDO_FAIL);
+	assert_non_null(strstr(why, "boot 3 of 4 (A) was interrupted, and the "
+				    "job has redone 2 interrupted boots "
+				    "already"));
+}
+
 static void test_facts_read(void **state)
 {
 	struct bb_boot_facts f;
@@ -413,6 +454,7 @@ int main(void)
 		cmocka_unit_test(test_spec_refused),
 		cmocka_unit_test(test_matches),
 		cmocka_unit_test(test_recover_decide),
+		cmocka_unit_test(test_redo_decide),
 		cmocka_unit_test(test_facts_read),
 		cmocka_unit_test(test_boot_results),
 	};
