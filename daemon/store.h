@@ -20,7 +20,7 @@
  * Implemented in daemon/store/: one file per subject (jobs.c, runs.c,
  * meta.c, knobs.c, events.c, noise.c, history.c, migrate.c, handle.c),
  * each declaring its SQL once with the column table of its JSON (db.h),
- * over a backend seam (backend.h; sqlite.c the only backend today). */
+ * over a backend seam (backend.h; sqlite.c and postgres.c). */
 #ifndef BB_STORE_H
 #define BB_STORE_H
 

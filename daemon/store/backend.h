@@ -139,15 +139,29 @@ struct bb_store_backend {
 };
 
 extern const struct bb_store_backend bb_store_sqlite;
-/* migrate.c: schema/migrations/NNN_*.sql, sqlite's dialect. */
+extern const struct bb_store_backend bb_store_postgres;
+/* migrate.c: schema/migrations/NNN_*.sql, sqlite's dialect, and
+ * schema/migrations/pg/NNN_*.sql, PostgreSQL's. */
 extern const struct bb_migration_set bb_migrations_sqlite;
+extern const struct bb_migration_set bb_migrations_pg;
+
+/* Whether where is a PostgreSQL connection string: a URI
+ * "postgresql://..." or "postgres://...", or "service=NAME". */
+bool bb_store_is_pg(const char *where);
+/* A PostgreSQL connection string's name for messages and logs, without
+ * its password ("postgresql://USER@HOST:PORT/DB", "service=NAME");
+ * *password (may be NULL): whether it holds one.  -EINVAL when it does
+ * not parse (name then says why). */
+int bb_store_pg_name(const char *where, bool *password, char *name,
+		     size_t len);
 
 /* A one-line message (newlines become spaces) in err, when err is not
  * NULL; for the backends and the store alike. */
 void __attribute__((format(printf, 3, 4)))
 bb_store_seterr(char *err, size_t errlen, const char *fmt, ...);
 
-/* The backend for where (today: sqlite for every path). */
+/* The backend for where: PostgreSQL for a connection string
+ * (bb_store_is_pg), sqlite for anything else (a path). */
 const struct bb_store_backend *bb_store_backend_for(const char *where);
 
 #endif

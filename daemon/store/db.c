@@ -72,10 +72,7 @@ int64_t bb_store_now_ms(void)
 
 const struct bb_store_backend *bb_store_backend_for(const char *where)
 {
-	/* a second backend is chosen here by the form of where (e.g.
-	 * "postgresql://...") */
-	(void)where;
-	return &bb_store_sqlite;
+	return bb_store_is_pg(where) ? &bb_store_postgres : &bb_store_sqlite;
 }
 
 /* ---- health --------------------------------------------------------- */

@@ -56,16 +56,19 @@ static struct json_object *bb_store_canon(struct json_object *o)
 	}
 }
 
+/* ON CONFLICT without a target: info is the only unique key besides the
+ * generated id, and PostgreSQL's is an index on md5(info) (a column
+ * target would not match it) */
 static const struct bb_query q_host_insert = BB_STATEMENT(
 	"INSERT INTO hosts (hostname, kernel, kernel_version, machine,"
 	" cmdline, cpu_model, cpus, memory_bytes, governor, first_seen_ms,"
 	" info) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
-	" ON CONFLICT (info) DO NOTHING",
+	" ON CONFLICT DO NOTHING",
 	"storing the host");
 static const struct bb_query q_device_insert = BB_STATEMENT(
 	"INSERT INTO devices (kind, path, name, model, serial, firmware,"
 	" first_seen_ms, limits, info) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,"
-	" ?8, ?9) ON CONFLICT (info) DO NOTHING",
+	" ?8, ?9) ON CONFLICT DO NOTHING",
 	"storing the device");
 
 static const struct bb_col bb_meta_id_cols[] = {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* migrate.c - the store's schema migrations: schema/migrations/NNN_*.sql
- * embedded at build time (cmake/embed_migrations.cmake), applied at open
+ * (sqlite) and schema/migrations/pg/NNN_*.sql (PostgreSQL) embedded at
+ * build time (cmake/embed_migrations.cmake), applied at open
  * in order up to the newest, each in one durable transaction that also
  * sets the schema version.  Numbered 1, 2, 3... without gaps (-EPROTO
  * otherwise); a database newer than the newest is refused (-EPROTO). */
@@ -8,6 +9,7 @@
 #include "store_int.h"
 
 #include "bb_migrations.h"
+#include "bb_migrations_pg.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -20,6 +22,12 @@ const struct bb_migration_set bb_migrations_sqlite = {
 	 * takes effect outside a transaction */
 	.before = "PRAGMA foreign_keys=OFF",
 	.after = "PRAGMA foreign_keys=ON",
+};
+
+/* PostgreSQL alters a CHECK in place: nothing around the migrations */
+const struct bb_migration_set bb_migrations_pg = {
+	.list = bb_pg_migrations,
+	.n = bb_array_size(bb_pg_migrations),
 };
 
 static int bb_migrate_newer(struct bb_db_op *op, int v, size_t newest)
