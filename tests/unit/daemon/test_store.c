@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* test_store.c - the sqlite store against real database files in a
- * temporary directory: migrations and versions, WAL, the job life cycle
+/* test_store.c - the store against real database files in a temporary
+ * directory, or against the PostgreSQL database BB_TEST_STORE names
+ * (ctest test_store_pg starts one with tests/pg/pgtmp.sh; the cases of
+ * sqlite's own behaviour skip there, the pg_ ones skip on sqlite):
+ * migrations and versions, WAL, the job life cycle
  * and its events, runs with samples and histograms (checked with raw SQL
  * on a second connection), pagination, the knob journal, metadata dedup,
  * metrics, foreign keys, and a full disk (tmpfs of 1 MiB; skipped when
@@ -15,6 +18,7 @@
 #include <ftw.h>
 #include <pthread.h>
 #include <regex.h>
+#include <libpq-fe.h>
 #include <sqlite3.h>
 #include <math.h>
 #include <stdio.h>
@@ -26,17 +30,22 @@
 #include <unistd.h>
 
 #include "bb_migrations.h"
+#include "bb_migrations_pg.h"
+#include "store/backend.h"
 #include "store.h"
 #include <biobench/boot.h>
 
 #define NEWEST ((int)bb_array_size(bb_migrations))
 #define SPEC "{\"rw\":\"randread\",\"bs\":4096}"
 
+/* The store is a sqlite file in dir, or the PostgreSQL database
+ * BB_TEST_STORE names (tests/pg/pgtmp.sh), emptied before each test. */
 struct ctx {
 	char dir[64];
-	char path[128];
+	char path[512];
 	struct bb_store *s;
 	bool mounted;
+	bool pg;
 };
 
 /* ---- helpers -------------------------------------------------------- */
@@ -50,6 +59,12 @@ static int rm_one(const char *p, const struct stat *sb, int flag,
 	return remove(p);
 }
 
+static void quiet(void *arg, const char *msg)
+{
+	(void)arg;   /* "drop cascades to ..." */
+	(void)msg;
+}
+
 static int setup(void **state)
 {
 	struct ctx *c = calloc(1, sizeof(*c));
@@ -59,6 +74,25 @@ static int setup(void **state)
 	snprintf(c->dir, sizeof(c->dir), "/tmp/bb_store_XXXXXX");
 	assert_non_null(mkdtemp(c->dir));
 	snprintf(c->path, sizeof(c->path), "%s/bb.db", c->dir);
+	if (getenv("BB_TEST_STORE") && *getenv("BB_TEST_STORE")) {
+		PGconn *pg;
+		PGresult *res;
+
+		snprintf(c->path, sizeof(c->path), "%s",
+			 getenv("BB_TEST_STORE"));
+		c->pg = true;
+		pg = PQconnectdb(c->path);
+		PQsetNoticeProcessor(pg, quiet, NULL);
+		res = PQexec(pg, "DROP SCHEMA public CASCADE;"
+			     " CREATE SCHEMA public");
+		if (PQresultStatus(res) != PGRES_COMMAND_OK) {
+			fprintf(stderr, "emptying %s: %s\n", c->path,
+				PQerrorMessage(pg));
+			return -1;
+		}
+		PQclear(res);
+		PQfinish(pg);
+	}
 	if (bb_store_open(&c->s, c->path, err, sizeof(err))) {
 		fprintf(stderr, "open: %s\n", err);
 		return -1;
@@ -79,63 +113,142 @@ static int teardown(void **state)
 	return 0;
 }
 
-static sqlite3 *raw_open(const char *path)
-{
-	sqlite3 *db = NULL;
+/* A second connection to the store's database, for checks in raw SQL:
+ * sqlite (sq) or PostgreSQL (pg).  The SQL is sqlite's; for PostgreSQL
+ * ?1 becomes $1 and group_concat string_agg. */
+struct raw {
+	sqlite3 *sq;
+	PGconn *pg;
+	PGresult *res;
+};
 
-	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	sqlite3_busy_timeout(db, 5000);
+static struct raw *raw_open(const char *path)
+{
+	struct raw *db = calloc(1, sizeof(*db));
+
+	assert_non_null(db);
+	if (bb_store_is_pg(path)) {
+		db->pg = PQconnectdb(path);
+		assert_int_equal(PQstatus(db->pg), CONNECTION_OK);
+		return db;
+	}
+	assert_int_equal(sqlite3_open(path, &db->sq), SQLITE_OK);
+	sqlite3_busy_timeout(db->sq, 5000);
 	return db;
 }
 
-/* The first column of the first row of sql (? = a), as int64. */
-static int64_t raw_int(sqlite3 *db, const char *sql, int64_t a)
+static void raw_close(struct raw *db)
+{
+	if (!db)
+		return;
+	PQclear(db->res);
+	PQfinish(db->pg);
+	sqlite3_close(db->sq);
+	free(db);
+}
+
+/* PostgreSQL: run sql (sqlite's) with ?1 = a; the first value's text
+ * (NULL for NULL). */
+static const char *raw_pg(struct raw *db, const char *sql, int64_t a)
+{
+	char q[1024], arg[32], *o = q;
+	const char *vals[1] = { arg };
+	bool param = false;
+
+	for (const char *p = sql; *p && o < q + sizeof(q) - 16;) {
+		if (*p == '?') {
+			o += sprintf(o, "$1");
+			param = true;
+			for (p++; *p >= '0' && *p <= '9'; p++)
+				;
+		} else if (!strncmp(p, "group_concat(", 13)) {
+			o += sprintf(o, "string_agg(");
+			p += 13;
+		} else {
+			*o++ = *p++;
+		}
+	}
+	*o = '\0';
+	snprintf(arg, sizeof(arg), "%lld", (long long)a);
+	PQclear(db->res);
+	db->res = PQexecParams(db->pg, q, param ? 1 : 0, NULL, vals, NULL, NULL,
+			       0);
+	if (PQresultStatus(db->res) != PGRES_TUPLES_OK)
+		fail_msg("%s: %s", q, PQresultErrorMessage(db->res));
+	assert_true(PQntuples(db->res) >= 1);
+	return PQgetisnull(db->res, 0, 0) ? NULL : PQgetvalue(db->res, 0, 0);
+}
+
+/* sqlite: the statement of sql with ?1 = a, at its first row. */
+static sqlite3_stmt *raw_sq(struct raw *db, const char *sql, int64_t a)
 {
 	sqlite3_stmt *st = NULL;
-	int64_t v;
 
-	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL),
+	assert_int_equal(sqlite3_prepare_v2(db->sq, sql, -1, &st, NULL),
 			 SQLITE_OK);
 	if (sqlite3_bind_parameter_count(st))
 		sqlite3_bind_int64(st, 1, a);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	return st;
+}
+
+/* The first column of the first row of sql (? = a), as int64. */
+static int64_t raw_int(struct raw *db, const char *sql, int64_t a)
+{
+	sqlite3_stmt *st;
+	int64_t v;
+
+	if (db->pg) {
+		const char *t = raw_pg(db, sql, a);
+
+		if (t && (!strcmp(t, "t") || !strcmp(t, "f")))
+			return *t == 't';
+		return t ? strtoll(t, NULL, 10) : 0;
+	}
+	st = raw_sq(db, sql, a);
 	v = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	return v;
 }
 
-static double raw_double(sqlite3 *db, const char *sql, int64_t a)
+static double raw_double(struct raw *db, const char *sql, int64_t a)
 {
-	sqlite3_stmt *st = NULL;
+	sqlite3_stmt *st;
 	double v;
 
-	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL),
-			 SQLITE_OK);
-	if (sqlite3_bind_parameter_count(st))
-		sqlite3_bind_int64(st, 1, a);
-	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	if (db->pg) {
+		const char *t = raw_pg(db, sql, a);
+
+		return t ? strtod(t, NULL) : 0.0;
+	}
+	st = raw_sq(db, sql, a);
 	v = sqlite3_column_double(st, 0);
 	sqlite3_finalize(st);
 	return v;
 }
 
 /* Text of the first column (static buffer, "<null>" for NULL). */
-static const char *raw_text(sqlite3 *db, const char *sql, int64_t a)
+static const char *raw_text(struct raw *db, const char *sql, int64_t a)
 {
 	static char buf[1024];
-	sqlite3_stmt *st = NULL;
+	sqlite3_stmt *st;
 	const char *t;
 
-	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL),
-			 SQLITE_OK);
-	if (sqlite3_bind_parameter_count(st))
-		sqlite3_bind_int64(st, 1, a);
-	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	if (db->pg) {
+		t = raw_pg(db, sql, a);
+		snprintf(buf, sizeof(buf), "%s", t ? t : "<null>");
+		return buf;
+	}
+	st = raw_sq(db, sql, a);
 	t = (const char *)sqlite3_column_text(st, 0);
 	snprintf(buf, sizeof(buf), "%s", t ? t : "<null>");
 	sqlite3_finalize(st);
 	return buf;
 }
+
+/* A test of sqlite's own behaviour (a file, PRAGMA, raw sqlite3 calls):
+ * skipped on PostgreSQL. */
+#define SQLITE_ONLY(c) do { if ((c)->pg) skip(); } while (0)
 
 static struct json_object *jget(struct json_object *o, const char *k)
 {
@@ -243,17 +356,19 @@ static int insert_run(struct bb_store *s, int64_t job, unsigned seq,
 static void open_creates_schema(void **state)
 {
 	struct ctx *c = *state;
-	sqlite3 *db = raw_open(c->path);
+	struct raw *db;
 	const char *tables[] = { "hosts", "devices", "jobs", "runs", "samples",
 				 "lat_hist", "knob_journal", "events" };
 
+	SQLITE_ONLY(c);
+	db = raw_open(c->path);
 	assert_int_equal(bb_store_schema_version(c->s), NEWEST);
 	assert_true(NEWEST >= 1);
 	assert_int_equal(raw_int(db, "PRAGMA user_version", 0), NEWEST);
 	for (size_t i = 0; i < bb_array_size(tables); i++) {
 		sqlite3_stmt *st = NULL;
 
-		assert_int_equal(sqlite3_prepare_v2(db,
+		assert_int_equal(sqlite3_prepare_v2(db->sq,
 			"SELECT count(*) FROM sqlite_master WHERE type = 'table'"
 			" AND name = ?1", -1, &st, NULL), SQLITE_OK);
 		sqlite3_bind_text(st, 1, tables[i], -1, SQLITE_STATIC);
@@ -264,17 +379,19 @@ static void open_creates_schema(void **state)
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_master "
 				 "WHERE type = 'index' AND name = "
 				 "'jobs_state_id'", 0), 1);
-	sqlite3_close(db);
+	raw_close(db);
 }
 
 /* WAL is on: seen from a second connection. */
 static void wal_mode_is_on(void **state)
 {
 	struct ctx *c = *state;
-	sqlite3 *db = raw_open(c->path);
+	struct raw *db;
 
+	SQLITE_ONLY(c);
+	db = raw_open(c->path);
 	assert_string_equal(raw_text(db, "PRAGMA journal_mode", 0), "wal");
-	sqlite3_close(db);
+	raw_close(db);
 }
 
 static void reopen_keeps_data_and_version(void **state)
@@ -305,13 +422,15 @@ static void newer_database_is_refused(void **state)
 	struct ctx *c = *state;
 	char path[192], err[256] = "";
 	struct bb_store *s = NULL;
-	sqlite3 *db;
+	struct raw *db;
+
+	SQLITE_ONLY(c);
 
 	snprintf(path, sizeof(path), "%s/newer.db", c->dir);
 	db = raw_open(path);
-	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 999", NULL,
+	assert_int_equal(sqlite3_exec(db->sq, "PRAGMA user_version = 999", NULL,
 				      NULL, NULL), SQLITE_OK);
-	sqlite3_close(db);
+	raw_close(db);
 	assert_int_equal(bb_store_open(&s, path, err, sizeof(err)), -EPROTO);
 	assert_null(s);
 	assert_non_null(strstr(err, "999"));
@@ -320,7 +439,7 @@ static void newer_database_is_refused(void **state)
 	db = raw_open(path);
 	assert_int_equal(raw_int(db, "PRAGMA user_version", 0), 999);
 	assert_string_equal(raw_text(db, "PRAGMA journal_mode", 0), "delete");
-	sqlite3_close(db);
+	raw_close(db);
 }
 
 static void bad_files_are_refused(void **state)
@@ -329,6 +448,8 @@ static void bad_files_are_refused(void **state)
 	char path[192], err[256] = "";
 	struct bb_store *s = NULL;
 	FILE *f;
+
+	SQLITE_ONLY(c);
 
 	snprintf(path, sizeof(path), "%s/garbage.db", c->dir);
 	f = fopen(path, "w");
@@ -355,7 +476,7 @@ static void job_lifecycle_with_events(void **state)
 	struct json_object *host = json_object_new_object(), *dev, *doc;
 	int64_t id, hid = 0, did = 0, nid = 0;
 	char err[256] = "", *spec = NULL;
-	sqlite3 *db;
+	struct raw *db;
 
 	json_object_object_add(host, "hostname", json_object_new_string("lab1"));
 	json_object_object_add(host, "kernel", json_object_new_string("6.18.0"));
@@ -447,9 +568,9 @@ static void job_lifecycle_with_events(void **state)
 	db = raw_open(c->path);
 	assert_string_equal(raw_text(db, "SELECT group_concat(level || ':' || "
 				     "message, '|') FROM (SELECT * FROM events"
-				     " WHERE job_id = ?1 ORDER BY id)", id),
+				     " WHERE job_id = ?1 ORDER BY id) AS e", id),
 			    "info:submitted|info:started|info:done: faster");
-	sqlite3_close(db);
+	raw_close(db);
 
 	/* ended: no second end, no progress */
 	err[0] = 0;
@@ -473,7 +594,7 @@ static void job_state_errors(void **state)
 	int64_t a = new_job(c->s, "nop"), b = new_job(c->s, "nop"), id;
 	struct json_object *doc = NULL;
 	char err[256] = "", st[16];
-	sqlite3 *db;
+	struct raw *db;
 
 	/* queued -> cancelled directly; then it cannot start */
 	assert_int_equal(bb_store_job_finish(c->s, a, BB_JOB_CANCELLED, NULL,
@@ -501,7 +622,7 @@ static void job_state_errors(void **state)
 				     "events WHERE job_id = ?1 ORDER BY id DESC"
 				     " LIMIT 1", b),
 			    "error:failed: device gone really");
-	sqlite3_close(db);
+	raw_close(db);
 	/* missing jobs */
 	assert_int_equal(bb_store_job_start(c->s, 9999, 0, 0, err,
 					    sizeof(err)), -ENOENT);
@@ -543,7 +664,7 @@ static void interrupt_running_jobs(void **state)
 	struct json_object *doc;
 	char err[256] = "";
 	unsigned n = 99;
-	sqlite3 *db;
+	struct raw *db;
 
 	assert_int_equal(bb_store_job_start(c->s, b, 0, 0, err, sizeof(err)),
 			 0);
@@ -576,7 +697,7 @@ static void interrupt_running_jobs(void **state)
 				     "events WHERE job_id = ?1 ORDER BY id DESC"
 				     " LIMIT 1", b),
 			    "warning:interrupted: daemon stopped while the job ran");
-	sqlite3_close(db);
+	raw_close(db);
 	assert_int_equal(bb_store_jobs_interrupt_running(c->s, &n, err,
 							 sizeof(err)), 0);
 	assert_int_equal(n, 0);
@@ -591,7 +712,7 @@ static void run_with_samples_and_histogram(void **state)
 	int64_t job = new_job(c->s, "nop"), rid = 0, rid2 = 0, rid3 = 0;
 	struct json_object *doc, *runs, *r0, *smp;
 	char err[256] = "";
-	sqlite3 *db;
+	struct raw *db;
 
 	assert_int_equal(bb_store_job_start(c->s, job, 0, 0, err, sizeof(err)),
 			 0);
@@ -629,16 +750,11 @@ static void run_with_samples_and_histogram(void **state)
 	assert_int_equal(raw_int(db, "SELECT sum(count) FROM lat_hist WHERE "
 				 "run_id = ?1", rid), 100);
 	{
-		sqlite3_stmt *st = NULL;
+		char sql[96];
 
-		assert_int_equal(sqlite3_prepare_v2(db, "SELECT count FROM "
-			"lat_hist WHERE run_id = ?1 AND bucket = ?2", -1, &st,
-			NULL), SQLITE_OK);
-		sqlite3_bind_int64(st, 1, rid);
-		sqlite3_bind_int(st, 2, (int)bb_hist_bucket(1000));
-		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-		assert_int_equal(sqlite3_column_int(st, 0), 50);
-		sqlite3_finalize(st);
+		snprintf(sql, sizeof(sql), "SELECT count FROM lat_hist WHERE "
+			 "run_id = ?1 AND bucket = %u", bb_hist_bucket(1000));
+		assert_int_equal(raw_int(db, sql, rid), 50);
 	}
 	assert_int_equal(raw_int(db, "SELECT runs_done FROM jobs WHERE id = ?1",
 				 job), 1);
@@ -678,7 +794,7 @@ static void run_with_samples_and_histogram(void **state)
 				    NULL, 0, NULL), -EINVAL);
 	assert_int_equal(insert_run(c->s, job, 3, "A", false, "weird", NULL,
 				    NULL, 0, NULL), -EINVAL);
-	sqlite3_close(db);
+	raw_close(db);
 
 	/* the API document */
 	assert_int_equal(bb_store_job_runs(c->s, job, true, &doc, err,
@@ -726,7 +842,7 @@ static void repeated_sample_time_adds_up(void **state)
 	int64_t job = new_job(c->s, "nop"), rid = 0;
 	struct json_object *doc, *smp;
 	char err[256] = "";
-	sqlite3 *db;
+	struct raw *db;
 
 	r->samples[1].t_ms = r->samples[0].t_ms;
 	r->samples[1].ios = 7;
@@ -741,7 +857,7 @@ static void repeated_sample_time_adds_up(void **state)
 	assert_int_equal(raw_int(db, "SELECT bytes FROM samples WHERE "
 				 "run_id = ?1 AND t_ms = 1000", rid),
 			 100007 * 4096);
-	sqlite3_close(db);
+	raw_close(db);
 	assert_int_equal(bb_store_job_runs(c->s, job, true, &doc, err,
 					   sizeof(err)), 0);
 	smp = jget(json_object_array_get_idx(jget(doc, "runs"), 0), "samples");
@@ -761,7 +877,7 @@ static void foreign_keys_enforced(void **state)
 		.result = "{}",
 	};
 	char err[256] = "";
-	sqlite3 *db;
+	struct raw *db;
 
 	assert_int_equal(bb_store_run_insert(c->s, &run, NULL, err,
 					     sizeof(err)), -ENOENT);
@@ -776,7 +892,7 @@ static void foreign_keys_enforced(void **state)
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM runs", 0), 0);
 	assert_int_equal(raw_int(db, "SELECT runs_done FROM jobs WHERE id = ?1",
 				 job), 0);
-	sqlite3_close(db);
+	raw_close(db);
 }
 
 /* Deleting a job deletes its runs, samples, histograms and events; its
@@ -787,7 +903,9 @@ static void foreign_key_cascade(void **state)
 	struct bb_result *r = make_result();
 	int64_t job = new_job(c->s, "nop"), other = new_job(c->s, "nop"), k;
 	char err[256] = "";
-	sqlite3 *db;
+	struct raw *db;
+
+	SQLITE_ONLY(c);
 
 	assert_int_equal(insert_run(c->s, job, 0, "A", false, "done", "{}", r,
 				    0, NULL), 0);
@@ -800,14 +918,14 @@ static void foreign_key_cascade(void **state)
 					       "0", "2", NULL, &k, err, sizeof(err)),
 			 0);
 	db = raw_open(c->path);
-	assert_int_equal(sqlite3_exec(db, "PRAGMA foreign_keys = ON", NULL,
+	assert_int_equal(sqlite3_exec(db->sq, "PRAGMA foreign_keys = ON", NULL,
 				      NULL, NULL), SQLITE_OK);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM samples", 0), 9);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM lat_hist", 0), 9);
 	{
 		sqlite3_stmt *st = NULL;
 
-		assert_int_equal(sqlite3_prepare_v2(db, "DELETE FROM jobs "
+		assert_int_equal(sqlite3_prepare_v2(db->sq, "DELETE FROM jobs "
 			"WHERE id = ?1", -1, &st, NULL), SQLITE_OK);
 		sqlite3_bind_int64(st, 1, job);
 		assert_int_equal(sqlite3_step(st), SQLITE_DONE);
@@ -822,7 +940,7 @@ static void foreign_key_cascade(void **state)
 				 "job_id = ?1", other), 1);
 	assert_int_equal(raw_int(db, "SELECT job_id IS NULL FROM knob_journal "
 				 "WHERE id = ?1", k), 1);
-	sqlite3_close(db);
+	raw_close(db);
 	free_result(r);
 }
 
@@ -938,9 +1056,11 @@ static void list_is_fast_with_10000_jobs(void **state)
 	int64_t cursor = 0;
 	unsigned total = 0;
 	double t0, dt;
-	sqlite3 *db = raw_open(c->path);
+	struct raw *db;
 
-	assert_int_equal(sqlite3_exec(db,
+	SQLITE_ONLY(c);
+	db = raw_open(c->path);
+	assert_int_equal(sqlite3_exec(db->sq,
 		"WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n"
 		" WHERE i < 10000) INSERT INTO jobs (name, target, state,"
 		" created_ms, spec) SELECT 'j' || i, CASE i % 2 WHEN 0 THEN"
@@ -952,7 +1072,7 @@ static void list_is_fast_with_10000_jobs(void **state)
 		sqlite3_stmt *st = NULL;
 		char plan[512] = "";
 
-		assert_int_equal(sqlite3_prepare_v2(db, "EXPLAIN QUERY PLAN "
+		assert_int_equal(sqlite3_prepare_v2(db->sq, "EXPLAIN QUERY PLAN "
 			"SELECT id FROM jobs WHERE state = 'done' AND id < 500"
 			" ORDER BY id DESC LIMIT 51", -1, &st, NULL), SQLITE_OK);
 		while (sqlite3_step(st) == SQLITE_ROW)
@@ -961,7 +1081,7 @@ static void list_is_fast_with_10000_jobs(void **state)
 		sqlite3_finalize(st);
 		assert_non_null(strstr(plan, "jobs_state_id"));
 	}
-	sqlite3_close(db);
+	raw_close(db);
 
 	t0 = now_s();
 	for (int page = 0; page < 20; page++) {
@@ -1108,7 +1228,7 @@ static void host_and_device_dedup(void **state)
 	int64_t h1 = 0, h2 = 0, h3 = 0, d1 = 0, d2 = 0, d3 = 0, d4 = 0;
 	struct json_object *a, *b, *x, *da, *db2, *dn;
 	char err[256] = "";
-	sqlite3 *db;
+	struct raw *db;
 
 	a = json_tokener_parse("{\"hostname\":\"lab1\",\"kernel\":\"6.18.0\","
 			       "\"cpus\":16,\"memory_bytes\":68719476736,"
@@ -1163,7 +1283,7 @@ static void host_and_device_dedup(void **state)
 			    "{\"max_sectors_kb\":128,\"max_segments\":127}");
 	assert_string_equal(raw_text(db, "SELECT path FROM devices WHERE "
 				     "id = ?1", d1), "/dev/nvme0n1");
-	sqlite3_close(db);
+	raw_close(db);
 	assert_int_equal(bb_store_host_upsert(c->s, NULL, &h3, err,
 					      sizeof(err)), -EINVAL);
 	json_object_put(a);
@@ -1285,7 +1405,7 @@ static void two_handles_write_concurrently(void **state)
 	struct ctx *c = *state;
 	struct writer w[3] = { { c->path, 0 }, { c->path, 0 }, { c->path, 0 } };
 	pthread_t t[3];
-	sqlite3 *db;
+	struct raw *db;
 
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(pthread_create(&t[i], NULL, writer_thread,
@@ -1298,7 +1418,7 @@ static void two_handles_write_concurrently(void **state)
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM jobs WHERE state = "
 				 "'cancelled'", 0), 120);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM events", 0), 240);
-	sqlite3_close(db);
+	raw_close(db);
 }
 
 /* ---- full disk ------------------------------------------------------ */
@@ -1313,6 +1433,8 @@ static void full_disk_is_enospc_and_reads_survive(void **state)
 	int64_t job;
 	unsigned ok = 0;
 	int ret = 0;
+
+	SQLITE_ONLY(c);
 
 	assert_non_null(result);
 	bb_store_close(c->s);
@@ -1406,6 +1528,8 @@ static void deleted_file_is_reported(void **state)
 	struct bb_store *s2 = NULL;
 	int64_t job;
 
+	SQLITE_ONLY(c);
+
 	assert_int_equal(bb_store_check(c->s, err, sizeof(err)), 0);
 	job = new_job(c->s, "nop");
 	snprintf(wal, sizeof(wal), "%s-wal", c->path);
@@ -1466,18 +1590,20 @@ static void migration_004_keeps_data(void **state)
 	struct ctx *c = *state;
 	char path[160], err[256] = "", st[16];
 	struct bb_store *s = NULL;
-	sqlite3 *db;
+	struct raw *db;
 	int64_t id = 0;
+
+	SQLITE_ONLY(c);
 
 	(void)c;
 	snprintf(path, sizeof(path), "%s/v3.db", c->dir);
 	db = raw_open(path);
-	assert_int_equal(sqlite3_exec(db, "PRAGMA foreign_keys=ON", NULL, NULL,
+	assert_int_equal(sqlite3_exec(db->sq, "PRAGMA foreign_keys=ON", NULL, NULL,
 				      NULL), SQLITE_OK);
 	for (int i = 0; i < 3; i++)
-		assert_int_equal(sqlite3_exec(db, bb_migrations[i].sql, NULL,
+		assert_int_equal(sqlite3_exec(db->sq, bb_migrations[i].sql, NULL,
 					      NULL, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db,
+	assert_int_equal(sqlite3_exec(db->sq,
 		"PRAGMA user_version = 3;"
 		"INSERT INTO jobs (id, name, target, state, created_ms, spec)"
 		" VALUES (7, 'old', 'nop', 'done', 1, '{}');"
@@ -1491,7 +1617,7 @@ static void migration_004_keeps_data(void **state)
 		"INSERT INTO knob_journal (job_id, knob, path, original,"
 		" created_ms) VALUES (7, 'nomerges', '/x', '0', 1);",
 		NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(db);
+	raw_close(db);
 
 	assert_int_equal(bb_store_open(&s, path, err, sizeof(err)), 0);
 	assert_int_equal(bb_store_schema_version(s), NEWEST);
@@ -1519,7 +1645,7 @@ static void migration_004_keeps_data(void **state)
 				 "type = 'index' AND name = 'jobs_state_id'", 0), 1);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE "
 				 "name = 'jobs_new'", 0), 0);
-	sqlite3_close(db);
+	raw_close(db);
 }
 
 /* running -> rebooting (with its progress and event) -> running ->
@@ -1688,6 +1814,187 @@ static void boot_job_redo(void **state)
 	assert_int_equal(q.boot, 2);
 }
 
+/* ---- both backends: serialized writes ------------------------------- */
+
+struct submitter {
+	const char *path;
+	unsigned ok, full;
+	int other;
+};
+
+static void *submit_thread(void *arg)
+{
+	struct submitter *w = arg;
+	struct bb_store *s = NULL;
+	char err[256] = "";
+	int64_t id;
+
+	if (bb_store_open(&s, w->path, err, sizeof(err))) {
+		w->other = -1;
+		return NULL;
+	}
+	for (int i = 0; i < 30; i++) {
+		int ret = bb_store_job_submit(s, "q", "nop", SPEC, 1, 25, &id,
+					      err, sizeof(err));
+
+		if (!ret)
+			w->ok++;
+		else if (ret == -EAGAIN)
+			w->full++;
+		else
+			w->other = ret;
+	}
+	bb_store_close(s);
+	return NULL;
+}
+
+/* The queue limit counts and inserts in one write transaction: four
+ * handles submitting at once never queue more than the limit (without
+ * serialized write transactions two would count 24 and both insert). */
+static void queue_limit_holds_across_handles(void **state)
+{
+	struct ctx *c = *state;
+	struct submitter w[4];
+	pthread_t t[4];
+	unsigned ok = 0, full = 0;
+	struct raw *db;
+
+	for (int i = 0; i < 4; i++) {
+		w[i] = (struct submitter){ .path = c->path };
+		assert_int_equal(pthread_create(&t[i], NULL, submit_thread,
+						&w[i]), 0);
+	}
+	for (int i = 0; i < 4; i++) {
+		pthread_join(t[i], NULL);
+		assert_int_equal(w[i].other, 0);
+		ok += w[i].ok;
+		full += w[i].full;
+	}
+	assert_int_equal(ok, 25);
+	assert_int_equal(full, 4 * 30 - 25);
+	db = raw_open(c->path);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM jobs WHERE state = "
+				 "'queued'", 0), 25);
+	raw_close(db);
+}
+
+/* ---- PostgreSQL only ------------------------------------------------ */
+
+#define PG_ONLY(c) do { if (!(c)->pg) skip(); } while (0)
+
+/* A password in the connection string is refused, and not repeated. */
+static void pg_password_refused(void **state)
+{
+	struct ctx *c = *state;
+	struct bb_store *s = NULL;
+	char where[600], err[512] = "";
+	const char *at;
+
+	PG_ONLY(c);
+	at = strchr(c->path, '@');
+	assert_non_null(at);
+	snprintf(where, sizeof(where), "%.*s:s3cret%s", (int)(at - c->path),
+		 c->path, at);
+	assert_int_equal(bb_store_open(&s, where, err, sizeof(err)), -EINVAL);
+	assert_null(s);
+	assert_non_null(strstr(err, ".pgpass"));
+	assert_null(strstr(err, "s3cret"));
+	snprintf(where, sizeof(where), "%s&password=s3cret", c->path);
+	err[0] = '\0';
+	assert_int_equal(bb_store_open(&s, where, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "pg_service.conf"));
+	assert_null(strstr(err, "s3cret"));
+}
+
+/* The schema version lives in bb_schema_version; a newer one is
+ * refused before anything changes. */
+static void pg_schema_version_table(void **state)
+{
+	struct ctx *c = *state;
+	struct bb_store *s = NULL;
+	char err[512] = "";
+	struct raw *db;
+
+	PG_ONLY(c);
+	db = raw_open(c->path);
+	assert_int_equal(raw_int(db, "SELECT version FROM bb_schema_version",
+				 0), (int)bb_array_size(bb_pg_migrations));
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM bb_schema_version",
+				 0), 1);
+	assert_int_equal(bb_store_schema_version(c->s),
+			 (int)bb_array_size(bb_pg_migrations));
+	PQclear(PQexec(db->pg, "UPDATE bb_schema_version SET version = 999"));
+	assert_int_equal(bb_store_open(&s, c->path, err, sizeof(err)), -EPROTO);
+	assert_non_null(strstr(err, "999"));
+	assert_int_equal(raw_int(db, "SELECT version FROM bb_schema_version",
+				 0), 999);
+	/* the big integers of the schema: a ms time past 2^31 round-trips */
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM information_schema."
+				 "columns WHERE table_schema = 'public' AND "
+				 "data_type = 'integer' AND table_name <> "
+				 "'bb_schema_version'", 0), 0);
+	raw_close(db);
+}
+
+/* A unique key is -EEXIST, a foreign key -ENOENT, with the database's
+ * name in the message but never a password. */
+static void pg_constraint_errors(void **state)
+{
+	struct ctx *c = *state;
+	char err[512] = "";
+	struct bb_store_run run = {
+		.job_id = 0, .variant = "A", .seq = 0, .state = "done",
+		.metric = 1.0,
+	};
+
+	PG_ONLY(c);
+	run.job_id = new_job(c->s, "nop");
+	assert_int_equal(bb_store_run_insert(c->s, &run, NULL, err,
+					     sizeof(err)), 0);
+	assert_int_equal(bb_store_run_insert(c->s, &run, NULL, err,
+					     sizeof(err)), -EEXIST);
+	assert_non_null(strstr(err, "already has a run 0"));
+	run.job_id = 99999;
+	assert_int_equal(bb_store_run_insert(c->s, &run, NULL, err,
+					     sizeof(err)), -ENOENT);
+	assert_int_equal(bb_store_check(c->s, err, sizeof(err)), 0);
+}
+
+/* The server stopped: -EIO, reported by check; started again: the next
+ * operation reconnects, check is clean and nothing stored is lost. */
+static void pg_connection_loss_recovers(void **state)
+{
+	struct ctx *c = *state;
+	const char *stop = getenv("BB_TEST_PG_STOP");
+	const char *start = getenv("BB_TEST_PG_START");
+	char err[512] = "", st[16];
+	int64_t id = new_job(c->s, "nop"), id2 = 0;
+	int ret;
+
+	PG_ONLY(c);
+	if (!stop || !start)
+		skip();
+	assert_int_equal(system(stop), 0);
+	ret = bb_store_job_insert(c->s, "x", "nop", SPEC, 1, &id2, err,
+				  sizeof(err));
+	assert_int_equal(ret, -EIO);
+	assert_non_null(strstr(err, "bbtest"));
+	assert_int_equal(bb_store_check(c->s, err, sizeof(err)), -EIO);
+	assert_non_null(strstr(err, "connection"));
+	assert_int_equal(system(start), 0);
+	/* the first operation after the restart reconnects */
+	ret = bb_store_job_state(c->s, id, st, err, sizeof(err));
+	if (ret)
+		fail_msg("after the restart: %d %s", ret, err);
+	assert_string_equal(st, BB_JOB_QUEUED);
+	/* the failed write counts against the health until a commit */
+	assert_int_equal(bb_store_job_insert(c->s, "y", "nop", SPEC, 1, &id2,
+					     err, sizeof(err)), 0);
+	assert_int_equal(bb_store_check(c->s, err, sizeof(err)), 0);
+	assert_true(id2 > id);
+	expect_state(c->s, id2, BB_JOB_QUEUED);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1716,6 +2023,11 @@ int main(void)
 		T(migration_004_keeps_data),
 		T(boot_job_states),
 		T(boot_job_redo),
+		T(queue_limit_holds_across_handles),
+		T(pg_password_refused),
+		T(pg_schema_version_table),
+		T(pg_constraint_errors),
+		T(pg_connection_loss_recovers),
 #undef T
 	};
 
