@@ -28,6 +28,9 @@
 
 #include <biobench/sysknob.h>
 
+#include "store.h"
+#include "store/backend.h"
+
 #define DEFAULT_DB "/var/lib/biobench/biobench.db"
 #define DEFAULT_WEB_ROOT "/usr/share/biobench/web"
 #define DEFAULT_LISTEN_ADDR "127.0.0.1"
@@ -52,6 +55,8 @@
 enum dopt_type {
 	DT_LISTEN,      /* ADDR:PORT or [v6]:PORT */
 	DT_PATH,        /* non-empty path */
+	DT_DB,          /* db: a DT_PATH that says it was given (db_given) */
+	DT_STORE,       /* store: sqlite:///PATH or a PostgreSQL URI */
 	DT_OPTPATH,     /* path or "" (none) */
 	DT_CPULIST,     /* cpu list: array at off, count at off2 */
 	DT_UINT,        /* unsigned, min..max */
@@ -108,8 +113,12 @@ static const struct dopt dopt_table[] = {
 	{ "server", "listen", "listen", "ADDR:PORT", DT_LISTEN, 0, 0, 0, 0,
 	  NULL, "numeric address and port ([v6]:PORT for "
 			    "IPv6); not loopback needs token_file" },
-	{ "server", "db", "db", "PATH", DT_PATH, F(db_path), 0, 0, 0,
-	  NULL, "sqlite database" },
+	{ "server", "db", "db", "PATH", DT_DB, F(db_path), 0, 0, 0,
+	  NULL, "sqlite database (store = sqlite:///PATH)" },
+	{ "server", "store", "store", "URI", DT_STORE, F(store), 0, 0, 0,
+	  "the sqlite file db names", "the store: sqlite:///PATH, or a shared PostgreSQL "
+	  "database (postgresql://USER@HOST/DB, service=NAME; its password in "
+	  "~/.pgpass or pg_service.conf, never here)" },
 	{ "server", "web_root", "web-root", "DIR", DT_PATH, F(web_root), 0, 0,
 	  0, NULL, "dashboard files" },
 	{ "server", "token_file", "token-file", "FILE", DT_OPTPATH,
@@ -446,6 +455,77 @@ static const char *check_host(const char *h, size_t n)
 	return NULL;
 }
 
+#define STORE_FORMS "sqlite:///PATH, postgresql://[USER@]HOST[:PORT]/DB, " \
+	"postgres://..., service=NAME"
+
+/* store = V: sqlite:///PATH or a PostgreSQL connection string without a
+ * password (never repeated in a message: it may hold one). */
+static int set_store(struct bb_dconfig *c, const char *v, const char *where,
+		     char *err, size_t errlen)
+{
+	char name[256];
+	bool password;
+
+	if (strlen(v) >= sizeof(c->store))
+		return fail(err, errlen, -EINVAL,
+			    "%s: longer than %zu bytes", where,
+			    sizeof(c->store) - 1);
+	if (!strncmp(v, "sqlite://", 9)) {
+		if (v[9] != '/')
+			return fail(err, errlen, -EINVAL,
+				    "%s: '%s': a sqlite store is sqlite:///PATH "
+				    "(an absolute path after sqlite://)", where,
+				    v);
+	} else if (bb_store_is_pg(v)) {
+		if (bb_store_pg_name(v, &password, name, sizeof(name)))
+			return fail(err, errlen, -EINVAL,
+				    "%s: not a PostgreSQL connection string: "
+				    "%s", where, name);
+		if (password)
+			return fail(err, errlen, -EINVAL,
+				    "%s: a password in the configuration is "
+				    "refused (%s): put it in ~/.pgpass of the "
+				    "daemon's user (or the file PGPASSFILE "
+				    "names), or use a service file "
+				    "(pg_service.conf, store = service=NAME)",
+				    where, name);
+	} else {
+		return fail(err, errlen, -EINVAL,
+			    "%s: not a store (" STORE_FORMS ")", where);
+	}
+	snprintf(c->store, sizeof(c->store), "%s", v);
+	return 0;
+}
+
+/* The store's location into db_path: store's when given (its sqlite path,
+ * or the PostgreSQL connection string), else db's.  Both given must name
+ * the same sqlite file. */
+static int resolve_store(struct bb_dconfig *c, char *err, size_t errlen)
+{
+	char name[256];
+
+	if (!c->store[0])
+		return 0;
+	if (!strncmp(c->store, "sqlite://", 9)) {
+		if (c->db_given && strcmp(c->db_path, c->store + 9))
+			return fail(err, errlen, -EINVAL,
+				    "store (%s) and db (%s) name different "
+				    "databases: give one of them", c->store,
+				    c->db_path);
+		snprintf(c->db_path, sizeof(c->db_path), "%s", c->store + 9);
+		return 0;
+	}
+	if (c->db_given && strcmp(c->db_path, c->store)) {
+		bb_store_pg_name(c->store, NULL, name, sizeof(name));
+		return fail(err, errlen, -EINVAL,
+			    "store (%s) and db (%s) disagree: db is the path "
+			    "of a sqlite store; give one of them", name,
+			    c->db_path);
+	}
+	snprintf(c->db_path, sizeof(c->db_path), "%s", c->store);
+	return 0;
+}
+
 /* Set option o from text v.  where names it in messages ("FILE:LINE: key"
  * or "--key"). */
 static int dopt_set(struct bb_dconfig *c, const struct dopt *o,
@@ -470,10 +550,15 @@ static int dopt_set(struct bb_dconfig *c, const struct dopt *o,
 				    "%s: '%s' is not a listen address: %s ("
 				    LISTEN_EXAMPLES ")", where, v, why);
 		return 0;
+	case DT_STORE:
+		return set_store(c, v, where, err, errlen);
+	case DT_DB:
+		c->db_given = true;
+		/* fall through */
 	case DT_PATH:
 	case DT_OPTPATH:
 	case DT_CONFIG:
-		if (!*v && o->type == DT_PATH)
+		if (!*v && (o->type == DT_PATH || o->type == DT_DB))
 			return fail(err, errlen, -EINVAL,
 				    "%s: a path is required", where);
 		if (strlen(v) >= PATH_MAX)
@@ -907,6 +992,7 @@ static void dopt_default_text(const struct dopt *o, const struct bb_dconfig *d,
 		snprintf(buf, len, "%s:%u", d->listen_addr, d->port);
 		break;
 	case DT_PATH:
+	case DT_DB:
 		snprintf(buf, len, "%s", p);
 		break;
 	case DT_BOOL:
@@ -1131,6 +1217,9 @@ int bb_dconfig_check(struct bb_dconfig *c, char *err, size_t errlen)
 
 	c->token[0] = '\0';
 	c->token_len = 0;
+	ret = resolve_store(c, err, errlen);
+	if (ret)
+		return ret;
 	if (!c->loopback && !c->token_file[0])
 		return fail(err, errlen, -EINVAL,
 			    "listen %s:%u is not a loopback address: a "

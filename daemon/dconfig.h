@@ -5,6 +5,10 @@
  *   [server]
  *   listen = 127.0.0.1:8420       ; ADDR:PORT, [v6addr]:PORT
  *   db = /var/lib/biobench/biobench.db
+ *   store =                       ; sqlite:///PATH (= db), or a shared
+ *                                 ; PostgreSQL database: postgresql://
+ *                                 ; USER@HOST/DB, service=NAME; never a
+ *                                 ; password (~/.pgpass, pg_service.conf)
  *   web_root = /usr/share/biobench/web
  *   token_file =                  ; bearer token (first line); required
  *                                 ; for a non-loopback listen address
@@ -108,7 +112,11 @@ struct bb_dconfig {
 	char listen_addr[64];        /* numeric address */
 	uint16_t port;
 	bool loopback;               /* listen_addr is 127.0.0.0/8 or ::1 */
+	/* the store's location after bb_dconfig_check: a sqlite path or a
+	 * PostgreSQL connection string (store = ..., else db = ...) */
 	char db_path[PATH_MAX];
+	bool db_given;               /* db = ... or --db was given */
+	char store[PATH_MAX];        /* store = ... as given, "" none */
 	char web_root[PATH_MAX];
 	char token_file[PATH_MAX];
 	char token[256];             /* loaded by bb_dconfig_check */

@@ -49,7 +49,7 @@ static int load_config(struct bb_dconfig *c, int argc, char **argv)
 
 static void log_config(const struct bb_dconfig *c)
 {
-	char allow[1024] = "";
+	char allow[1024] = "", name[PATH_MAX];
 	size_t off = 0;
 
 	for (unsigned i = 0; i < c->nallow && off < sizeof(allow); i++)
@@ -58,9 +58,10 @@ static void log_config(const struct bb_dconfig *c)
 					c->allow[i].pattern,
 					c->allow[i].write ? " (rw)" : "");
 	bb_log(LOG_INFO,
-	       "listening on %s:%u%s; db %s; web %s; allow: %s",
+	       "listening on %s:%u%s; store %s; web %s; allow: %s",
 	       c->listen_addr, c->port, c->token[0] ? " (token required)" : "",
-	       c->db_path, c->web_root, allow[0] ? allow : "(nothing)");
+	       bb_store_name(c->db_path, name, sizeof(name)), c->web_root,
+	       allow[0] ? allow : "(nothing)");
 }
 
 /* Every connection is a file descriptor, and one being sent a static file
@@ -132,7 +133,9 @@ static int lock_db(const char *db_path)
 	ssize_t n;
 	int fd, e;
 
-	if (!strcmp(db_path, ":memory:"))
+	/* a PostgreSQL store has no file to lock: one daemon per database
+	 * is the administrator's to keep (README) */
+	if (!strcmp(db_path, ":memory:") || bb_store_is_pg(db_path))
 		return -2;
 	if ((size_t)snprintf(path, sizeof(path), "%s.lock", db_path) >=
 	    sizeof(path)) {
@@ -272,7 +275,7 @@ int main(int argc, char **argv)
 	struct bb_http *http = NULL;
 	sigset_t sigs;
 	char err[1024], status[256] = "", pidfile[PATH_MAX] = "";
-	char kexec[PATH_MAX] = "";
+	char kexec[PATH_MAX] = "", name[PATH_MAX];
 	bool notify = getenv("NOTIFY_SOCKET") != NULL;
 	int ret, rc = 1, ready_fd = -1, lock_fd = -1;
 
@@ -310,7 +313,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	bb_log(LOG_INFO, "biobenchd %s: database %s at schema version %d",
-	       BB_VERSION, cfg->db_path, bb_store_schema_version(store));
+	       BB_VERSION, bb_store_name(cfg->db_path, name, sizeof(name)),
+	       bb_store_schema_version(store));
 	ctx.cfg = cfg;
 	pthread_rwlock_init(&ctx.cfg_lock, NULL);
 	bb_http_ctx_init(&ctx);
@@ -369,7 +373,7 @@ int main(int argc, char **argv)
 			    n->port != cfg->port ||
 			    strcmp(n->db_path, cfg->db_path))
 				bb_log(LOG_WARNING,
-				       "SIGHUP: listen and db changes take "
+				       "SIGHUP: listen, db and store changes take "
 				       "effect at the next start");
 			/* what the listener is bound to stays as it is */
 			snprintf(n->listen_addr, sizeof(n->listen_addr), "%s",

@@ -1541,7 +1541,9 @@ int bb_sched_start(struct bb_sched **out, const char *db_path, char *err,
 	ret = bb_store_open(&s->st, db_path, err, errlen);
 	if (ret)
 		goto fail;
-	if (strcmp(db_path, ":memory:") &&
+	/* the reserve is room next to a sqlite file; a PostgreSQL server's
+	 * disk is its own */
+	if (strcmp(db_path, ":memory:") && !bb_store_is_pg(db_path) &&
 	    (size_t)snprintf(s->reserve, sizeof(s->reserve), "%s-reserve",
 			     db_path) >= sizeof(s->reserve))
 		s->reserve[0] = '\0';

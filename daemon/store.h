@@ -55,6 +55,13 @@ int bb_store_open(struct bb_store **out, const char *path, char *err,
 void bb_store_close(struct bb_store *s);
 /* The schema version after migration (PRAGMA user_version). */
 int bb_store_schema_version(struct bb_store *s);
+/* Whether where (bb_store_open's) is a PostgreSQL connection string (a
+ * URI "postgresql://..." or "postgres://...", or "service=NAME"), not a
+ * sqlite path. */
+bool bb_store_is_pg(const char *where);
+/* where as logs and messages show it (a PostgreSQL connection string
+ * without its password), in buf; returns buf. */
+const char *bb_store_name(const char *where, char *buf, size_t len);
 
 /* The store's health, without touching the database (safe from any
  * thread, never waits for the handle): -ENOENT when the database file

@@ -145,9 +145,6 @@ extern const struct bb_store_backend bb_store_postgres;
 extern const struct bb_migration_set bb_migrations_sqlite;
 extern const struct bb_migration_set bb_migrations_pg;
 
-/* Whether where is a PostgreSQL connection string: a URI
- * "postgresql://..." or "postgres://...", or "service=NAME". */
-bool bb_store_is_pg(const char *where);
 /* A PostgreSQL connection string's name for messages and logs, without
  * its password ("postgresql://USER@HOST:PORT/DB", "service=NAME");
  * *password (may be NULL): whether it holds one.  -EINVAL when it does

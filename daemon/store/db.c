@@ -75,6 +75,15 @@ const struct bb_store_backend *bb_store_backend_for(const char *where)
 	return bb_store_is_pg(where) ? &bb_store_postgres : &bb_store_sqlite;
 }
 
+const char *bb_store_name(const char *where, char *buf, size_t len)
+{
+	if (bb_store_is_pg(where))
+		bb_store_pg_name(where, NULL, buf, len);
+	else
+		snprintf(buf, len, "%s", where);
+	return buf;
+}
+
 /* ---- health --------------------------------------------------------- */
 
 /* A backend's error: remembered when it is a failed write, copied to the

@@ -33,6 +33,7 @@
  *   its statements again (a transaction cut by the loss is lost and
  *   fails; the caller's retry runs on the new connection). */
 #include "backend.h"
+#include "store.h"
 
 #include <biobench/common.h>
 

@@ -287,6 +287,12 @@ static void test_load_bad_values(void **state)
 		  "more than 64 CPUs" },
 		{ "server", "bench_cpus =", "bench_cpus", "not a CPU list" },
 		{ "server", "db =", "db", "a path is required" },
+		{ "server", "store = /srv/bb.db", "store", "sqlite:///PATH" },
+		{ "server", "store = sqlite://bb.db", "store", "absolute path" },
+		{ "server", "store = postgresql://bb:s3cret@db.lab/bb", "store",
+		  "~/.pgpass" },
+		{ "server", "store = postgresql://db.lab/bb?password=s3cret",
+		  "store", "pg_service.conf" },
 		{ "server", "web_root =", "web_root", "a path is required" },
 		{ "server", "nosuchkey = 1", "nosuchkey",
 		  "unknown key in [server] (allowed: listen, db" },
@@ -953,11 +959,74 @@ static void test_allow_knobs(void **state)
 	free(c);
 }
 
+/* store = sqlite:///PATH is db's path; a PostgreSQL URI is the store;
+ * db and store both given must agree; a password is never echoed. */
+static void test_store_key(void **state)
+{
+	static const char *const bad[] = {
+		"store = postgresql://bb:s3cret@db.lab/bb\n",
+		"store = service=bb password=s3cret\n",
+		"store = postgres://db.lab/bb?password=s3cret\n",
+	};
+	struct tmp *t = *state;
+	struct bb_dconfig *c = new_cfg();
+	char path[PATH_MAX], err[512] = "";
+
+	write_file(t, "a.conf", "[server]\nstore = sqlite:///srv/a.db\n", 0644,
+		   path, sizeof(path));
+	assert_int_equal(bb_dconfig_load(c, path, err, sizeof(err)), 0);
+	assert_int_equal(bb_dconfig_check(c, err, sizeof(err)), 0);
+	assert_string_equal(c->db_path, "/srv/a.db");
+
+	bb_dconfig_default(c);
+	write_file(t, "b.conf", "[server]\nstore = postgresql://bb@db.lab/bb\n"
+		   "db = /srv/a.db\n", 0644, path, sizeof(path));
+	assert_int_equal(bb_dconfig_load(c, path, err, sizeof(err)), 0);
+	assert_int_equal(bb_dconfig_check(c, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "store"));
+	assert_non_null(strstr(err, "db (/srv/a.db)"));
+
+	bb_dconfig_default(c);
+	write_file(t, "c.conf", "[server]\nstore = sqlite:///srv/a.db\n"
+		   "db = /srv/a.db\n", 0644, path, sizeof(path));
+	assert_int_equal(bb_dconfig_load(c, path, err, sizeof(err)), 0);
+	assert_int_equal(bb_dconfig_check(c, err, sizeof(err)), 0);
+	assert_string_equal(c->db_path, "/srv/a.db");
+
+	bb_dconfig_default(c);
+	{
+		char *argv[] = { "biobenchd", "--store",
+				 "postgresql://bb@db.lab:5433/bb", NULL };
+
+		assert_int_equal(bb_dconfig_args(c, 3, argv, err, sizeof(err)),
+				 0);
+	}
+	assert_int_equal(bb_dconfig_check(c, err, sizeof(err)), 0);
+	assert_string_equal(c->db_path, "postgresql://bb@db.lab:5433/bb");
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char text[256];
+
+		bb_dconfig_default(c);
+		snprintf(text, sizeof(text), "[server]\n%s", bad[i]);
+		write_file(t, "d.conf", text, 0644, path, sizeof(path));
+		err[0] = '\0';
+		assert_int_equal(bb_dconfig_load(c, path, err, sizeof(err)),
+				 -EINVAL);
+		assert_non_null(strstr(err, "store"));
+		assert_non_null(strstr(err, "password"));
+		assert_null(strstr(err, "s3cret"));
+	}
+	free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_load_full),
+		cmocka_unit_test_setup_teardown(test_store_key, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_load_listen_forms, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_load_bad_values, setup,
