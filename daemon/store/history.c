@@ -62,9 +62,11 @@ static const struct bb_col bb_history_cols[] = {
 	{ "device_id", BB_COL_INT64 | BB_COL_HIDDEN, NULL },
 	{ "compare", BB_COL_JSON | BB_COL_HIDDEN, NULL },
 };
+/* target = coalesce(?2, target), not "?2 IS NULL OR ...": PostgreSQL
+ * cannot tell the type of a parameter that is only tested for NULL */
 static const struct bb_query q_jobs_history = BB_SELECT(bb_history_cols,
 	"FROM jobs WHERE name = ?1 AND state = 'done'"
-	" AND (?2 IS NULL OR target = ?2) ORDER BY id DESC LIMIT ?3",
+	" AND target = coalesce(?2, target) ORDER BY id DESC LIMIT ?3",
 	"reading the history");
 
 /* A history job: the row's job, host, device, compare and noise floor. */

@@ -31,6 +31,7 @@
 
 #include "bb_migrations.h"
 #include "bb_migrations_pg.h"
+#include "pgstore.h"
 #include "store/backend.h"
 #include "store.h"
 #include <biobench/boot.h>
@@ -59,40 +60,16 @@ static int rm_one(const char *p, const struct stat *sb, int flag,
 	return remove(p);
 }
 
-static void quiet(void *arg, const char *msg)
-{
-	(void)arg;   /* "drop cascades to ..." */
-	(void)msg;
-}
-
 static int setup(void **state)
 {
 	struct ctx *c = calloc(1, sizeof(*c));
-	char err[256] = "";
+	char err[256] = "", file[128];
 
 	assert_non_null(c);
 	snprintf(c->dir, sizeof(c->dir), "/tmp/bb_store_XXXXXX");
 	assert_non_null(mkdtemp(c->dir));
-	snprintf(c->path, sizeof(c->path), "%s/bb.db", c->dir);
-	if (getenv("BB_TEST_STORE") && *getenv("BB_TEST_STORE")) {
-		PGconn *pg;
-		PGresult *res;
-
-		snprintf(c->path, sizeof(c->path), "%s",
-			 getenv("BB_TEST_STORE"));
-		c->pg = true;
-		pg = PQconnectdb(c->path);
-		PQsetNoticeProcessor(pg, quiet, NULL);
-		res = PQexec(pg, "DROP SCHEMA public CASCADE;"
-			     " CREATE SCHEMA public");
-		if (PQresultStatus(res) != PGRES_COMMAND_OK) {
-			fprintf(stderr, "emptying %s: %s\n", c->path,
-				PQerrorMessage(pg));
-			return -1;
-		}
-		PQclear(res);
-		PQfinish(pg);
-	}
+	snprintf(file, sizeof(file), "%s/bb.db", c->dir);
+	c->pg = bb_test_store(c->path, sizeof(c->path), file);
 	if (bb_store_open(&c->s, c->path, err, sizeof(err))) {
 		fprintf(stderr, "open: %s\n", err);
 		return -1;
