@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* test_scheduler.c - the scheduler with a real store in a temporary
- * directory and real io_uring NOP runs, driven from several threads the
+ * directory (or the PostgreSQL database BB_TEST_STORE names: ctest
+ * test_scheduler_pg) and real io_uring NOP runs, driven from several threads the
  * way the daemon drives it (built for TSan as well: -DBB_TSAN=ON):
  *
  *  - jobs inserted with bb_store_job_insert and kicked while a second
@@ -42,6 +43,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include "pgstore.h"
 #include <liburing.h>
 
 #include "helpers.h"
@@ -63,7 +66,7 @@
 
 struct fx {
 	char dir[64];
-	char db[128];
+	char db[512];   /* a sqlite file or BB_TEST_STORE */
 	char locks[128];
 };
 
@@ -85,7 +88,12 @@ static int setup(void **state)
 	assert_non_null(f);
 	snprintf(f->dir, sizeof(f->dir), "/tmp/bb-test-sched.XXXXXX");
 	assert_non_null(mkdtemp(f->dir));
-	snprintf(f->db, sizeof(f->db), "%s/biobench.db", f->dir);
+	{
+		char file[128];
+
+		snprintf(file, sizeof(file), "%s/biobench.db", f->dir);
+		bb_test_store(f->db, sizeof(f->db), file);
+	}
 	/* the jobs' device locks: this test's own, not the host's */
 	snprintf(f->locks, sizeof(f->locks), "%s/locks", f->dir);
 	setenv("BIOBENCH_LOCK_DIR", f->locks, 1);
