@@ -17,6 +17,7 @@ pkgs=(
   liburing-dev libjson-c-dev    # the core: io_uring, JSON
   libnvme-dev                   # NVMe discovery
   libsqlite3-dev                # biobenchd store
+  libpq-dev                     # biobenchd store: the PostgreSQL backend (libpq)
   libmicrohttpd-dev libinih-dev # biobenchd HTTP server and config file
   libsystemd-dev                # biobenchd: sd_notify (Type=notify unit)
   libcurl4-openssl-dev          # biobench: the client of biobenchd's HTTP API
@@ -30,6 +31,7 @@ test_pkgs=(
   python3 python3-jsonschema    # result document checked against its schema
   valgrind                      # bench/: instruction counts (callgrind); tests: test_http_ct (memcheck)
   sqlite3                       # tests inspect the database
+  postgresql                    # tests: test_*_pg on a throwaway cluster (tests/pg/pgtmp.sh: initdb, pg_ctl)
   prometheus                    # tests: promtool check metrics on /metrics
   curl wrk python3-yaml         # daemon tests (API checked against openapi.yaml), bench/
   clang libclang-rt-14-dev dmsetup # tests/fuzz (libFuzzer, sanitizer runtimes); reliability: dm-linear holder where the kernel has device-mapper
