@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* store.c - the PostgreSQL store against the sqlite store, in one run.
+ *
+ *   bench_store SQLITE_PATH PG_CONNINFO [JOBS [REPS]]
+ *
+ * Fills both stores with the same JOBS jobs (default 10000: states mixed,
+ * a 2 kB spec each, every fourth done with a comparison), through the
+ * store's own job insert and finish (one durable transaction each, as
+ * the daemon writes them), then measures, interleaved (the order of the
+ * backends alternating every round), REPS times each (default 400):
+ *
+ *   list     bb_store_jobs_list: the first page of 50 (GET /api/v1/jobs)
+ *   list_deep  a page of 50 done jobs below the middle of the ids
+ *   metrics  bb_store_metrics (the queries of GET /metrics)
+ *
+ * and prints p50/p99 in us per backend and the ratios PostgreSQL/sqlite
+ * (target for list: p99 <= 2).  PostgreSQL is vacuumed after the fill
+ * (VACUUM ANALYZE: its visibility map and statistics as autovacuum keeps
+ * them in a database filled over days; BENCH_PG_VACUUM=0: not).  Also the choice postgres.c made: the list
+ * query through libpq directly as a prepared statement (PQexecPrepared)
+ * against PQexecParams each time.  Ratios only mean something against
+ * the reference measured in the same run; no absolute time is asserted. */
+#include "store.h"
+
+#include <biobench/common.h>
+
+#include <libpq-fe.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define BB_BENCH_OPS 3
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double pct(double *v, size_t n, double p)
+{
+	size_t i = (size_t)(p / 100.0 * (double)(n - 1) + 0.5);
+
+	qsort(v, n, sizeof(*v), cmp_double);
+	return v[i < n ? i : n - 1];
+}
+
+static int fill(struct bb_store *s, unsigned jobs, int64_t *mid)
+{
+	char spec[2200], err[512];
+	static const char cmp[] =
+		"{\"metric\":\"iops\",\"unit\":\"IOPS\",\"comparisons\":[{"
+		"\"baseline\":\"A\",\"variant\":\"B\",\"change\":0.012,"
+		"\"ci_lo\":0.004,\"ci_hi\":0.02,\"verdict\":\"faster\","
+		"\"a\":{\"median\":1000000},\"b\":{\"median\":1012000}}]}";
+	int64_t id;
+
+	snprintf(spec, sizeof(spec), "{\"rw\":\"randread\",\"pad\":\"%0*d\"}",
+		 2000, 0);
+	for (unsigned i = 1; i <= jobs; i++) {
+		const char *end = NULL;
+
+		if (bb_store_job_insert(s, "bench", i % 2 ? "nop" : "/dev/vda",
+					spec, 4, &id, err, sizeof(err))) {
+			fprintf(stderr, "bench_store: insert: %s\n", err);
+			return 1;
+		}
+		if (i % 4 == 0)
+			end = BB_JOB_DONE;
+		else if (i % 4 == 1)
+			end = BB_JOB_FAILED;
+		if (end && !strcmp(end, BB_JOB_DONE) &&
+		    (bb_store_job_start(s, id, 0, 0, err, sizeof(err)) ||
+		     bb_store_job_finish(s, id, end, "faster", cmp, NULL, err,
+					 sizeof(err)))) {
+			fprintf(stderr, "bench_store: finish: %s\n", err);
+			return 1;
+		}
+		if (end && !strcmp(end, BB_JOB_FAILED) &&
+		    bb_store_job_finish(s, id, end, NULL, NULL, "bench", err,
+					sizeof(err))) {
+			fprintf(stderr, "bench_store: fail: %s\n", err);
+			return 1;
+		}
+		if (i == jobs / 2)
+			*mid = id;
+	}
+	return 0;
+}
+
+/* One operation k on s; 0 or 1 (failed). */
+static int op(struct bb_store *s, int k, int64_t mid)
+{
+	struct json_object *o = NULL;
+	char err[512];
+	int ret;
+
+	if (k == 0)
+		ret = bb_store_jobs_list(s, NULL, 50, 0, &o, err, sizeof(err));
+	else if (k == 1)
+		ret = bb_store_jobs_list(s, BB_JOB_DONE, 50, mid, &o, err,
+					 sizeof(err));
+	else
+		ret = bb_store_metrics(s, &o, err, sizeof(err));
+	json_object_put(o);
+	if (ret)
+		fprintf(stderr, "bench_store: %s\n", err);
+	return ret != 0;
+}
+
+/* The list query through libpq: prepared once, or parsed each time. */
+static int libpq_choice(const char *conninfo, unsigned reps)
+{
+	static const char sql[] =
+		"SELECT id, name, target, state, created_ms, started_ms,"
+		" finished_ms, runs_planned, runs_done, verdict, error, compare"
+		" FROM jobs WHERE id < $1 ORDER BY id DESC LIMIT $2";
+	const char *vals[2] = { "9223372036854775807", "51" };
+	double *t[2];
+	PGconn *c = PQconnectdb(conninfo);
+	int ret = 1;
+
+	t[0] = calloc(reps, sizeof(double));
+	t[1] = calloc(reps, sizeof(double));
+	if (!t[0] || !t[1] || PQstatus(c) != CONNECTION_OK)
+		goto out;
+	PQclear(PQprepare(c, "bench_list", sql, 0, NULL));
+	for (unsigned r = 0; r < reps; r++) {
+		for (int k = 0; k < 2; k++) {
+			int w = (int)(r + (unsigned)k) % 2;
+			double t0 = now_us();
+			PGresult *res = w ?
+				PQexecParams(c, sql, 2, NULL, vals, NULL, NULL,
+					     0) :
+				PQexecPrepared(c, "bench_list", 2, vals, NULL,
+					       NULL, 0);
+
+			t[w][r] = now_us() - t0;
+			if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+				PQclear(res);
+				goto out;
+			}
+			PQclear(res);
+		}
+	}
+	{
+		double p50p = pct(t[0], reps, 50), p50e = pct(t[1], reps, 50);
+		double p99p = pct(t[0], reps, 99), p99e = pct(t[1], reps, 99);
+
+		printf("libpq list query: prepared p50 %.0f us p99 %.0f us; "
+		       "PQexecParams p50 %.0f us p99 %.0f us; "
+		       "prepared/params p50 %.3f p99 %.3f\n", p50p, p99p,
+		       p50e, p99e, p50p / p50e, p99p / p99e);
+	}
+	ret = 0;
+out:
+	if (ret)
+		fprintf(stderr, "bench_store: libpq: %s\n", PQerrorMessage(c));
+	PQfinish(c);
+	free(t[0]);
+	free(t[1]);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const names[BB_BENCH_OPS] = {
+		"list", "list_deep", "metrics",
+	};
+	struct bb_store *s[2] = { NULL, NULL };
+	double *t[2][BB_BENCH_OPS] = { { NULL } };
+	unsigned jobs = 10000, reps = 400;
+	int64_t mid[2] = { 0, 0 };
+	char err[512];
+	bool vacuum;
+	int ret = 1;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: bench_store SQLITE_PATH PG_CONNINFO "
+			"[JOBS [REPS]]\n");
+		return 2;
+	}
+	if (argc > 3)
+		jobs = (unsigned)strtoul(argv[3], NULL, 10);
+	if (argc > 4)
+		reps = (unsigned)strtoul(argv[4], NULL, 10);
+	if (jobs < 100 || reps < 10) {
+		fprintf(stderr, "bench_store: JOBS >= 100, REPS >= 10\n");
+		return 2;
+	}
+	for (int b = 0; b < 2; b++) {
+		if (bb_store_open(&s[b], argv[1 + b], err, sizeof(err))) {
+			fprintf(stderr, "bench_store: %s\n", err);
+			goto out;
+		}
+		for (int k = 0; k < BB_BENCH_OPS; k++) {
+			t[b][k] = calloc(reps, sizeof(double));
+			if (!t[b][k])
+				goto out;
+		}
+		if (fill(s[b], jobs, &mid[b]))
+			goto out;
+	}
+	/* PostgreSQL's visibility map as autovacuum leaves it in a database
+	 * filled over days, not seconds: the counts of /metrics can then
+	 * read the (state, id) index alone, as sqlite does */
+	vacuum = !getenv("BENCH_PG_VACUUM") || strcmp(getenv("BENCH_PG_VACUUM"),
+						       "0");
+	if (vacuum) {
+		PGconn *c = PQconnectdb(argv[2]);
+
+		PQclear(PQexec(c, "VACUUM ANALYZE"));
+		PQfinish(c);
+	}
+	/* warm both (statements prepared, pages cached) */
+	for (int b = 0; b < 2; b++)
+		for (int k = 0; k < BB_BENCH_OPS; k++)
+			if (op(s[b], k, mid[b]))
+				goto out;
+	for (unsigned r = 0; r < reps; r++) {
+		for (int i = 0; i < 2; i++) {
+			int b = (int)(r + (unsigned)i) % 2;
+
+			for (int k = 0; k < BB_BENCH_OPS; k++) {
+				double t0 = now_us();
+
+				if (op(s[b], k, mid[b]))
+					goto out;
+				t[b][k][r] = now_us() - t0;
+			}
+		}
+	}
+	printf("%u jobs, %u interleaved rounds, PostgreSQL %s (us: p50 p99)\n",
+	       jobs, reps, vacuum ? "vacuumed" : "not vacuumed");
+	for (int k = 0; k < BB_BENCH_OPS; k++) {
+		double p50[2], p99[2];
+
+		for (int b = 0; b < 2; b++) {
+			p50[b] = pct(t[b][k], reps, 50);
+			p99[b] = pct(t[b][k], reps, 99);
+		}
+		printf("%-10s sqlite %7.0f %7.0f  postgresql %7.0f %7.0f  "
+		       "ratio pg/sqlite p50 %.2f p99 %.2f%s\n", names[k],
+		       p50[0], p99[0], p50[1], p99[1], p50[1] / p50[0],
+		       p99[1] / p99[0],
+		       k == 0 ? (p99[1] / p99[0] <= 2.0 ? "  (target p99 <= 2: ok)"
+							 : "  (target p99 <= 2: MISS)")
+			      : "");
+	}
+	ret = libpq_choice(argv[2], reps);
+out:
+	for (int b = 0; b < 2; b++) {
+		bb_store_close(s[b]);
+		for (int k = 0; k < BB_BENCH_OPS; k++)
+			free(t[b][k]);
+	}
+	return ret;
+}
