@@ -8,7 +8,7 @@
  * keeps a read snapshot open between calls (in sqlite that would hold
  * back WAL checkpoints).  A failed write (-ENOSPC, -EIO, -EROFS) counts
  * against the handle's health for a minute unless a commit succeeds
- * after it. */
+ * after it (a lost connection: until the backend has reconnected). */
 #include "db.h"
 #include "store_int.h"
 
@@ -87,12 +87,15 @@ const char *bb_store_name(const char *where, char *buf, size_t len)
 /* ---- health --------------------------------------------------------- */
 
 /* A backend's error: remembered when it is a failed write, copied to the
- * operation's err. */
+ * operation's err.  Not when the backend's check reports it itself (a
+ * lost connection): then the health is the backend's, and clean again as
+ * soon as the backend has reconnected. */
 static int bb_db_failed(struct bb_db_op *op, int ret, const char *msg)
 {
 	struct bb_db *db = op->db;
 
-	if (ret == -ENOSPC || ret == -EIO || ret == -EROFS) {
+	if ((ret == -ENOSPC || ret == -EIO || ret == -EROFS) &&
+	    !db->be->check(db->c, NULL, 0)) {
 		pthread_mutex_lock(&db->hlock);
 		db->werr = ret;
 		db->werr_ms = bb_store_now_ms();

@@ -31,7 +31,9 @@
  *   is -EIO, reported by check until the connection is back: the next
  *   operation outside a transaction reconnects (PQreset) and prepares
  *   its statements again (a transaction cut by the loss is lost and
- *   fails; the caller's retry runs on the new connection). */
+ *   fails; the caller's retry runs on the new connection).  A connection
+ *   the server closed while it was idle (a restart) is found before it
+ *   is used, and reset without a failure. */
 #include "backend.h"
 #include "store.h"
 
@@ -41,6 +43,7 @@
 #include <inttypes.h>
 #include <libpq-fe.h>
 #include <math.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -260,12 +263,21 @@ static int pg_session(struct bb_be *c, char *err, size_t errlen)
 		       err, errlen);
 }
 
-/* A usable connection: outside a transaction, a lost one is reset. */
+/* A usable connection: outside a transaction, a lost one is reset.  An
+ * idle connection the server closed (a restart: its goodbye, then EOF)
+ * is readable: reading it makes libpq see the loss before a statement
+ * is sent on it and fails. */
 static int pg_ready(struct bb_be *c, const char *what, char *err,
 		    size_t errlen)
 {
+	struct pollfd p = { .fd = PQsocket(c->conn), .events = POLLIN };
 	int ret;
 
+	/* the goodbye first (57P01), the EOF at a further read */
+	for (int i = 0; !c->in_tx && p.fd >= 0 && i < 4 &&
+	     PQstatus(c->conn) == CONNECTION_OK && poll(&p, 1, 0) > 0; i++)
+		if (!PQconsumeInput(c->conn))
+			break;
 	if (PQstatus(c->conn) == CONNECTION_OK)
 		return 0;
 	if (c->in_tx) {
