@@ -67,8 +67,11 @@ daemon_start() {
   [ -f "$DCONF" ] || write_config
   [ -d "$DWEB" ] || write_web
   DPORT=$(free_port)
+  # the store: $DSTORE when a test sets it (a PostgreSQL URI), else $DDB
+  local store=(--db "$DDB")
+  [ -n "${DSTORE:-}" ] && store=(--store "$DSTORE")
   "$DAEMON" --foreground --config "$DCONF" --listen "127.0.0.1:$DPORT" \
-    --db "$DDB" --web-root "$DWEB" "$@" 2>>"$DLOG" &
+    "${store[@]}" --web-root "$DWEB" "$@" 2>>"$DLOG" &
   DPID=$!
   cleanup_hooks+=("daemon_kill $DPID")
   for _ in $(seq 1 100); do
