@@ -32,7 +32,7 @@
 #include "bb_migrations.h"
 #include "bb_migrations_pg.h"
 #include "pgstore.h"
-#include "store/backend.h"
+#include "store/db.h"
 #include "store.h"
 #include <biobench/boot.h>
 
@@ -1859,6 +1859,54 @@ static void queue_limit_holds_across_handles(void **state)
 
 #define PG_ONLY(c) do { if (!(c)->pg) skip(); } while (0)
 
+/* The backend itself: ?N outside literals, comments and quoted names
+ * becomes $N; int64, doubles, text and NULL round-trip exactly. */
+static void pg_backend_values(void **state)
+{
+	struct ctx *c = *state;
+	const struct bb_store_backend *be = bb_store_backend_for(c->path);
+	struct bb_be *conn = NULL;
+	struct bb_be_stmt *st = NULL;
+	char err[512] = "";
+	const struct bb_val v[] = {
+		bb_val_int(INT64_MAX - 1), bb_val_text("x?1'"),
+		bb_val_double(0.1), bb_val_null(), bb_val_int(INT64_MIN),
+		bb_val_double(-1e300),
+	};
+
+	PG_ONLY(c);
+	assert_ptr_equal(be, &bb_store_postgres);
+	assert_ptr_equal(bb_store_backend_for("/var/lib/x.db"),
+			 &bb_store_sqlite);
+	assert_int_equal(be->open(&conn, c->path, err, sizeof(err)), 0);
+	assert_int_equal(be->prepare(conn,
+		"SELECT ?1 AS \"?9\", 'a?1''?2' || ?2, ?3, ?4::bigint, ?5,"
+		" ?6, E'\\'?7' /* ?8 */ -- ?9\n", 0, &st, "testing", err,
+		sizeof(err)), 0);
+	assert_int_equal(be->bind(st, v, bb_array_size(v), "testing", err,
+				  sizeof(err)), 0);
+	assert_int_equal(be->step(st, "testing", err, sizeof(err)), 1);
+	assert_true(be->col_int(st, 0) == INT64_MAX - 1);
+	assert_string_equal(be->col_text(st, 1), "a?1'?2x?1'");
+	assert_true(be->col_double(st, 2) == 0.1);
+	assert_true(be->is_null(st, 3));
+	assert_true(be->col_int(st, 4) == INT64_MIN);
+	assert_true(be->col_double(st, 5) == -1e300);
+	assert_string_equal(be->col_text(st, 6), "'?7");
+	assert_int_equal(be->step(st, "testing", err, sizeof(err)), 0);
+	be->reset(st);
+	/* more values than parameters: refused, as sqlite refuses them */
+	assert_int_equal(be->bind(st, v, 7, "testing", err, sizeof(err)),
+			 -EINVAL);
+	be->finalize(st);
+	/* a syntax error names what and the database */
+	assert_int_equal(be->prepare(conn, "SELEC 1", 0, &st, "testing", err,
+				     sizeof(err)), -EIO);
+	assert_non_null(strstr(err, "testing"));
+	assert_non_null(strstr(err, "bbtest"));
+	be->close(conn);
+}
+
 /* A password in the connection string is refused, and not repeated. */
 static void pg_password_refused(void **state)
 {
@@ -2013,6 +2061,7 @@ int main(void)
 		T(boot_job_states),
 		T(boot_job_redo),
 		T(queue_limit_holds_across_handles),
+		T(pg_backend_values),
 		T(pg_password_refused),
 		T(pg_schema_version_table),
 		T(pg_constraint_errors),
