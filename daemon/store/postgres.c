@@ -532,7 +532,8 @@ static int pg_commit(struct bb_be *c, char *err, size_t errlen)
 /* sql with ?N as $N (a bare ? is the next number, as in sqlite) and, for
  * BB_Q_NEW_ID, " RETURNING id"; *nparams the highest number.  String
  * literals ('...', E'...'), quoted identifiers and comments are copied
- * as they are. */
+ * as they are (dollar-quoted strings are not recognised: the subjects'
+ * SQL, sqlite's dialect, has none). */
 static char *pg_rewrite(const char *sql, unsigned flags, int *nparams)
 {
 	size_t len = strlen(sql);
