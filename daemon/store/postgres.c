@@ -112,13 +112,14 @@ int bb_store_pg_name(const char *where, bool *password, char *name,
 		*password = false;
 	o = PQconninfoParse(where, &perr);
 	if (!o) {
-		snprintf(name, len, "(unparsable PostgreSQL connection "
-			 "string: %s)", perr ? perr : "out of memory");
-		for (char *p = name; *p; p++)
-			if (*p == '\n')
-				*p = ' ';
+		/* not libpq's message: it may quote a piece of the string,
+		 * a password too */
+		int ret = perr ? -EINVAL : -ENOMEM;
+
+		snprintf(name, len, "(%s)", perr ? "not a valid libpq "
+			 "connection string or URI" : "out of memory");
 		PQfreemem(perr);
-		return perr ? -EINVAL : -ENOMEM;
+		return ret;
 	}
 	if (password)
 		*password = pg_opt(o, "password") != NULL;

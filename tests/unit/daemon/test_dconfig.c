@@ -967,6 +967,8 @@ static void test_store_key(void **state)
 		"store = postgresql://bb:s3cret@db.lab/bb\n",
 		"store = service=bb password=s3cret\n",
 		"store = postgres://db.lab/bb?password=s3cret\n",
+		/* not even a URI libpq takes: nothing of it repeated */
+		"store = postgresql://bb:s3cret%zz@db.lab/bb\n",
 	};
 	struct tmp *t = *state;
 	struct bb_dconfig *c = new_cfg();
@@ -1014,7 +1016,8 @@ static void test_store_key(void **state)
 		assert_int_equal(bb_dconfig_load(c, path, err, sizeof(err)),
 				 -EINVAL);
 		assert_non_null(strstr(err, "store"));
-		assert_non_null(strstr(err, "password"));
+		if (i < 3)
+			assert_non_null(strstr(err, "password"));
 		assert_null(strstr(err, "s3cret"));
 	}
 	free(c);
