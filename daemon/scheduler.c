@@ -1502,26 +1502,22 @@ out:
 
 static void recover_boots(struct bb_sched *s)
 {
-	int64_t *ids = NULL;
-	size_t n = 0;
+	int64_t *reb = NULL, *run = NULL;
+	size_t nreb = 0, nrun = 0;
 	char err[512];
 
-	if (bb_store_jobs_rebooting(s->st, &ids, &n, err, sizeof(err))) {
+	/* both lists first: a rebooting job that goes on is running again,
+	 * and must not then be taken for one interrupted in its runs */
+	if (bb_store_jobs_rebooting(s->st, &reb, &nreb, err, sizeof(err)))
 		bb_log(LOG_ERR, "recovery: %s", err);
-	} else {
-		for (size_t i = 0; i < n; i++)
-			recover_boot(s, ids[i], false);
-		free(ids);
-	}
-	ids = NULL;
-	n = 0;
-	if (bb_store_jobs_boot_running(s->st, &ids, &n, err, sizeof(err))) {
+	if (bb_store_jobs_boot_running(s->st, &run, &nrun, err, sizeof(err)))
 		bb_log(LOG_ERR, "recovery: %s", err);
-		return;
-	}
-	for (size_t i = 0; i < n; i++)
-		recover_boot(s, ids[i], true);
-	free(ids);
+	for (size_t i = 0; i < nreb; i++)
+		recover_boot(s, reb[i], false);
+	for (size_t i = 0; i < nrun; i++)
+		recover_boot(s, run[i], true);
+	free(reb);
+	free(run);
 }
 
 /* ---- API ---------------------------------------------------------------- */

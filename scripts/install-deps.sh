@@ -37,6 +37,7 @@ test_pkgs=(
   clang libclang-rt-14-dev dmsetup # tests/fuzz (libFuzzer, sanitizer runtimes); reliability: dm-linear holder where the kernel has device-mapper
   qemu-system-x86 busybox-static cpio # tests/vm: NVMe guest under QEMU
   kexec-tools                   # tests/vm/boots.sh: biobenchd kexecs the guest between boots
+  grub2-common                  # test_scheduler: grub-reboot and grub-editenv, on a grubenv of the test's own
   chromium nodejs npm           # browser tests (playwright-core)
   dpkg-dev debian-archive-keyring # bench/tiou/get-fio.sh, tests: apt-get source fio, to build fio's t/io_uring
   debhelper dpkg-dev lintian rpm fakeroot systemd # packaging/ci.sh: .deb, lintian, .rpm, systemd-analyze

@@ -153,6 +153,7 @@ struct worker {
 				       clears its side) and when the verify
 				       pass starts (it keeps its counts) */
 	_Atomic bool comp_fast;     /* the completion thread's reap build */
+	bool nop_lean;              /* fill_nop_lean / reap_nop_lean */
 	bool comp_kept;             /* written by the completion thread */
 	struct bb_io_totals comp_keep;
 };
@@ -440,6 +441,26 @@ BB_HOT bool may_need_split(const struct bb_bio *bio,
  * in the ring, not yet submitted).  *exhausted: the workload is done.
  * K_FAST: one file, random offsets (or none), one direction, nothing
  * else; otherwise next_io decides each I/O. */
+/* The I/Os of the next batch: the submit batch, within the free slots,
+ * what number_ios leaves (none left: *exhausted) and the SQ ring's room. */
+BB_HOT unsigned batch_size(struct worker *w, bool *exhausted)
+{
+	struct bb_wbase *b = &w->b;
+	unsigned n = bb_min(w->submit_batch, b->nfree), space;
+
+	if (b->limit && !b->verify_phase) {
+		uint64_t left = b->limit - b->issued;
+
+		if (left < n) {
+			n = (unsigned)left;
+			if (!n)
+				*exhausted = true;
+		}
+	}
+	space = io_uring_sq_space_left(&b->ring);
+	return n > space ? space : n;
+}
+
 BB_HOT unsigned fill_t(struct worker *w, bool *exhausted, const unsigned K)
 {
 	struct bb_wbase *b = &w->b;
@@ -459,21 +480,9 @@ BB_HOT unsigned fill_t(struct worker *w, bool *exhausted, const unsigned K)
 	const uint32_t opf0 = w->opf_base | (wconst ? BB_REQ_OP_WRITE
 						    : BB_REQ_OP_READ);
 	const struct bb_sqe_tmpl *tmpl = &f0->tmpl[wconst];
-	unsigned n = bb_min(w->submit_batch, b->nfree), nfree = b->nfree;
+	unsigned n = batch_size(w, exhausted), nfree = b->nfree;
 	unsigned tail = ring->sq.sqe_tail, space, done = 0, nsplit = 0;
 
-	if (b->limit && !b->verify_phase) {
-		uint64_t left = b->limit - b->issued;
-
-		if (left < n) {
-			n = (unsigned)left;
-			if (!n)
-				*exhausted = true;
-		}
-	}
-	space = io_uring_sq_space_left(ring);
-	if (n > space)
-		n = space;
 	for (; done < n; done++) {
 		struct bb_wslot *s = freel[nfree - 1];
 		const struct bb_wfile *f = f0;
@@ -618,6 +627,20 @@ BB_HOT void count_parents(struct bb_wbase *b, struct bb_wside *sd,
 	}
 }
 
+/* The device-level totals of a fast build's ok I/Os (one direction, no
+ * split). */
+BB_HOT void count_fast(struct bb_wbase *b, struct bb_wside *sd, uint64_t ok)
+{
+	count_parents(b, sd, ok);
+	if (b->write_const) {
+		sd->io.dev_writes += ok;
+		sd->io.sectors_written += ok * (b->bs >> BB_SECTOR_SHIFT);
+	} else {
+		sd->io.dev_reads += ok;
+		sd->io.sectors_read += ok * (b->bs >> BB_SECTOR_SHIFT);
+	}
+}
+
 /* --- without the model: a CQE completes its slot ---------------------------- */
 
 static __attribute__((noinline)) void slot_error(struct bb_wbase *b,
@@ -685,16 +708,7 @@ BB_HOT unsigned reap_none_t(struct worker *w, struct bb_wside *sd,
 	sd->io.reaped += n;
 	sd->io.ios += n - nerr;
 	if (K & K_FAST) {
-		count_parents(b, sd, n - nerr);
-		if (b->write_const) {
-			sd->io.dev_writes += n - nerr;
-			sd->io.sectors_written += (uint64_t)(n - nerr) *
-						  (b->bs >> BB_SECTOR_SHIFT);
-		} else {
-			sd->io.dev_reads += n - nerr;
-			sd->io.sectors_read += (uint64_t)(n - nerr) *
-					       (b->bs >> BB_SECTOR_SHIFT);
-		}
+		count_fast(b, sd, n - nerr);
 	} else {
 		sd->io.dev_writes += nw;
 		sd->io.sectors_written += (uint64_t)nw * (b->bs >> BB_SECTOR_SHIFT);
@@ -703,6 +717,103 @@ BB_HOT unsigned reap_none_t(struct worker *w, struct bb_wside *sd,
 				       (b->bs >> BB_SECTOR_SHIFT);
 	}
 	return n;
+}
+
+/* --- NOPs without the model: nothing per I/O but the ring's word ------------
+ *
+ * The NOP loop of --model none (one target, no offsets, the fast build, the
+ * submitter reaps), as lean as t/io_uring -N1: every SQE of the ring holds
+ * the NOP template from setup (nop_lean_setup: the kernel only reads SQEs,
+ * and nothing else writes these), so a fill writes one word per I/O, its
+ * user_data, which is the batch's submit stamp; the reap turns the stamps
+ * into latency without touching a slot, and slots are only a count
+ * (b->nfree).  A NOP has no offset, and its error names none. */
+static __attribute__((noinline, cold)) void nop_error(struct bb_wbase *b,
+						      struct bb_wside *sd,
+						      int res)
+{
+	sd->io.errors++;
+	bb_wbase_cqe_error(b, res, b->bs, 0);
+}
+
+static unsigned fill_nop_lean(struct worker *w, bool *exhausted)
+{
+	struct bb_wbase *b = &w->b;
+	struct io_uring *ring = &b->ring;
+	struct io_uring_sqe *sqes = ring->sq.sqes;
+	const unsigned mask = ring->sq.ring_mask, tail = ring->sq.sqe_tail;
+	const uint64_t now = b->sub.now;
+	const unsigned n = batch_size(w, exhausted);
+
+	for (unsigned i = 0; i < n; i++)
+		sqes[(tail + i) & mask].user_data = now;
+	ring->sq.sqe_tail = tail + n;
+	b->nfree -= n;
+	if (b->sub.measuring)
+		b->issued += n;
+	return n;
+}
+
+BB_HOT unsigned reap_nop_lean_t(struct worker *w, struct bb_wside *sd,
+				const unsigned K)
+{
+	struct bb_wbase *b = &w->b;
+	struct io_uring *ring = &b->ring;
+	unsigned head = *ring->cq.khead;
+	unsigned tail = io_uring_smp_load_acquire(ring->cq.ktail);
+	unsigned mask = ring->cq.ring_mask, n = tail - head, nerr = 0;
+	const int want = (int)b->res_want;
+	uint64_t now = 0, last = sd->lat_last, run = 0;
+	struct bb_hist *lat = sd->lat;
+
+	if (!n)
+		return 0;
+	if (K & K_LAT)
+		now = sd->now = bb_now_ns();
+	for (; head != tail; head++) {
+		const struct io_uring_cqe *cqe = &ring->cq.cqes[head & mask];
+
+		if (bb_unlikely(cqe->res != want)) {
+			nop_error(b, sd, cqe->res);
+			nerr++;
+		} else if (K & K_LAT) {
+			if (cqe->user_data != last) {
+				if (run)
+					bb_hist_add_n(lat, now - last, run);
+				last = cqe->user_data;
+				run = 0;
+			}
+			run++;
+		}
+	}
+	io_uring_smp_store_release(ring->cq.khead, tail);
+	b->nfree += n;
+	if ((K & K_LAT) && run)
+		bb_hist_add_n(lat, now - last, run);
+	sd->lat_last = last;
+	sd->io.reaped += n;
+	sd->io.ios += n - nerr;
+	count_fast(b, sd, n - nerr);
+	return n;
+}
+
+static unsigned reap_nop_lean(struct worker *w, struct bb_wside *sd)
+{
+	return sd->lat ? reap_nop_lean_t(w, sd, K_FAST | K_LAT)
+		       : reap_nop_lean_t(w, sd, K_FAST);
+}
+
+/* Every SQE of the ring: the NOP template, with its slot's buffer (the
+ * file kind's registered buffer range) and length, no offset. */
+static void nop_lean_setup(struct worker *w)
+{
+	struct bb_wbase *b = &w->b;
+	struct io_uring *ring = &b->ring;
+	const struct bb_sqe_tmpl *tmpl = &b->files[0].tmpl[b->write_const];
+
+	for (unsigned i = 0; i < ring->sq.ring_entries; i++)
+		bb_sqe_prep_rw(&ring->sq.sqes[i], tmpl,
+			       b->slots[i % b->depth].buf, b->bs, 0, 0);
 }
 
 /* --- with the model: a CQE completes its bio -------------------------------- */
@@ -1433,12 +1544,23 @@ static int setup(struct worker *w)
 	if (!w->model && !b->offsets && w->fast)
 		w->fill = fill_none_nop;
 	irqctx = bb_config_completion(cfg) == BB_COMPLETION_IRQ;
+	/* NOPs inline without the model: the lean pair (fill and reap must
+	 * both be it: its user_data is a stamp, not a slot) */
+	w->nop_lean = !w->model && !b->offsets && w->fast && !nvme &&
+		      !cfg->vectored && b->depth &&
+		      cfg->completion != BB_COMPLETION_THREAD &&
+		      cfg->mode != BB_MODE_SQPOLL;
 	if (!w->model && cfg->vectored && !nvme) {
 		w->fill_general = fill_none_vec;
 		w->fill = w->fast ? fill_none_vec_fast : fill_none_vec;
 	}
 	w->reap_general = reap_fns[w->model][nvme][irqctx][0];
 	w->reap = reap_fns[w->model][nvme][irqctx][w->fast];
+	if (w->nop_lean) {
+		w->fill = w->fill_general = fill_nop_lean;
+		w->reap = w->reap_general = reap_nop_lean;
+		nop_lean_setup(w);
+	}
 	atomic_store(&w->comp_fast, w->fast);
 	if (w->model) {
 		ret = setup_model(w, pieces);

@@ -99,7 +99,7 @@ CONF
   done
   if [ -n "$kill_after" ]; then
     # runs long enough for the kill to land in the middle of a boot
-    workload='{"runtime": "1500ms", "iodepth": 8}'
+    workload='{"runtime": "800ms", "iodepth": 8}'
     echo "$kill_after" >"$d/kill-after-runs"
     cat >"$d/crash.sh" <<CRASH
 kexec -l /var/lib/biobench/boot/vmlinuz-$rel --initrd=/var/lib/biobench/boot/initrd.gz --append="$base" && kexec -e

@@ -79,6 +79,24 @@ static void test_model_none_counts(void **state)
 	assert_int_equal(r.lat.count, 20000);
 	bb_result_free(&r);
 
+	/* the lean NOP loop (the stamp is the CQE's user_data, no slot):
+	 * current t/io_uring's NOP kind (the result injected: bs), without
+	 * latency, and with several batches in flight */
+	cfg_of(&cfg, "--number-ios 20001 --iodepth 128 --submit-batch 32 "
+	       "--complete-batch 8 --model none --nop-kind file --quiet nop");
+	assert_int_equal(run_cfg(&cfg, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.io.ios, 20001);
+	assert_int_equal(r.io.errors, 0);
+	assert_int_equal(r.io.reaped, 20001);
+	assert_int_equal(r.lat.count, 20001);
+	assert_true(r.lat.max_ns >= r.lat.min_ns && r.lat.min_ns > 0);
+	bb_result_free(&r);
+	cfg_of(&cfg, "--number-ios 3000 --lat off --model none --quiet nop");
+	assert_int_equal(run_cfg(&cfg, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.io.ios, 3000);
+	assert_int_equal(r.lat.count, 0);
+	bb_result_free(&r);
+
 	/* mixed directions and per-I/O latency: the general build */
 	cfg_of(&cfg, "--number-ios 5000 --rw randrw --lat io --model none --quiet nop");
 	assert_int_equal(run_cfg(&cfg, &r, err, sizeof(err)), 0);
