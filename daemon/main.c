@@ -133,8 +133,7 @@ static int lock_db(const char *db_path)
 	ssize_t n;
 	int fd, e;
 
-	/* a PostgreSQL store has no file to lock: one daemon per database
-	 * is the administrator's to keep (README) */
+	/* a PostgreSQL store has no file to lock: its guard (pg_guard) */
 	if (!strcmp(db_path, ":memory:") || bb_store_is_pg(db_path))
 		return -2;
 	if ((size_t)snprintf(path, sizeof(path), "%s.lock", db_path) >=
@@ -278,6 +277,7 @@ int main(int argc, char **argv)
 	char kexec[PATH_MAX] = "", name[PATH_MAX];
 	bool notify = getenv("NOTIFY_SOCKET") != NULL;
 	int ret, rc = 1, ready_fd = -1, lock_fd = -1;
+	void *pg_guard = NULL;
 
 	if (!cfg)
 		return 1;
@@ -296,6 +296,14 @@ int main(int argc, char **argv)
 	lock_fd = lock_db(cfg->db_path);
 	if (lock_fd == -1)
 		goto out;
+	if (bb_store_is_pg(cfg->db_path)) {
+		ret = bb_store_pg_guard(cfg->db_path, &pg_guard, err,
+					sizeof(err));
+		if (ret) {
+			bb_log(LOG_ERR, "%s", err);
+			goto out;
+		}
+	}
 	raise_nofile(cfg->max_connections);
 
 	/* every thread created from here on inherits the blocked set: the
@@ -432,6 +440,7 @@ out:
 	 * after it */
 	if (lock_fd >= 0)
 		close(lock_fd);
+	bb_store_pg_guard_release(pg_guard);
 	if (kexec[0]) {
 		bb_log(LOG_WARNING, "rebooting: %s -e", kexec);
 		ret = bb_reboot_exec(kexec);

@@ -17,16 +17,17 @@ BUILD_DIR=build-asan scripts/build.sh -DBB_BUILD_TESTS=ON -DBB_SANITIZE=ON
 # is JavaScript; the daemon behind it is covered by it_daemon_*) and the
 # guests (sanitizer shadow memory in a 1 GiB TCG guest; the guests run the
 # normal build above): the NVMe guest and the boot-job guest; and, to keep
-# CI well under 30 minutes, five slow ones that the normal build runs: the
+# CI well under 30 minutes, six slow ones that the normal build runs: the
 # output lines against the real t/io_uring (it_tiou_cmd runs the same code
 # under the sanitizers), the formatter's line table, the slow-client
 # timeouts (a test of timing: rel_http_hardening covers the same request
 # paths), the connection flood (its limits are timing; it_daemon_http
-# runs the same handlers) and the A/A simulation's arithmetic
-# (test_abstats covers it).
+# runs the same handlers), the scheduler on PostgreSQL (test_scheduler
+# and test_store_pg run the same code here) and the A/A simulation's
+# arithmetic (test_abstats covers it).
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --output-on-failure -j2 \
-    -E '^(it_browser|it_nvme_vm|it_boots_vm|it_tiou_vs_fio|it_tiou_lines|rel_slowloris|rel_load_abuse|test_abstats_sim)$')
+    -E '^(it_browser|it_nvme_vm|it_boots_vm|it_tiou_vs_fio|it_tiou_lines|rel_slowloris|rel_load_abuse|test_scheduler_pg|test_abstats_sim)$')
 # The threaded code under ThreadSanitizer: the bio caches, the engine (the
 # completion thread, cancel), the job runner,
 # the scheduler with concurrent cancel and progress reads.

@@ -49,6 +49,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* the key of the advisory lock that serializes write transactions
  * ("biobench" in ASCII) */
@@ -807,6 +808,76 @@ static double pg_col_double(struct bb_be_stmt *st, unsigned col)
 static const char *pg_col_text(struct bb_be_stmt *st, unsigned col)
 {
 	return pg_col(st, col);
+}
+
+/* ---- one daemon per database ------------------------------------------
+ *
+ * Until the fleet's scheduling (leases, claims) exists, two daemons on one
+ * database would each take the other's jobs for their own: a start marks
+ * every running job interrupted and restores its knobs.  The guard is a
+ * connection of its own holding a session-level advisory lock (another
+ * key than the write lock's) for the daemon's life; its application_name
+ * names the daemon, so that a second one is told who holds it. */
+#define BB_PG_DAEMON_LOCK "7595442685934200425"
+
+int bb_store_pg_guard(const char *where, void **guard, char *err,
+		      size_t errlen)
+{
+	struct bb_be *c = NULL;
+	PGresult *res = NULL;
+	const char *v = NULL;
+	char host[256] = "?", app[320], *lit = NULL;
+	int ret;
+
+	*guard = NULL;
+	ret = pg_open(&c, where, err, errlen);
+	if (ret)
+		return ret;
+	gethostname(host, sizeof(host) - 1);
+	snprintf(app, sizeof(app), "biobenchd on %s, pid %ld", host,
+		 (long)getpid());
+	lit = PQescapeLiteral(c->conn, app, strlen(app));
+	if (lit) {
+		char sql[400];
+
+		snprintf(sql, sizeof(sql), "SET application_name = %s", lit);
+		PQfreemem(lit);
+		res = PQexec(c->conn, sql);
+		PQclear(res);
+	}
+	ret = pg_value(c, "SELECT pg_try_advisory_lock(" BB_PG_DAEMON_LOCK ")",
+		       "taking the daemon's lock", &res, &v, err, errlen);
+	if (!ret && (!v || strcmp(v, "t"))) {
+		PQclear(res);
+		res = NULL;
+		v = NULL;
+		pg_value(c, "SELECT a.application_name FROM pg_locks l JOIN "
+			 "pg_stat_activity a ON a.pid = l.pid WHERE "
+			 "l.locktype = 'advisory' AND l.granted AND "
+			 "l.objsubid = 1 AND ((l.classid::text::bigint << 32) "
+			 "| l.objid::text::bigint) = " BB_PG_DAEMON_LOCK
+			 " LIMIT 1", "naming the daemon's lock holder", &res,
+			 &v, err, errlen);
+		bb_store_seterr(err, errlen,
+				"database %s is in use by another biobenchd "
+				"(%s): one daemon per database, as the "
+				"fleet's scheduling is not built yet; stop "
+				"it, or give this one another store",
+				c->name, v && *v ? v : "unknown");
+		ret = -EBUSY;
+	}
+	PQclear(res);
+	if (ret) {
+		pg_close(c);
+		return ret;
+	}
+	*guard = c;
+	return 0;
+}
+
+void bb_store_pg_guard_release(void *guard)
+{
+	pg_close(guard);
 }
 
 const struct bb_store_backend bb_store_postgres = {

@@ -45,6 +45,15 @@ daemon_start || { fail "biobenchd --store did not start"; finish; }
 grep -q "store postgresql://postgres@" "$DLOG" &&
   pass "the log names the store: $(grep -o 'store postgresql://[^;]*' "$DLOG")" ||
   fail "the log does not name the store"
+# --- one daemon per database -----------------------------------------------
+if timeout 30 "$DAEMON" --foreground --config "$DCONF" --store "$DSTORE" \
+    --listen 127.0.0.1:1 >"$TMP/second.out" 2>&1; then
+  fail "a second daemon started on the same database"
+else
+  grep -q "in use by another biobenchd (biobenchd on $(hostname), pid $DPID)" "$TMP/second.out" &&
+    pass "a second daemon on the same database refused, naming the first: $(head -c 300 "$TMP/second.out")" ||
+    fail "second daemon: $(cat "$TMP/second.out")"
+fi
 api GET /api/v1/health
 [ "$API_STATUS" = 200 ] && [ "$(api_get 'd["schema_version"]')" = 5 ] &&
   pass "health 200, schema version 5" || fail "health $API_STATUS: $(cat "$API_BODY")"
