@@ -877,12 +877,15 @@ static void foreign_keys_enforced(void **state)
 static void foreign_key_cascade(void **state)
 {
 	struct ctx *c = *state;
-	struct bb_result *r = make_result();
-	int64_t job = new_job(c->s, "nop"), other = new_job(c->s, "nop"), k;
+	struct bb_result *r;
+	int64_t job, other, k;
 	char err[256] = "";
 	struct raw *db;
 
-	SQLITE_ONLY(c);
+	SQLITE_ONLY(c); /* (before anything is allocated: skip() jumps) */
+	r = make_result();
+	job = new_job(c->s, "nop");
+	other = new_job(c->s, "nop");
 
 	assert_int_equal(insert_run(c->s, job, 0, "A", false, "done", "{}", r,
 				    0, NULL), 0);
@@ -1406,12 +1409,13 @@ static void full_disk_is_enospc_and_reads_survive(void **state)
 	struct json_object *doc = NULL;
 	char err[256] = "", st[16];
 	size_t big = 96 * 1024;
-	char *result = malloc(big + 64);
+	char *result;
 	int64_t job;
 	unsigned ok = 0;
 	int ret = 0;
 
-	SQLITE_ONLY(c);
+	SQLITE_ONLY(c); /* (before anything is allocated: skip() jumps) */
+	result = malloc(big + 64);
 
 	assert_non_null(result);
 	bb_store_close(c->s);
