@@ -215,7 +215,11 @@ static void test_device_ns(void **state)
 	}
 	print_message("  device_ns 0: %.0f, 20000: %.0f ns of CPU per I/O\n",
 		      per_io[0], per_io[1]);
-	assert_true(per_io[1] - per_io[0] > 0.4 * 20000);
+	/* the spin is calibrated at setup: calibrated while the other
+	 * hyperthread of the core was busy (CI runs tests two at a time)
+	 * and run while it idles, it is up to ~2.5x shorter (7.8 us of
+	 * 20 us seen in a package build); without it there is no spin */
+	assert_true(per_io[1] - per_io[0] > 0.25 * 20000);
 	assert_true(per_io[1] < 3.0 * 20000);
 }
 
