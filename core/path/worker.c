@@ -153,7 +153,6 @@ struct worker {
 				       clears its side) and when the verify
 				       pass starts (it keeps its counts) */
 	_Atomic bool comp_fast;     /* the completion thread's reap build */
-	bool nop_lean;              /* fill_nop_lean / reap_nop_lean */
 	bool comp_kept;             /* written by the completion thread */
 	struct bb_io_totals comp_keep;
 };
@@ -436,11 +435,6 @@ BB_HOT bool may_need_split(const struct bb_bio *bio,
 
 /* --- fill: one batch of I/Os ------------------------------------------------ */
 
-/* Prepare up to submit_batch I/Os (no more than free slots, the number_ios
- * left and the SQ's room); returns how many were prepared (their SQEs are
- * in the ring, not yet submitted).  *exhausted: the workload is done.
- * K_FAST: one file, random offsets (or none), one direction, nothing
- * else; otherwise next_io decides each I/O. */
 /* The I/Os of the next batch: the submit batch, within the free slots,
  * what number_ios leaves (none left: *exhausted) and the SQ ring's room. */
 BB_HOT unsigned batch_size(struct worker *w, bool *exhausted)
@@ -461,6 +455,11 @@ BB_HOT unsigned batch_size(struct worker *w, bool *exhausted)
 	return n > space ? space : n;
 }
 
+/* Prepare up to submit_batch I/Os (no more than free slots, the number_ios
+ * left and the SQ's room); returns how many were prepared (their SQEs are
+ * in the ring, not yet submitted).  *exhausted: the workload is done.
+ * K_FAST: one file, random offsets (or none), one direction, nothing
+ * else; otherwise next_io decides each I/O. */
 BB_HOT unsigned fill_t(struct worker *w, bool *exhausted, const unsigned K)
 {
 	struct bb_wbase *b = &w->b;
@@ -1515,6 +1514,7 @@ static int setup(struct worker *w)
 	const struct bb_config *cfg = a->cfg;
 	struct bb_wbase *b = &w->b;
 	unsigned pieces = 1, nvme, iter, irqctx;
+	bool nop_lean;
 	int ret;
 
 	w->model = cfg->model == BB_MODEL_BIO;
@@ -1546,7 +1546,7 @@ static int setup(struct worker *w)
 	irqctx = bb_config_completion(cfg) == BB_COMPLETION_IRQ;
 	/* NOPs inline without the model: the lean pair (fill and reap must
 	 * both be it: its user_data is a stamp, not a slot) */
-	w->nop_lean = !w->model && !b->offsets && w->fast && !nvme &&
+	nop_lean = !w->model && !b->offsets && w->fast && !nvme &&
 		      !cfg->vectored && b->depth &&
 		      cfg->completion != BB_COMPLETION_THREAD &&
 		      cfg->mode != BB_MODE_SQPOLL;
@@ -1556,7 +1556,7 @@ static int setup(struct worker *w)
 	}
 	w->reap_general = reap_fns[w->model][nvme][irqctx][0];
 	w->reap = reap_fns[w->model][nvme][irqctx][w->fast];
-	if (w->nop_lean) {
+	if (nop_lean) {
 		w->fill = w->fill_general = fill_nop_lean;
 		w->reap = w->reap_general = reap_nop_lean;
 		nop_lean_setup(w);
