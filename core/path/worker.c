@@ -52,6 +52,7 @@
 #include "path/bioset.h"
 #include "path/path.h"
 #include "path/split.h"
+#include "run/tsan.h"
 #include "run/verify.h"
 #include "run/wbase.h"
 
@@ -70,22 +71,8 @@
  * (submit -> kernel -> CQE): mark it on the ring, release before every
  * submission, acquire after every reap of the completion thread.  Empty
  * in other builds. */
-#if defined(__SANITIZE_THREAD__)
-#define BB_WORKER_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define BB_WORKER_TSAN 1
-#endif
-#endif
-#ifdef BB_WORKER_TSAN
-void __tsan_acquire(void *addr);
-void __tsan_release(void *addr);
-#define ring_release(w) __tsan_release(&(w)->b.ring)
-#define ring_acquire(w) __tsan_acquire(&(w)->b.ring)
-#else
-#define ring_release(w) ((void)0)
-#define ring_acquire(w) ((void)0)
-#endif
+#define ring_release(w) bb_tsan_release(&(w)->b.ring)
+#define ring_acquire(w) bb_tsan_acquire(&(w)->b.ring)
 #define SENTINEL_UD 1ull /* user_data of the NOP that stops the completion
 			    thread (slots and bios are 64-byte aligned) */
 

@@ -2,6 +2,7 @@
 /* wsetup.c - a submitter thread's setup and teardown, everything that does
  * not depend on the struct bio layout (see wbase.h): files and regions,
  * ring, registered files and buffers, slots, SQE templates, accounting. */
+#include "run/tsan.h"
 #include "run/wbase.h"
 
 #include <errno.h>
@@ -13,6 +14,9 @@
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+
+/* TSan's order between one ring's unmapping and the next ring's mapping */
+static char ring_map_order __attribute__((unused));
 
 void bb_wbase_fatal(struct bb_wbase *b, int err, const char *fmt, ...)
 {
@@ -196,6 +200,10 @@ static int setup_ring(struct bb_wbase *b, unsigned pieces)
 			       strerror(-ret));
 		return ret;
 	}
+	/* the kernel may map this ring where another thread's ring was
+	 * unmapped a moment ago; TSan, blind to liburing's raw mmap and
+	 * munmap, would call the two rings' writes a race */
+	bb_tsan_acquire(&ring_map_order);
 	b->a->res.ring_flags = p.flags;
 	b->a->res.sq_entries = b->ring.sq.ring_entries;
 	b->a->res.cq_entries = b->ring.cq.ring_entries;
@@ -578,6 +586,7 @@ void bb_wbase_exit(struct bb_wbase *b)
 		 * an O_EXCL device open for the next run */
 		if (b->files_registered)
 			io_uring_unregister_files(&b->ring);
+		bb_tsan_release(&ring_map_order);
 		io_uring_queue_exit(&b->ring);
 		b->ring.ring_fd = -1;
 	}
