@@ -20,7 +20,7 @@
  * another CPU when a completion thread reaps (--completion thread: its
  * puts go to that CPU's own cache, which nothing allocates from, as the
  * kernel recycles a bio on the CPU that frees it).
- * --device-ns adds a calibrated busy time per completed request before
+ * --device-ns adds a busy time per completed request before
  * its bio_endio (the general reap builds only), --cold-bios a bioset that
  * evicts each bio at put (the loop does not change).
  * Without it (--model none): one SQE per I/O straight from its slot, as
@@ -508,7 +508,7 @@ BB_HOT unsigned fill_t(struct worker *w, bool *exhausted, const unsigned K)
 				break;
 			}
 			nfree--;
-			if (!(K & K_FAST) && b->inject_iters &&
+			if (!(K & K_FAST) && b->inject.ns &&
 			    !bb_wbase_delay(b))
 				n = done + 1; /* stopping: issue this one, no more */
 			if (bb_likely(!may_need_split(bio, (K & K_FAST) ? lim0 :
@@ -535,7 +535,7 @@ BB_HOT unsigned fill_t(struct worker *w, bool *exhausted, const unsigned K)
 			}
 		} else {
 			nfree--;
-			if (!(K & K_FAST) && b->inject_iters &&
+			if (!(K & K_FAST) && b->inject.ns &&
 			    !bb_wbase_delay(b))
 				n = done + 1; /* stopping: issue this one, no more */
 			if (K & K_NVME)
@@ -662,7 +662,7 @@ BB_HOT unsigned reap_none_t(struct worker *w, struct bb_wside *sd,
 		struct bb_wslot *s = (struct bb_wslot *)(uintptr_t)cqe->user_data;
 
 		/* --device-ns: the driver's completion work, per request */
-		if (!(K & K_FAST) && b->device_iters)
+		if (!(K & K_FAST) && b->device.ns)
 			bb_wbase_device(b);
 		if (bb_unlikely(cqe->res != want)) {
 			slot_error(b, sd, s, cqe->res);
@@ -963,7 +963,7 @@ BB_HOT unsigned reap_bio_t(struct worker *w, struct bb_wside *sd, bool *stop,
 		}
 		/* --device-ns: the driver's completion work, per request,
 		 * before it ends the bio */
-		if (!(K & K_FAST) && b->device_iters)
+		if (!(K & K_FAST) && b->device.ns)
 			bb_wbase_device(b);
 		size = bio->bi_iter.bi_size;
 		if (bb_unlikely(cqe->res != (int)(size & rmask))) {
@@ -1520,7 +1520,7 @@ static int setup(struct worker *w)
 	w->lat_io = cfg->lat == BB_LAT_IO;
 	/* the fast build: nothing per I/O but the I/O */
 	w->fast = b->nfiles == 1 && (b->rwmix == 0 || b->rwmix == 100) &&
-		  !b->verify && !b->inject_iters && !b->device_iters &&
+		  !b->verify && !b->inject.ns && !b->device.ns &&
 		  !w->lat_io && (b->random || !b->offsets);
 	nvme = b->nvme;
 	iter = cfg->split_check == BB_SPLIT_CHECK_ITER;

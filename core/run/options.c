@@ -187,7 +187,7 @@ static const struct bb_option opt_table[] = {
 	  .help = "busy delay per I/O in the submit path, in ns (to prove the statistics)" },
 	{ .name = "device-ns", .json = "device_ns", .type = OT_UINT,
 	  .group = "engine", FIELD(device_ns), .min = 0, .max = 1000000000,
-	  .help = "busy time per completed request in the completion path, in ns (calibrated at setup; 0: none): the CPU cost of a driver and device per I/O, so that the model's costs are measured against a denominator like the kernel's" },
+	  .help = "busy time per completed request in the completion path, in ns (on the clock from 1000, below it a loop count calibrated at setup; 0: none): the CPU cost of a driver and device per I/O, so that the model's costs are measured against a denominator like the kernel's" },
 
 	{ .name = "register-ring", .json = "register_ring", .type = OT_BOOL,
 	  .group = "engine", FIELD(register_ring),

@@ -51,6 +51,13 @@ struct bb_wslot {
 	uint8_t check;         /* verify this read on completion */
 } bb_aligned_cl;
 
+/* A busy time per I/O (bb_wbase_spin): 0 ns is none. */
+#define BB_SPIN_CLOCK_NS 1000u
+struct bb_spin {
+	uint64_t ns;    /* asked for */
+	uint64_t iters; /* below BB_SPIN_CLOCK_NS: the calibrated loop count */
+};
+
 /* One file (target) of the worker. */
 struct bb_wfile {
 	struct bb_sqe_tmpl tmpl[2];  /* [0] read, [1] write */
@@ -103,11 +110,9 @@ struct bb_wbase {
 	unsigned verify_file;
 	uint64_t verify_cursor;
 	/* the inject_ns delay (submit path) and the device_ns busy time
-	 * (completion path), in spin iterations, spun in chunks of about a
-	 * millisecond between which the phase is checked */
-	uint64_t inject_iters;
-	uint64_t device_iters;
-	uint64_t spin_chunk;
+	 * (completion path): struct bb_spin */
+	struct bb_spin inject;
+	struct bb_spin device;
 	/* accounting */
 	struct bb_wside sub;
 	struct bb_wside comp;
@@ -116,7 +121,7 @@ struct bb_wbase {
 };
 
 /* Set up everything but the bio model: files and their regions, offsets,
- * verify state, the inject_ns calibration, the ring (sized by
+ * verify state, the inject_ns/device_ns spins, the ring (sized by
  * bb_worker_ring_sizes for iodepth I/Os of up to pieces requests each,
  * SQE128|CQE32 for passthrough; started disabled and restricted to the
  * run's opcodes with restrict_ring), registered ring fd (register_ring),
@@ -172,20 +177,34 @@ static inline void bb_spin_iters(uint64_t iters)
 		__asm__ volatile("" : : "r"(i) : "memory");
 }
 
-/* Spin iters in chunks between which the phase is checked: false when
- * the run is stopping (the rest of the spin is skipped). */
-static inline bool bb_wbase_spin(struct bb_wbase *b, uint64_t iters)
+/* Busy for spin->ns: below BB_SPIN_CLOCK_NS a loop count calibrated at
+ * setup (spin->iters: a clock read costs tens of ns, too coarse for the
+ * few-ns delays `biobench calibrate` searches, which measures their effect
+ * anyway), from it on the clock, checking the phase about every
+ * millisecond (on a VM a loop's rate follows the load of the host's other
+ * hyperthread: a count timed while it was busy spun half the time asked
+ * for once it was idle).  False when the run is stopping. */
+static inline bool bb_wbase_spin(struct bb_wbase *b, const struct bb_spin *spin)
 {
-	uint64_t left = iters;
+	uint64_t now, end, check;
 
-	while (left > b->spin_chunk) {
-		bb_spin_iters(b->spin_chunk);
-		left -= b->spin_chunk;
-		if (bb_phase_stopped(atomic_load_explicit(
-			    b->a->phase, memory_order_relaxed)))
-			return false;
+	if (spin->iters) {
+		bb_spin_iters(spin->iters);
+		return true;
 	}
-	bb_spin_iters(left);
+	now = bb_now_ns();
+	end = now + spin->ns;
+	check = now + 1000000;
+	while (now < end) {
+		bb_spin_iters(16);
+		now = bb_now_ns();
+		if (bb_unlikely(now >= check)) {
+			if (bb_phase_stopped(atomic_load_explicit(
+				    b->a->phase, memory_order_relaxed)))
+				return false;
+			check = now + 1000000;
+		}
+	}
 	return true;
 }
 
@@ -193,7 +212,7 @@ static inline bool bb_wbase_spin(struct bb_wbase *b, uint64_t iters)
  * caller stops filling). */
 static inline bool bb_wbase_delay(struct bb_wbase *b)
 {
-	return bb_wbase_spin(b, b->inject_iters);
+	return bb_wbase_spin(b, &b->inject);
 }
 
 /* device_ns' busy time for one completed request, in the completion
@@ -201,7 +220,7 @@ static inline bool bb_wbase_delay(struct bb_wbase *b)
  * I/O: only the general builds of the reap carry it). */
 static inline void bb_wbase_device(struct bb_wbase *b)
 {
-	(void)bb_wbase_spin(b, b->device_iters);
+	(void)bb_wbase_spin(b, &b->device);
 }
 
 /* Latency, per run of equal stamps (a submit batch shares one stamp in

@@ -124,7 +124,7 @@ void bb_wside_publish(struct bb_wside *sd)
 
 /* Spin iterations per ns: the fastest of several timings, so that a
  * timing taken while the thread was preempted (a loaded host) does not
- * make the delay short. */
+ * make the delay short (delays below BB_SPIN_CLOCK_NS only). */
 static double calibrate_iters_per_ns(void)
 {
 	const uint64_t iters = 1u << 18;
@@ -140,6 +140,21 @@ static double calibrate_iters_per_ns(void)
 			best = t1 - t0;
 	}
 	return best == UINT64_MAX ? 1.0 : (double)iters / (double)best;
+}
+
+/* A busy time of ns: below BB_SPIN_CLOCK_NS a loop count (the calibration
+ * is made once, *ipns 0 until then), else the clock's. */
+static void spin_setup(struct bb_spin *sp, uint64_t ns, double *ipns)
+{
+	sp->ns = ns;
+	sp->iters = 0;
+	if (!ns || ns >= BB_SPIN_CLOCK_NS)
+		return;
+	if (*ipns == 0)
+		*ipns = calibrate_iters_per_ns();
+	sp->iters = (uint64_t)((double)ns * *ipns + 0.5);
+	if (!sp->iters)
+		sp->iters = 1; /* 0 means "on the clock" */
 }
 
 /* --- setup ----------------------------------------------------------------- */
@@ -481,6 +496,7 @@ int bb_wbase_init(struct bb_wbase *b, struct bb_worker_args *a,
 	const struct bb_config *cfg = a->cfg;
 	enum bb_sqe_kind kind = a->files[0].t->ops->sqe;
 	bool uses_file, uses_buf;
+	double ipns = 0;
 	int ret;
 
 	b->cfg = cfg;
@@ -506,13 +522,8 @@ int bb_wbase_init(struct bb_wbase *b, struct bb_worker_args *a,
 			      ~0u : 0;
 	b->res_want = cfg->bs & b->res_mask;
 	bb_rng_seed(&b->rng, cfg->seed * 0x9E3779B97F4A7C15ull + a->index + 1);
-	if (cfg->inject_ns || cfg->device_ns) {
-		double ipns = calibrate_iters_per_ns();
-
-		b->inject_iters = (uint64_t)((double)cfg->inject_ns * ipns + 0.5);
-		b->device_iters = (uint64_t)((double)cfg->device_ns * ipns + 0.5);
-		b->spin_chunk = (uint64_t)(1e6 * ipns) + 1;
-	}
+	spin_setup(&b->inject, cfg->inject_ns, &ipns);
+	spin_setup(&b->device, cfg->device_ns, &ipns);
 
 	ret = setup_files(b);
 	if (ret)

@@ -190,12 +190,11 @@ static void test_completion_contexts(void **state)
 }
 
 /* --device-ns: busy time per completed request in the completion path,
- * measured as the submitter's CPU time (a spin is CPU time whatever the
- * load).  The spin is calibrated in iterations at setup (the fastest of
- * several timings), so a core that runs faster later than during the
- * calibration (a shared host's SMT sibling going idle) spins for less:
- * on such hosts it is good to about +-30 %, hence the loose bound; the
- * studies report the CPU time per I/O they really had. */
+ * measured as the submitter's CPU time.  From 1 us on the spin runs on
+ * the clock (a loop count calibrated at setup spun 7.8 us of 20 us once a
+ * shared host's SMT sibling went idle); the CPU time can still fall short
+ * of the wall time a spin was preempted in (CI runs tests two at a time
+ * on two CPUs), hence 0.6. */
 static void test_device_ns(void **state)
 {
 	struct bb_config cfg;
@@ -215,11 +214,7 @@ static void test_device_ns(void **state)
 	}
 	print_message("  device_ns 0: %.0f, 20000: %.0f ns of CPU per I/O\n",
 		      per_io[0], per_io[1]);
-	/* the spin is calibrated at setup: calibrated while the other
-	 * hyperthread of the core was busy (CI runs tests two at a time)
-	 * and run while it idles, it is up to ~2.5x shorter (7.8 us of
-	 * 20 us seen in a package build); without it there is no spin */
-	assert_true(per_io[1] - per_io[0] > 0.25 * 20000);
+	assert_true(per_io[1] - per_io[0] > 0.6 * 20000);
 	assert_true(per_io[1] < 3.0 * 20000);
 }
 
