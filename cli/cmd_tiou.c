@@ -4,8 +4,8 @@
  *
  * The line is parsed with t/io_uring's rules (core/run/tiou.c), mapped
  * onto a run configuration (model none: t/io_uring has no bio model),
- * then biobench's own long options follow (`--model bio`, `--cpus 1`,
- * `--json`, ...).  stdout carries t/io_uring's lines byte for byte where
+ * with biobench's own long options anywhere on it (`--model bio`,
+ * `--cpus 1`, `--json`, ...).  stdout carries t/io_uring's lines byte for byte where
  * they are shared (core/run/tiou_fmt.c: startup lines per submitter, the
  * Engine line, one IOPS line per second, "Exiting on timeout|signal",
  * "Maximum IOPS=...", the percentile blocks of -t1), then biobench's
@@ -63,8 +63,8 @@ static void tiou_usage(FILE *f)
 		free(buf);
 	}
 	fprintf(f,
-		"\nThen biobench's own long options (after t/io_uring's "
-		"options and the FILEs):\n"
+		"\nAnd biobench's own long options, anywhere on the line "
+		"(usually after the FILEs):\n"
 		"  --flavor 3.33|current  which t/io_uring to be: fio 3.33 "
 		"(Debian 12's, the\n"
 		"                    default) or current fio: its two startup "

@@ -990,6 +990,21 @@ static const struct bb_option *find_cli(const char *name)
 	return NULL;
 }
 
+int bb_options_words(int argc, char **argv, int i)
+{
+	const char *a = argv[i];
+	const struct bb_option *o;
+
+	if (a[0] != '-' || a[1] != '-' || !a[2])
+		return 0;
+	if (strchr(a + 2, '='))
+		return 1;
+	o = find_cli(a + 2);
+	if (!o || o->type == OT_BOOL || o->type == OT_HELP)
+		return 1; /* also --no-X: booleans only */
+	return i + 1 < argc && strncmp(argv[i + 1], "--", 2) ? 2 : 1;
+}
+
 static const struct bb_option *find_json(const char *name)
 {
 	for (size_t i = 0; i < bb_array_size(opt_table); i++)

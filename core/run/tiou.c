@@ -324,8 +324,13 @@ int bb_tiou_parse_over(int argc, char **argv, struct bb_tiou *t, char *err,
 			continue;
 		}
 		if (a[0] == '-' && a[1] == '-' && a[2]) {
-			t->rest = i; /* biobench's own long options from here */
-			break;
+			/* biobench's own long options from here, with their
+			 * values; t/io_uring's options and FILEs may follow
+			 * (bb_tiou_apply_options picks the long ones out) */
+			if (t->rest == argc)
+				t->rest = i;
+			i += bb_options_words(argc, argv, i) - 1;
+			continue;
 		}
 		if (!end_of_opts && !strcmp(a, "--")) {
 			end_of_opts = true;
@@ -541,7 +546,7 @@ int bb_tiou_apply_options(int argc, char **argv, int first, struct bb_tiou *t,
 			  struct bb_config *cfg, char *err, size_t errlen)
 {
 	enum bb_tiou_flavor fl = t->flavor;
-	unsigned want = cfg->ntargets, n = 0;
+	unsigned n = 0;
 	char **args = calloc((size_t)argc + BB_MAX_TARGETS + 3, sizeof(*args));
 	char *targets = malloc(sizeof(cfg->target));
 	bool numa = cfg->numa_place;
@@ -552,6 +557,8 @@ int bb_tiou_apply_options(int argc, char **argv, int first, struct bb_tiou *t,
 		goto out;
 	}
 	args[n++] = argv[0];
+	/* the long options and their values; the other words are the line's
+	 * (t/io_uring's options, their values, FILEs), read by the parse */
 	for (int i = first; i < argc; i++) {
 		int used = bb_tiou_flavor_arg(argc, argv, i, &fl, err, errlen);
 
@@ -563,7 +570,11 @@ int bb_tiou_apply_options(int argc, char **argv, int first, struct bb_tiou *t,
 			i += used - 1;
 			continue;
 		}
-		args[n++] = argv[i];
+		used = bb_options_words(argc, argv, i);
+		for (int k = 0; k < used; k++)
+			args[n++] = argv[i + k];
+		if (used)
+			i += used - 1;
 	}
 	if (fl != t->flavor) {
 		ret = bb_tiou_set_flavor(t, fl, err, errlen);
@@ -571,7 +582,6 @@ int bb_tiou_apply_options(int argc, char **argv, int first, struct bb_tiou *t,
 			ret = bb_tiou_to_config(t, cfg, err, errlen);
 		if (ret)
 			goto out;
-		want = cfg->ntargets;
 		numa = cfg->numa_place;
 	}
 	/* the line's targets, from a copy: setting them clears cfg's */
@@ -584,14 +594,6 @@ int bb_tiou_apply_options(int argc, char **argv, int first, struct bb_tiou *t,
 	ret = bb_options_parse((int)n, args, cfg, err, errlen);
 	if (ret)
 		goto out;
-	if (cfg->ntargets != want) {
-		ret = bb_errf(err, errlen, -EINVAL,
-			      "'%s' after biobench's --options is not one of "
-			      "them nor their value: give the FILEs before the "
-			      "--options",
-			      cfg->target);
-		goto out;
-	}
 	if (numa && cfg->ncpus) {
 		ret = bb_errf(err, errlen, -EINVAL,
 			      "-P1: --cpus places the threads already: give "

@@ -63,7 +63,14 @@ bad_line "-p1: polled IO needs O_DIRECT" -O0 "$f"
 bad_line "--flavor: '4' is not 3.33" -p0 "$f" --flavor 4
 bad_line "--rw randwrite: t/io_uring only reads" -p0 "$f" --rw randwrite
 bad_line "--allow-write: t/io_uring only reads" -p0 "$f" --allow-write
-bad_line "after biobench's --options is not one of them" -p0 "$f" --cpus 0 "$f"
+bad_line "--cpus: missing value" -p0 "$f" --cpus
+# biobench's long options anywhere: before the FILE, t/io_uring's options
+# after them, a value taken by its option and not as a FILE
+if expect_rc 0 tiou --cpus 0 --lat off -p0 -O0 -r2 "$f" &&
+	[ "$(grep -c '^IOPS=' "$TMP/out")" = 1 ] && grep -q "^submitter=0" "$TMP/out" &&
+	grep -q "buffered=1" "$TMP/out"; then
+	pass "tiou --cpus 0 --lat off -p0 -O0 -r2 FILE: long options before the FILE"
+else fail "tiou with long options first"; show; fi
 
 # -p1, t/io_uring's default, on a device without poll queues: refused
 # before the run, naming the sysfs file and the fix (t/io_uring spins)

@@ -24,6 +24,14 @@
 int bb_options_parse(int argc, char **argv, struct bb_config *cfg,
 		     char *err, size_t errlen);
 
+/* How many words of argv the long option argv[i] takes, by the rules of
+ * bb_options_parse: 2 for "--opt value" (a non-boolean option without
+ * "=" followed by a word that does not start with "--"), else 1; 0 when
+ * argv[i] is not a long option ("--" alone is not).  Unknown options take
+ * 1 (bb_options_parse names them).  For callers that pass some words of a
+ * command line on to bb_options_parse (biobench tiou). */
+int bb_options_words(int argc, char **argv, int i);
+
 /* Set one option by name: the long option name without dashes
  * ("max-sectors-kb") or its JSON field name ("max_sectors_kb"); value is
  * the text form.  Returns 0 or -EINVAL (message as above, naming the

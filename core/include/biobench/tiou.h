@@ -137,10 +137,9 @@ struct bb_tiou {
 	uint16_t thread_files[BB_TIOU_MAX_THREADS][BB_TIOU_MAX_FILES_PER_THREAD];
 	uint8_t thread_nfiles[BB_TIOU_MAX_THREADS];
 
-	/* argv[rest..argc) are biobench's own long options: the first word
-	 * "--name..." other than --flavor and all after it (argc when there
-	 * are none; a --flavor among them is the caller's:
-	 * bb_tiou_flavor_arg) */
+	/* argv[rest] is the first of biobench's own long options ("--name"
+	 * other than --flavor; argc when there are none); t/io_uring's
+	 * options and FILEs may follow them */
 	int rest;
 	unsigned notes;          /* BB_TIOU_NOTE_* */
 };
@@ -150,9 +149,10 @@ void bb_tiou_default(struct bb_tiou *t);
 
 /* Parse a t/io_uring command line: argv[0] is the program or subcommand
  * name, then t/io_uring's options and FILEs in any order, "--" ending the
- * options, "--flavor 3.33|current" (or "--flavor=...") anywhere before
- * the rest, and from the first other "--name" word on biobench's own long
- * options (left for bb_options_parse: t->rest).  Starts from
+ * options, "--flavor 3.33|current" (or "--flavor=...") anywhere, and
+ * biobench's own long options anywhere, "--" not ending them (skipped
+ * with their values, as bb_options_words counts them, and left for
+ * bb_tiou_apply_options; the first at t->rest).  Starts from
  * bb_tiou_default().
  * Returns 0, 1 if -h or -? was given (nothing else done), or -EINVAL with a
  * one-line message in err naming the option and what is allowed.  Refused:
@@ -212,14 +212,14 @@ size_t bb_tiou_notes(const struct bb_tiou *t, char *buf, size_t len);
 int bb_tiou_to_config(const struct bb_tiou *t, struct bb_config *cfg,
 		      char *err, size_t errlen);
 
-/* biobench's long options of a line, argv[first..argc) (t->rest for the
- * line t was parsed from), on cfg, which holds bb_tiou_to_config()'s
- * mapping of t: a --flavor among them switches t (bb_tiou_set_flavor)
- * and maps it again, the others go through bb_options_parse() with the
- * line's targets, so bb_config_check() is applied.  -P1 with --cpus is
- * refused in t/io_uring's words, as is a word that is neither an option
- * nor its value (a FILE after the options).  0, 1 when --help is among
- * them, or -EINVAL / -ENOMEM with the message. */
+/* biobench's long options of a line, those in argv[first..argc) (t->rest
+ * for the line t was parsed from; the line's other words, t/io_uring's
+ * options and FILEs, are skipped), on cfg, which holds
+ * bb_tiou_to_config()'s mapping of t: a --flavor among them switches t
+ * (bb_tiou_set_flavor) and maps it again, the others go through
+ * bb_options_parse() with the line's targets, so bb_config_check() is
+ * applied.  -P1 with --cpus is refused in t/io_uring's words.  0, 1 when
+ * --help is among them, or -EINVAL / -ENOMEM with the message. */
 int bb_tiou_apply_options(int argc, char **argv, int first, struct bb_tiou *t,
 			  struct bb_config *cfg, char *err, size_t errlen);
 

@@ -671,7 +671,7 @@ static void test_options_json(void **state)
 	/* --flavor among them maps the line again */
 	assert_int_equal(to_cfg("-N1 -r1 /mnt/f --quiet --flavor current",
 				&cfg, err, sizeof(err)), 0);
-	assert_int_equal(cfg.nop_kind, BB_NOP_PLAIN); /* not taken yet */
+	assert_int_equal(cfg.nop_kind, BB_NOP_FILE); /* the parse took it */
 	assert_int_equal(bb_tiou_apply_options(K.a.argc, K.a.argv, T.rest, &T,
 					       &cfg, err, sizeof(err)), 0);
 	assert_int_equal(T.flavor, BB_TIOU_FIO_CURRENT);
@@ -683,10 +683,38 @@ static void test_options_json(void **state)
 	assert_int_equal(bb_tiou_apply_options(K.a.argc, K.a.argv, T.rest, &T,
 					       &cfg, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "-P1: --cpus places the threads already: give one of -P1 and --cpus");
+	/* long options anywhere before "--", with or without their values;
+	 * t/io_uring's options and FILEs after them are the line's */
 	assert_int_equal(to_cfg("-p0 /mnt/f --cpus 0 /mnt/g", &cfg, err, sizeof(err)), 0);
+	assert_int_equal(T.nfiles, 2);
 	assert_int_equal(bb_tiou_apply_options(K.a.argc, K.a.argv, T.rest, &T,
-					       &cfg, err, sizeof(err)), -EINVAL);
-	assert_string_equal(err, "'/mnt/g' after biobench's --options is not one of them nor their value: give the FILEs before the --options");
+					       &cfg, err, sizeof(err)), 0);
+	assert_int_equal(cfg.ntargets, 2);
+	assert_int_equal(cfg.ncpus, 1);
+	assert_int_equal(to_cfg("--model bio --lat off -p0 -d 32 --quiet -s4 /mnt/f",
+				&cfg, err, sizeof(err)), 0);
+	assert_int_equal(T.depth, 32);
+	assert_int_equal(T.submit, 4);
+	assert_int_equal(bb_tiou_apply_options(K.a.argc, K.a.argv, T.rest, &T,
+					       &cfg, err, sizeof(err)), 0);
+	assert_int_equal(cfg.model, BB_MODEL_BIO);
+	assert_int_equal(cfg.lat, BB_LAT_OFF);
+	assert_true(cfg.quiet);
+	assert_int_equal(cfg.iodepth, 32);
+	assert_string_equal(cfg.target, "/mnt/f");
+	assert_int_equal(to_cfg("-N1 --cpus 1 /mnt/f", &cfg, err, sizeof(err)), 0);
+	assert_int_equal(bb_tiou_apply_options(K.a.argc, K.a.argv, T.rest, &T,
+					       &cfg, err, sizeof(err)), 0);
+	assert_string_equal(cfg.target, "nop");
+	assert_int_equal(cfg.ncpus, 1);
+	/* "--" ends t/io_uring's options, not biobench's */
+	assert_int_equal(to_cfg("-p0 --quiet -- -d8 /mnt/f --cpus 1", &cfg, err, sizeof(err)), 0);
+	assert_int_equal(T.nfiles, 2);
+	assert_string_equal(T.files[0], "-d8");
+	assert_int_equal(bb_tiou_apply_options(K.a.argc, K.a.argv, T.rest, &T,
+					       &cfg, err, sizeof(err)), 0);
+	assert_int_equal(cfg.ncpus, 1);
+	assert_int_equal(cfg.ntargets, 2);
 	assert_int_equal(to_cfg("-p0 /mnt/f --bogus", &cfg, err, sizeof(err)), 0);
 	assert_int_equal(bb_tiou_apply_options(K.a.argc, K.a.argv, T.rest, &T,
 					       &cfg, err, sizeof(err)), -EINVAL);
