@@ -883,6 +883,7 @@ void bb_store_pg_guard_release(void *guard)
 const struct bb_store_backend bb_store_postgres = {
 	.name = "postgresql",
 	.migrations = &bb_migrations_pg,
+	.skip_locked = true,
 	.open = pg_open,
 	.configure = pg_configure,
 	.opened = pg_opened,
