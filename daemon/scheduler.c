@@ -95,6 +95,15 @@ struct bb_sched {
 				   kexec -e after the clean stop */
 	char kexec_path[PATH_MAX]; /* under lock */
 
+	/* the fleet (bb_sched_start_fleet): the heartbeat thread renews the
+	 * leases of this daemon's claims and sweeps the others' expired
+	 * ones; hb_* under lock */
+	bool fleet;
+	unsigned lease_s;
+	pthread_t hb_tid;
+	bool hb_started;
+	pthread_cond_t hb_cond;
+
 	/* scheduler thread only */
 	int64_t job_id;
 	struct bb_job *job;
@@ -468,6 +477,13 @@ static int finish_job(struct bb_sched *s, int64_t id, const char *state,
 		sleep(1);
 		ret = bb_store_job_finish(s->st, id, state, verdict, cmp,
 					  error, err, sizeof(err));
+	}
+	if (ret == -EALREADY) {
+		/* it ended without us: another daemon's sweep interrupted it
+		 * when its lease expired; the store keeps that end */
+		bb_log(LOG_WARNING, "job %lld: not recorded as %s: %s",
+		       (long long)id, state, err);
+		return 0;
 	}
 	if (ret) {
 		bb_log(LOG_ERR, "job %lld: cannot record its end (%s): %s; "
@@ -1520,10 +1536,82 @@ static void recover_boots(struct bb_sched *s)
 	free(run);
 }
 
+/* ---- the fleet's heartbeat --------------------------------------------- */
+
+/* One beat: last seen, the leases renewed (the running job's lost: stop
+ * it), the other daemons' expired leases swept. */
+static void heartbeat_beat(struct bb_sched *s, bool *bad_logged)
+{
+	int64_t id = bb_sched_running(s);
+	unsigned n = 0;
+	char err[512];
+	int ret = bb_store_daemon_heartbeat(s->st, id, err, sizeof(err));
+
+	if (ret == -ESTALE) {
+		pthread_mutex_lock(&s->lock);
+		if (s->running_id == id)
+			atomic_store(&s->cancel, true);
+		pthread_mutex_unlock(&s->lock);
+		bb_log(LOG_ERR, "job %lld: this daemon lost it: %s; stopping "
+		       "it", (long long)id, err);
+	} else if (ret) {
+		if (!*bad_logged)
+			bb_log(LOG_ERR, "heartbeat: %s", err);
+		*bad_logged = true;
+		return;
+	}
+	*bad_logged = false;
+	ret = bb_store_jobs_expire(s->st, &n, err, sizeof(err));
+	if (ret)
+		bb_log(LOG_ERR, "lease sweep: %s", err);
+	else if (n)
+		bb_log(LOG_WARNING, "lease sweep: %u job(s) of other hosts "
+		       "marked interrupted: their leases expired", n);
+}
+
+/* Every third of the lease (at least every second). */
+static void *heartbeat_main(void *arg)
+{
+	struct bb_sched *s = arg;
+	long period_ms = (long)s->lease_s * 1000 / 3;
+	bool bad_logged = false;
+
+	if (period_ms < 1000)
+		period_ms = 1000;
+	for (;;) {
+		struct timespec ts;
+		bool stop;
+
+		heartbeat_beat(s, &bad_logged);
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += period_ms / 1000;
+		ts.tv_nsec += (period_ms % 1000) * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_mutex_lock(&s->lock);
+		if (!s->stopping)
+			pthread_cond_timedwait(&s->hb_cond, &s->lock, &ts);
+		stop = s->stopping;
+		pthread_mutex_unlock(&s->lock);
+		if (stop)
+			break;
+	}
+	return NULL;
+}
+
 /* ---- API ---------------------------------------------------------------- */
 
 int bb_sched_start(struct bb_sched **out, const char *db_path, char *err,
 		   size_t errlen)
+{
+	return bb_sched_start_fleet(out, db_path, NULL, err, errlen);
+}
+
+int bb_sched_start_fleet(struct bb_sched **out, const char *db_path,
+			 const struct bb_sched_fleet *f, char *err,
+			 size_t errlen)
 {
 	struct bb_sched *s = calloc(1, sizeof(*s));
 	unsigned n = 0;
@@ -1534,9 +1622,25 @@ int bb_sched_start(struct bb_sched **out, const char *db_path, char *err,
 		return -ENOMEM;
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->cond, NULL);
+	pthread_cond_init(&s->hb_cond, NULL);
 	ret = bb_store_open(&s->st, db_path, err, errlen);
 	if (ret)
 		goto fail;
+	if (f) {
+		/* who this daemon is, before the recovery: it recovers its
+		 * own jobs only */
+		ret = bb_store_set_daemon(s->st, f->host_name, f->lease_s, err,
+					  errlen);
+		if (!ret)
+			ret = bb_store_daemon_register(s->st, f->host, f->devices,
+						       f->version,
+						       (long)getpid(), err,
+						       errlen);
+		if (ret)
+			goto fail;
+		s->fleet = true;
+		s->lease_s = f->lease_s;
+	}
 	/* the reserve is room next to a sqlite file; a PostgreSQL server's
 	 * disk is its own */
 	if (strcmp(db_path, ":memory:") && !bb_store_is_pg(db_path) &&
@@ -1571,6 +1675,16 @@ int bb_sched_start(struct bb_sched **out, const char *db_path, char *err,
 	/* before any job is served: a boot job left rebooting goes on or
 	 * fails */
 	recover_boots(s);
+	if (s->fleet) {
+		ret = -pthread_create(&s->hb_tid, NULL, heartbeat_main, s);
+		if (ret) {
+			snprintf(err, errlen, "cannot start the heartbeat "
+				 "thread: %s", strerror(-ret));
+			goto fail;
+		}
+		s->hb_started = true;
+		pthread_setname_np(s->hb_tid, "bb-heartbeat");
+	}
 	ret = -pthread_create(&s->tid, NULL, sched_main, s);
 	if (ret) {
 		snprintf(err, errlen, "cannot start the scheduler thread: %s",
@@ -1581,8 +1695,16 @@ int bb_sched_start(struct bb_sched **out, const char *db_path, char *err,
 	*out = s;
 	return 0;
 fail:
+	if (s->hb_started) {
+		pthread_mutex_lock(&s->lock);
+		s->stopping = true;
+		pthread_cond_signal(&s->hb_cond);
+		pthread_mutex_unlock(&s->lock);
+		pthread_join(s->hb_tid, NULL);
+	}
 	if (s->st)
 		bb_store_close(s->st);
+	pthread_cond_destroy(&s->hb_cond);
 	pthread_cond_destroy(&s->cond);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
@@ -1744,14 +1866,19 @@ void bb_sched_stop(struct bb_sched *s)
 	atomic_store(&s->shutdown, true);
 	atomic_store(&s->cancel, true);
 	pthread_cond_signal(&s->cond);
+	pthread_cond_signal(&s->hb_cond);
 	pthread_mutex_unlock(&s->lock);
 	if (s->started)
 		pthread_join(s->tid, NULL);
+	/* after the scheduler: its job's lease is renewed to the end */
+	if (s->hb_started)
+		pthread_join(s->hb_tid, NULL);
 	if (s->unrec_id && unrecorded_retry(s))
 		bb_log(LOG_ERR, "job %lld: its end is not recorded: the next "
 		       "start marks it interrupted", (long long)s->unrec_id);
 	unrecorded_clear(s);
 	bb_store_close(s->st);
+	pthread_cond_destroy(&s->hb_cond);
 	pthread_cond_destroy(&s->cond);
 	pthread_mutex_destroy(&s->lock);
 	free(s);

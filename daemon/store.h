@@ -59,12 +59,13 @@ int bb_store_schema_version(struct bb_store *s);
  * URI "postgresql://..." or "postgres://...", or "service=NAME"), not a
  * sqlite path. */
 bool bb_store_is_pg(const char *where);
-/* One daemon per PostgreSQL database: a connection of its own holding a
- * session lock for the daemon's life.  0 with *guard (released by
- * bb_store_pg_guard_release, NULL is fine), -EBUSY naming the daemon that
- * holds it, or -errno; err says why. */
-int bb_store_pg_guard(const char *where, void **guard, char *err,
-		      size_t errlen);
+/* One daemon per host name on a PostgreSQL database (daemons of other
+ * names share it): a connection of its own holding a session lock keyed
+ * by the name for the daemon's life.  0 with *guard (released by
+ * bb_store_pg_guard_release, NULL is fine), -EBUSY naming the daemon
+ * (pid and host) that holds it, or -errno; err says why. */
+int bb_store_pg_guard(const char *where, const char *host_name, void **guard,
+		      char *err, size_t errlen);
 void bb_store_pg_guard_release(void *guard);
 /* where as logs and messages show it (a PostgreSQL connection string
  * without its password), in buf; returns buf. */
