@@ -41,6 +41,8 @@
 #include <unistd.h>
 
 #define SCHED_POLL_S 5 /* look at the store even without a kick */
+#define SCHED_POLL_SHARED_S 1 /* ... a shared one: other daemons' HTTP
+				 threads queue jobs for this one */
 /* Space kept next to the database (DB-reserve, allocated) so that the end
  * of a job can still be recorded when the filesystem fills up during it:
  * released on -ENOSPC, the write retried, re-made before the next job. */
@@ -100,6 +102,7 @@ struct bb_sched {
 	 * ones; hb_* under lock */
 	bool fleet;
 	unsigned lease_s;
+	unsigned poll_s;       /* SCHED_POLL_S, or _SHARED_S on PostgreSQL */
 	pthread_t hb_tid;
 	bool hb_started;
 	pthread_cond_t hb_cond;
@@ -1164,7 +1167,7 @@ static void *sched_main(void *arg)
 		pthread_mutex_lock(&s->lock);
 		if (!s->kicked && !s->stopping) {
 			clock_gettime(CLOCK_REALTIME, &ts);
-			ts.tv_sec += SCHED_POLL_S;
+			ts.tv_sec += s->poll_s;
 			pthread_cond_timedwait(&s->cond, &s->lock, &ts);
 		}
 		s->kicked = false;
@@ -1623,6 +1626,8 @@ int bb_sched_start_fleet(struct bb_sched **out, const char *db_path,
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->cond, NULL);
 	pthread_cond_init(&s->hb_cond, NULL);
+	s->poll_s = bb_store_is_pg(db_path) ? SCHED_POLL_SHARED_S :
+					      SCHED_POLL_S;
 	ret = bb_store_open(&s->st, db_path, err, errlen);
 	if (ret)
 		goto fail;
