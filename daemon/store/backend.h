@@ -28,7 +28,8 @@
  *   counts then inserts; a job's end reads its state then updates it).
  *   sqlite gets this from BEGIN IMMEDIATE; an engine with row locks
  *   needs a lock of its own at BEGIN, or serializable isolation with a
- *   retry.
+ *   retry.  The one exception is the claim of a queued job (fleet.c),
+ *   which with skip_locked runs outside a transaction on row locks.
  * - errors: -errno with a one-line message naming the database and what
  *   was being done (the what argument): -ENOSPC (full), -EIO (I/O error,
  *   corrupt, not a database), -EROFS (read-only) -- remembered by db.c
