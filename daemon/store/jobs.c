@@ -309,7 +309,15 @@ int bb_store_job_start(struct bb_store *s, int64_t id, int64_t host_id,
 	if (ret)
 		goto out;
 	if (!changed) {
-		ret = bb_store_not_in_state(&op, id, BB_JOB_QUEUED);
+		char cur[16];
+
+		/* queued still: another daemon's claim took it over */
+		ret = bb_store_state_read(&op, id, cur);
+		if (!ret && !strcmp(cur, BB_JOB_QUEUED))
+			ret = bb_db_err(&op, -EALREADY, "job %lld is claimed "
+					"by another daemon", (long long)id);
+		else if (!ret)
+			ret = bb_store_not_in_state(&op, id, BB_JOB_QUEUED);
 		goto out;
 	}
 	ret = bb_store_event_add(&op, id, "info", "started");

@@ -371,6 +371,7 @@ static void queued_claim_taken_over(void **state)
 	assert_int_equal(id2, id);
 	assert_int_equal(bb_store_job_start(a, id, 0, 0, err, sizeof(err)),
 			 -EALREADY);
+	assert_non_null(strstr(err, "claimed by another daemon"));
 	assert_int_equal(bb_store_job_start(b, id, 0, 0, err, sizeof(err)), 0);
 	bb_store_close(a);
 	bb_store_close(b);
