@@ -1551,12 +1551,17 @@ static void heartbeat_beat(struct bb_sched *s, bool *bad_logged)
 	int ret = bb_store_daemon_heartbeat(s->st, id, err, sizeof(err));
 
 	if (ret == -ESTALE) {
+		bool stopping;
+
 		pthread_mutex_lock(&s->lock);
-		if (s->running_id == id)
+		/* a stop marks the job interrupted itself: not lost */
+		stopping = s->stopping;
+		if (s->running_id == id && !stopping)
 			atomic_store(&s->cancel, true);
 		pthread_mutex_unlock(&s->lock);
-		bb_log(LOG_ERR, "job %lld: this daemon lost it: %s; stopping "
-		       "it", (long long)id, err);
+		if (!stopping)
+			bb_log(LOG_ERR, "job %lld: this daemon lost it: %s; "
+			       "stopping it", (long long)id, err);
 	} else if (ret) {
 		if (!*bad_logged)
 			bb_log(LOG_ERR, "heartbeat: %s", err);

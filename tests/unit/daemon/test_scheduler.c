@@ -391,6 +391,7 @@ static void test_stop_interrupts(void **state)
 /* ---- a host's noise floor from its A/A jobs -------------------------------- */
 
 static const char *wait_end(int64_t id, char *buf);
+static const char *job_error(int64_t id, char *buf, size_t len);
 static struct bb_store *g_st; /* for wait_end */
 
 static void test_noise_floor(void **state)
@@ -505,6 +506,47 @@ static void test_fleet_daemon(void **state)
 	json_object_put(hosts);
 	bb_sched_stop(s);
 	bb_store_close(other);
+	bb_store_close(st);
+}
+
+/* A daemon whose running job another daemon took from it (its lease
+ * swept: here ended interrupted by another handle) stops the job at its
+ * next heartbeat, keeps the store's end, and goes on with the queue. */
+static void test_fleet_lost_job_stops(void **state)
+{
+	struct fx *f = *state;
+	struct bb_store *st = store_open(f);
+	struct bb_sched_fleet fl = {
+		.host_name = "sched-a", .lease_s = 2, .version = "test",
+	};
+	struct bb_sched *s = NULL;
+	char err[512] = "", buf[256];
+	int64_t id, next;
+	double t0;
+
+	g_st = st;
+	assert_int_equal(bb_sched_start_fleet(&s, f->db, &fl, err,
+					      sizeof(err)), 0);
+	id = insert(st, LONG_JOB, 20);
+	next = insert(st, SHORT_JOB("after the lost one"), 4);
+	bb_sched_kick(s);
+	t0 = now_s();
+	while (bb_sched_running(s) != id) {
+		if (now_s() - t0 > END_TIMEOUT_S)
+			fail_msg("job %lld never ran", (long long)id);
+		usleep(10000);
+	}
+	assert_int_equal(bb_store_job_finish(st, id, BB_JOB_INTERRUPTED, NULL,
+					     NULL, "taken by another daemon",
+					     err, sizeof(err)), 0);
+	t0 = now_s();
+	assert_string_equal(wait_end(next, buf), BB_JOB_DONE);
+	/* the 100 s job stopped within its heartbeat (1 s) and a run */
+	assert_true(now_s() - t0 < 5 * CANCEL_BOUND_S);
+	assert_string_equal(state_of(st, id, buf), BB_JOB_INTERRUPTED);
+	assert_string_equal(job_error(id, buf, sizeof(buf)),
+			    "taken by another daemon");
+	bb_sched_stop(s);
 	bb_store_close(st);
 }
 
@@ -1223,6 +1265,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_noise_floor, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fleet_daemon, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_fleet_lost_job_stops,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_allow_recheck, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_one_canonicaliser, setup,
