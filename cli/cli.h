@@ -48,6 +48,7 @@ int bb_cmd_watch(const struct bb_cli_globals *g, int argc, char **argv);
 int bb_cmd_cancel(const struct bb_cli_globals *g, int argc, char **argv);
 int bb_cmd_devices(const struct bb_cli_globals *g, int argc, char **argv);
 int bb_cmd_host(const struct bb_cli_globals *g, int argc, char **argv);
+int bb_cmd_hosts(const struct bb_cli_globals *g, int argc, char **argv);
 
 /* ---- compare_fmt.c: the comparison printer --------------------------- */
 

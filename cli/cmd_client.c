@@ -81,6 +81,7 @@ static int print_compare(struct csess *s, struct json_object *doc);
 static int print_cancel(struct csess *s, struct json_object *doc);
 static int print_devices(struct csess *s, struct json_object *doc);
 static int print_host(struct csess *s, struct json_object *doc);
+static int print_hosts(struct csess *s, struct json_object *doc);
 
 static const char *const job_states[] = { "queued", "running", "done",
 					  "failed", "cancelled",
@@ -159,6 +160,13 @@ static const struct ccmd cmd_host = {
 	"Show the daemon's host (kernel, CPUs and microcode, memory, governor,\n"
 	"boot id) and the daemon's version, uptime and pid.",
 	"GET", "/api/v1/host", print_host,
+};
+static const struct ccmd cmd_hosts = {
+	"hosts", "", 0, 0, O_JSON,
+	"List the daemons that share the daemon's store (the fleet: one per\n"
+	"host_name): when each was last seen, its kernel, the job it runs.\n"
+	"A job's \"host\" names one of them.",
+	"GET", "/api/v1/hosts", print_hosts,
 };
 
 /* ---- options ------------------------------------------------------------ */
@@ -1429,4 +1437,42 @@ static int print_host(struct csess *s, struct json_object *doc)
 int bb_cmd_host(const struct bb_cli_globals *g, int argc, char **argv)
 {
 	return client_cmd(&cmd_host, g, argc, argv);
+}
+
+static int print_hosts(struct csess *s, struct json_object *doc)
+{
+	struct json_object *hosts = bb_cli_jget(doc, "hosts");
+	size_t n = hosts && json_object_is_type(hosts, json_type_array) ?
+			   json_object_array_length(hosts) : 0;
+
+	(void)s;
+	if (!n) {
+		printf("no hosts registered\n");
+		return BB_EXIT_OK;
+	}
+	printf("%-24s %-10s %-28s %-10s %s\n", "HOST", "SEEN", "KERNEL",
+	       "VERSION", "RUNNING");
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *h = json_object_array_get_idx(hosts, i);
+		char name[4 * 24 + 8], kernel[4 * 28 + 8], seen[32], job[32];
+
+		bb_cli_fit(name, sizeof(name), bb_cli_jstr(h, "name", "?"), 24);
+		bb_cli_fit(kernel, sizeof(kernel),
+			   bb_cli_jstr(h, "kernel", "-"), 28);
+		bb_cli_fmt_duration(seen, sizeof(seen),
+				    bb_cli_jnum(h, "seen_s_ago", 0));
+		if (bb_cli_jget(h, "running_job"))
+			snprintf(job, sizeof(job), "job %.0f",
+				 bb_cli_jnum(h, "running_job", 0));
+		else
+			snprintf(job, sizeof(job), "idle");
+		printf("%s %-10s %s %-10s %s\n", name, seen, kernel,
+		       bb_cli_jstr(h, "version", "?"), job);
+	}
+	return BB_EXIT_OK;
+}
+
+int bb_cmd_hosts(const struct bb_cli_globals *g, int argc, char **argv)
+{
+	return client_cmd(&cmd_hosts, g, argc, argv);
 }

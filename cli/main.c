@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* biobench - command-line front end: local runs (`run`, `tiou`, `ab`) and the
  * client of biobenchd (`submit`, `jobs`, `show`, `compare`, `watch`,
- * `cancel`, `devices`, `host`). */
+ * `cancel`, `devices`, `host`, `hosts`). */
 #include "cli.h"
 #include "devices_local.h"
 
@@ -30,6 +30,7 @@ static const struct bb_cli_cmd commands[] = {
 	{ "cancel", NULL, bb_cmd_cancel },
 	{ "devices", NULL, bb_cmd_devices },
 	{ "host", NULL, bb_cmd_host },
+	{ "hosts", NULL, bb_cmd_hosts },
 };
 
 static void usage(FILE *f)
@@ -75,6 +76,9 @@ static void usage(FILE *f)
 		"  devices --local           this host's NVMe controllers and "
 		"block devices (no daemon)\n"
 		"  host                      the daemon's host and version\n"
+		"  hosts                     the daemons sharing its store (the "
+		"fleet): last seen,\n"
+		"                            kernel, running job\n"
 		"\n"
 		"  help [COMMAND]            this text, or a command's\n"
 		"  --version                 biobench's version\n"

@@ -35,7 +35,7 @@ _biobench()
         cword=$COMP_CWORD
     fi
 
-    local commands="run tiou ab calibrate submit jobs show compare watch cancel devices host help"
+    local commands="run tiou ab calibrate submit jobs show compare watch cancel devices host hosts help"
     local client_opts="--json --server --token-file --help"
     local cmd= server= i
     for ((i = 1; i < cword; i++)); do
@@ -148,7 +148,7 @@ _biobench()
             fi ;;
         devices)
             COMPREPLY=($(compgen -W "--local $client_opts" -- "$cur")) ;;
-        host)
+        host|hosts)
             COMPREPLY=($(compgen -W "$client_opts" -- "$cur")) ;;
     esac
 } &&

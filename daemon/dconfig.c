@@ -10,6 +10,7 @@
 #include "dconfig.h"
 
 #include <biobench/config.h>
+#include <biobench/hostinfo.h>
 #include <biobench/options.h>
 #include <biobench/targetpath.h>
 
@@ -42,6 +43,7 @@
 #define DEFAULT_REQUEST_TIMEOUT_S 10
 #define DEFAULT_MAX_PER_PEER 64
 #define DEFAULT_MAX_QUEUED 1000
+#define DEFAULT_LEASE_S 60
 #define DEFAULT_MAX_JOB_S (7 * 86400)
 #define DEFAULT_MAX_BOOTS 16
 #define DEFAULT_BOOT_TIMEOUT_S 600
@@ -67,6 +69,7 @@ enum dopt_type {
 	DT_HOSTS,       /* appends Host names (blank or comma separated) */
 	DT_BOOL,        /* yes/no, true/false, on/off, 1/0 */
 	DT_METHOD,      /* a reboot_method name: its enum as unsigned */
+	DT_NAME,        /* a host name (bb_host_name_check) */
 	DT_FLAG,        /* command line only: sets a bool */
 	DT_CONFIG,      /* command line only: --config FILE */
 	DT_HELP,        /* command line only: --help */
@@ -157,6 +160,14 @@ static const struct dopt dopt_table[] = {
 	{ "server", "max_queued_jobs", "max-queued-jobs", "N", DT_UINT,
 	  F(max_queued_jobs), 0, 1, 1000000, NULL,
 	  "jobs that may wait in the queue (1..1000000)" },
+	{ "server", "host_name", "host-name", "NAME", DT_NAME, F(host_name), 0,
+	  0, 0, "the system host name", "this daemon's name in a shared "
+	  "store: jobs addressed to it (\"host\"), its claims; one daemon per "
+	  "name" },
+	{ "server", "lease_seconds", "lease-seconds", "SECONDS", DT_UINT,
+	  F(lease_s), 0, 2, 3600, NULL,
+	  "a claimed job's lease, renewed every third of it while the job "
+	  "runs; past it, any daemon marks the job interrupted (2..3600)" },
 	{ "server", "max_job_seconds", "max-job-seconds", "SECONDS", DT_UINT,
 	  F(max_job_s), 0, 1, 31536000, NULL,
 	  "planned run time of one job: runs x (runtime + ramp) "
@@ -292,6 +303,12 @@ void bb_dconfig_default(struct bb_dconfig *c)
 	c->request_timeout_s = DEFAULT_REQUEST_TIMEOUT_S;
 	c->max_per_peer = DEFAULT_MAX_PER_PEER;
 	c->max_queued_jobs = DEFAULT_MAX_QUEUED;
+	c->lease_s = DEFAULT_LEASE_S;
+	/* a system name that is no host name (an '_' in it) is "localhost":
+	 * a single daemon does not mind, a fleet sets host_name */
+	if (gethostname(c->host_name, sizeof(c->host_name) - 1) ||
+	    bb_host_name_check(c->host_name))
+		snprintf(c->host_name, sizeof(c->host_name), "localhost");
 	c->max_job_s = DEFAULT_MAX_JOB_S;
 	c->allow_reboot = false;
 	c->reboot_method = BB_REBOOT_KEXEC_SYSTEMD;
@@ -552,6 +569,14 @@ static int dopt_set(struct bb_dconfig *c, const struct dopt *o,
 		return 0;
 	case DT_STORE:
 		return set_store(c, v, where, err, errlen);
+	case DT_NAME:
+		why = bb_host_name_check(v);
+		if (why)
+			return fail(err, errlen, -EINVAL,
+				    "%s: '%.64s' is not a host name: %s", where,
+				    v, why);
+		snprintf(base + o->off, sizeof(c->host_name), "%s", v);
+		return 0;
 	case DT_DB:
 		c->db_given = true;
 		/* fall through */
@@ -993,6 +1018,7 @@ static void dopt_default_text(const struct dopt *o, const struct bb_dconfig *d,
 		break;
 	case DT_PATH:
 	case DT_DB:
+	case DT_NAME:
 		snprintf(buf, len, "%s", p);
 		break;
 	case DT_BOOL:

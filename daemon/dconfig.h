@@ -30,6 +30,8 @@
  *                                 ; and localhost (NAME or NAME:PORT,
  *                                 ; repeatable, blank/comma separated)
  *   max_queued_jobs = 1000        ; 429 beyond
+ *   host_name = bench-3.lab       ; default: the system host name
+ *   lease_seconds = 60            ; a claimed job's lease
  *   max_job_seconds = 604800      ; planned runs x (runtime + ramp)
  *   [targets]
  *   allow = nop
@@ -136,6 +138,8 @@ struct bb_dconfig {
 	char hosts[BB_DCONFIG_MAX_HOSTS][BB_DCONFIG_HOST_MAX]; /* lower case */
 	unsigned max_queued_jobs;
 	unsigned max_job_s;
+	char host_name[254];         /* the fleet: this daemon's name */
+	unsigned lease_s;            /* a claimed job's lease */
 	char pidfile[PATH_MAX];      /* --pidfile, "" when none */
 	unsigned nallow;
 	struct bb_allow allow[BB_DCONFIG_MAX_ALLOW];

@@ -111,6 +111,7 @@ static const struct bb_route bb_routes[] = {
 	{ "/api/v1/compare", "GET, HEAD", bb_route_compare_jobs, NULL },
 	{ "/api/v1/devices", "GET, HEAD", bb_route_devices, NULL },
 	{ "/api/v1/host", "GET, HEAD", bb_route_host, NULL },
+	{ "/api/v1/hosts", "GET, HEAD", bb_route_hosts, NULL },
 	{ "/api/v1/health", "GET, HEAD", bb_route_health, NULL },
 	{ "/metrics", "GET, HEAD", bb_route_metrics, NULL },
 };

@@ -254,6 +254,54 @@ static void notify_status(struct bb_sched *sched, char *last, size_t len)
 	sd_notifyf(0, "STATUS=%s", status);
 }
 
+/* The devices and allow-list summary a daemon registers with:
+ * {"devices": bb_devices_info(), "allow": [{"pattern","write"}]}. */
+static struct json_object *devices_summary(const struct bb_dconfig *c)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *allow = json_object_new_array();
+	struct json_object *devs = bb_devices_info();
+
+	json_object_object_add(o, "devices", devs ? devs :
+				       json_object_new_array());
+	for (unsigned i = 0; i < c->nallow; i++) {
+		struct json_object *a = json_object_new_object();
+
+		json_object_object_add(a, "pattern", json_object_new_string(
+					       c->allow[i].pattern));
+		json_object_object_add(a, "write",
+				       json_object_new_boolean(c->allow[i].write));
+		json_object_array_add(allow, a);
+	}
+	json_object_object_add(o, "allow", allow);
+	return o;
+}
+
+/* The scheduler as the daemon host_name of the store (its registry row,
+ * its claims and leases). */
+static int start_scheduler(struct bb_sched **sched,
+			   const struct bb_dconfig *c, char *err, size_t len)
+{
+	struct json_object *host = bb_host_info(), *devs = devices_summary(c);
+	struct bb_sched_fleet f = {
+		.host_name = c->host_name,
+		.lease_s = c->lease_s,
+		.host = json_object_to_json_string_ext(host,
+						       JSON_C_TO_STRING_PLAIN),
+		.devices = json_object_to_json_string_ext(
+			devs, JSON_C_TO_STRING_PLAIN),
+		.version = BB_VERSION,
+	};
+	int ret = bb_sched_start_fleet(sched, c->db_path, &f, err, len);
+
+	json_object_put(host);
+	json_object_put(devs);
+	if (!ret)
+		bb_log(LOG_INFO, "host name %s, lease %u s", c->host_name,
+		       c->lease_s);
+	return ret;
+}
+
 static void report_ready(int fd, bool ok)
 {
 	char c = ok ? 0 : 1;
@@ -297,8 +345,8 @@ int main(int argc, char **argv)
 	if (lock_fd == -1)
 		goto out;
 	if (bb_store_is_pg(cfg->db_path)) {
-		ret = bb_store_pg_guard(cfg->db_path, &pg_guard, err,
-					sizeof(err));
+		ret = bb_store_pg_guard(cfg->db_path, cfg->host_name,
+					&pg_guard, err, sizeof(err));
 		if (ret) {
 			bb_log(LOG_ERR, "%s", err);
 			goto out;
@@ -326,7 +374,7 @@ int main(int argc, char **argv)
 	ctx.cfg = cfg;
 	pthread_rwlock_init(&ctx.cfg_lock, NULL);
 	bb_http_ctx_init(&ctx);
-	ret = bb_sched_start(&sched, cfg->db_path, err, sizeof(err));
+	ret = start_scheduler(&sched, cfg, err, sizeof(err));
 	if (ret) {
 		bb_log(LOG_ERR, "%s", err);
 		goto out;

@@ -41,6 +41,8 @@
 #include <unistd.h>
 
 #define SCHED_POLL_S 5 /* look at the store even without a kick */
+#define SCHED_POLL_SHARED_S 1 /* ... a shared one: other daemons' HTTP
+				 threads queue jobs for this one */
 /* Space kept next to the database (DB-reserve, allocated) so that the end
  * of a job can still be recorded when the filesystem fills up during it:
  * released on -ENOSPC, the write retried, re-made before the next job. */
@@ -94,6 +96,16 @@ struct bb_sched {
 	bool kexec_pending;     /* under lock: kexec-exec armed; main runs
 				   kexec -e after the clean stop */
 	char kexec_path[PATH_MAX]; /* under lock */
+
+	/* the fleet (bb_sched_start_fleet): the heartbeat thread renews the
+	 * leases of this daemon's claims and sweeps the others' expired
+	 * ones; hb_* under lock */
+	bool fleet;
+	unsigned lease_s;
+	unsigned poll_s;       /* SCHED_POLL_S, or _SHARED_S on PostgreSQL */
+	pthread_t hb_tid;
+	bool hb_started;
+	pthread_cond_t hb_cond;
 
 	/* scheduler thread only */
 	int64_t job_id;
@@ -468,6 +480,13 @@ static int finish_job(struct bb_sched *s, int64_t id, const char *state,
 		sleep(1);
 		ret = bb_store_job_finish(s->st, id, state, verdict, cmp,
 					  error, err, sizeof(err));
+	}
+	if (ret == -EALREADY) {
+		/* it ended without us: another daemon's sweep interrupted it
+		 * when its lease expired; the store keeps that end */
+		bb_log(LOG_WARNING, "job %lld: not recorded as %s: %s",
+		       (long long)id, state, err);
+		return 0;
 	}
 	if (ret) {
 		bb_log(LOG_ERR, "job %lld: cannot record its end (%s): %s; "
@@ -1148,7 +1167,7 @@ static void *sched_main(void *arg)
 		pthread_mutex_lock(&s->lock);
 		if (!s->kicked && !s->stopping) {
 			clock_gettime(CLOCK_REALTIME, &ts);
-			ts.tv_sec += SCHED_POLL_S;
+			ts.tv_sec += s->poll_s;
 			pthread_cond_timedwait(&s->cond, &s->lock, &ts);
 		}
 		s->kicked = false;
@@ -1520,10 +1539,87 @@ static void recover_boots(struct bb_sched *s)
 	free(run);
 }
 
+/* ---- the fleet's heartbeat --------------------------------------------- */
+
+/* One beat: last seen, the leases renewed (the running job's lost: stop
+ * it), the other daemons' expired leases swept. */
+static void heartbeat_beat(struct bb_sched *s, bool *bad_logged)
+{
+	int64_t id = bb_sched_running(s);
+	unsigned n = 0;
+	char err[512];
+	int ret = bb_store_daemon_heartbeat(s->st, id, err, sizeof(err));
+
+	if (ret == -ESTALE) {
+		bool stopping;
+
+		pthread_mutex_lock(&s->lock);
+		/* a stop marks the job interrupted itself: not lost */
+		stopping = s->stopping;
+		if (s->running_id == id && !stopping)
+			atomic_store(&s->cancel, true);
+		pthread_mutex_unlock(&s->lock);
+		if (!stopping)
+			bb_log(LOG_ERR, "job %lld: this daemon lost it: %s; "
+			       "stopping it", (long long)id, err);
+	} else if (ret) {
+		if (!*bad_logged)
+			bb_log(LOG_ERR, "heartbeat: %s", err);
+		*bad_logged = true;
+		return;
+	}
+	*bad_logged = false;
+	ret = bb_store_jobs_expire(s->st, &n, err, sizeof(err));
+	if (ret)
+		bb_log(LOG_ERR, "lease sweep: %s", err);
+	else if (n)
+		bb_log(LOG_WARNING, "lease sweep: %u job(s) of other hosts "
+		       "marked interrupted: their leases expired", n);
+}
+
+/* Every third of the lease (at least every second). */
+static void *heartbeat_main(void *arg)
+{
+	struct bb_sched *s = arg;
+	long period_ms = (long)s->lease_s * 1000 / 3;
+	bool bad_logged = false;
+
+	if (period_ms < 1000)
+		period_ms = 1000;
+	for (;;) {
+		struct timespec ts;
+		bool stop;
+
+		heartbeat_beat(s, &bad_logged);
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += period_ms / 1000;
+		ts.tv_nsec += (period_ms % 1000) * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_mutex_lock(&s->lock);
+		if (!s->stopping)
+			pthread_cond_timedwait(&s->hb_cond, &s->lock, &ts);
+		stop = s->stopping;
+		pthread_mutex_unlock(&s->lock);
+		if (stop)
+			break;
+	}
+	return NULL;
+}
+
 /* ---- API ---------------------------------------------------------------- */
 
 int bb_sched_start(struct bb_sched **out, const char *db_path, char *err,
 		   size_t errlen)
+{
+	return bb_sched_start_fleet(out, db_path, NULL, err, errlen);
+}
+
+int bb_sched_start_fleet(struct bb_sched **out, const char *db_path,
+			 const struct bb_sched_fleet *f, char *err,
+			 size_t errlen)
 {
 	struct bb_sched *s = calloc(1, sizeof(*s));
 	unsigned n = 0;
@@ -1534,9 +1630,27 @@ int bb_sched_start(struct bb_sched **out, const char *db_path, char *err,
 		return -ENOMEM;
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->cond, NULL);
+	pthread_cond_init(&s->hb_cond, NULL);
+	s->poll_s = bb_store_is_pg(db_path) ? SCHED_POLL_SHARED_S :
+					      SCHED_POLL_S;
 	ret = bb_store_open(&s->st, db_path, err, errlen);
 	if (ret)
 		goto fail;
+	if (f) {
+		/* who this daemon is, before the recovery: it recovers its
+		 * own jobs only */
+		ret = bb_store_set_daemon(s->st, f->host_name, f->lease_s, err,
+					  errlen);
+		if (!ret)
+			ret = bb_store_daemon_register(s->st, f->host, f->devices,
+						       f->version,
+						       (long)getpid(), err,
+						       errlen);
+		if (ret)
+			goto fail;
+		s->fleet = true;
+		s->lease_s = f->lease_s;
+	}
 	/* the reserve is room next to a sqlite file; a PostgreSQL server's
 	 * disk is its own */
 	if (strcmp(db_path, ":memory:") && !bb_store_is_pg(db_path) &&
@@ -1571,6 +1685,16 @@ int bb_sched_start(struct bb_sched **out, const char *db_path, char *err,
 	/* before any job is served: a boot job left rebooting goes on or
 	 * fails */
 	recover_boots(s);
+	if (s->fleet) {
+		ret = -pthread_create(&s->hb_tid, NULL, heartbeat_main, s);
+		if (ret) {
+			snprintf(err, errlen, "cannot start the heartbeat "
+				 "thread: %s", strerror(-ret));
+			goto fail;
+		}
+		s->hb_started = true;
+		pthread_setname_np(s->hb_tid, "bb-heartbeat");
+	}
 	ret = -pthread_create(&s->tid, NULL, sched_main, s);
 	if (ret) {
 		snprintf(err, errlen, "cannot start the scheduler thread: %s",
@@ -1581,8 +1705,16 @@ int bb_sched_start(struct bb_sched **out, const char *db_path, char *err,
 	*out = s;
 	return 0;
 fail:
+	if (s->hb_started) {
+		pthread_mutex_lock(&s->lock);
+		s->stopping = true;
+		pthread_cond_signal(&s->hb_cond);
+		pthread_mutex_unlock(&s->lock);
+		pthread_join(s->hb_tid, NULL);
+	}
 	if (s->st)
 		bb_store_close(s->st);
+	pthread_cond_destroy(&s->hb_cond);
 	pthread_cond_destroy(&s->cond);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
@@ -1744,14 +1876,19 @@ void bb_sched_stop(struct bb_sched *s)
 	atomic_store(&s->shutdown, true);
 	atomic_store(&s->cancel, true);
 	pthread_cond_signal(&s->cond);
+	pthread_cond_signal(&s->hb_cond);
 	pthread_mutex_unlock(&s->lock);
 	if (s->started)
 		pthread_join(s->tid, NULL);
+	/* after the scheduler: its job's lease is renewed to the end */
+	if (s->hb_started)
+		pthread_join(s->hb_tid, NULL);
 	if (s->unrec_id && unrecorded_retry(s))
 		bb_log(LOG_ERR, "job %lld: its end is not recorded: the next "
 		       "start marks it interrupted", (long long)s->unrec_id);
 	unrecorded_clear(s);
 	bb_store_close(s->st);
+	pthread_cond_destroy(&s->hb_cond);
 	pthread_cond_destroy(&s->cond);
 	pthread_mutex_destroy(&s->lock);
 	free(s);

@@ -24,6 +24,24 @@ struct bb_sched;
 int bb_sched_start(struct bb_sched **out, const char *db_path,
 		   char *err, size_t errlen);
 
+/* bb_sched_start as a daemon of the fleet (store.h, "the fleet"): its
+ * handle is the daemon host_name's (bb_store_set_daemon), registered
+ * with host (bb_host_info JSON text), devices (JSON text: devices and
+ * allow-list) and version; it claims the jobs it runs with a lease of
+ * lease_s, and a heartbeat thread ("bb-heartbeat", every third of the
+ * lease, at least every second) refreshes the registry, renews the
+ * leases (the running job is stopped when it was lost) and interrupts
+ * other daemons' running jobs whose leases expired.  f NULL: as
+ * bb_sched_start (no registry, no claims: every job is this one's). */
+struct bb_sched_fleet {
+	const char *host_name;
+	unsigned lease_s;
+	const char *host, *devices, *version;
+};
+int bb_sched_start_fleet(struct bb_sched **out, const char *db_path,
+			 const struct bb_sched_fleet *f, char *err,
+			 size_t errlen);
+
 /* The configuration whose allow-list is enforced again right before each
  * job runs (it may have been reloaded since the job was accepted, or the
  * target replaced by a symlink): *cfg is read with lock read-held; the

@@ -59,12 +59,13 @@ int bb_store_schema_version(struct bb_store *s);
  * URI "postgresql://..." or "postgres://...", or "service=NAME"), not a
  * sqlite path. */
 bool bb_store_is_pg(const char *where);
-/* One daemon per PostgreSQL database: a connection of its own holding a
- * session lock for the daemon's life.  0 with *guard (released by
- * bb_store_pg_guard_release, NULL is fine), -EBUSY naming the daemon that
- * holds it, or -errno; err says why. */
-int bb_store_pg_guard(const char *where, void **guard, char *err,
-		      size_t errlen);
+/* One daemon per host name on a PostgreSQL database (daemons of other
+ * names share it): a connection of its own holding a session lock keyed
+ * by the name for the daemon's life.  0 with *guard (released by
+ * bb_store_pg_guard_release, NULL is fine), -EBUSY naming the daemon
+ * (pid and host) that holds it, or -errno; err says why. */
+int bb_store_pg_guard(const char *where, const char *host_name, void **guard,
+		      char *err, size_t errlen);
 void bb_store_pg_guard_release(void *guard);
 /* where as logs and messages show it (a PostgreSQL connection string
  * without its password), in buf; returns buf. */
@@ -112,13 +113,64 @@ int bb_store_jobs_queued(struct bb_store *s, unsigned *n, char *err,
 			 size_t errlen);
 
 /* The oldest queued job (FIFO by id): its id and spec text (malloc'd).
- * -ENOENT when none is queued. */
+ * -ENOENT when none is queued.  On a daemon's handle
+ * (bb_store_set_daemon) it is bb_store_job_claim. */
 int bb_store_job_next_queued(struct bb_store *s, int64_t *id, char **spec,
 			     char *err, size_t errlen);
 
+/* ---- the fleet: pull scheduling (store/fleet.c) ----------------------
+ *
+ * Several daemons share one database, each under its host name (config
+ * host_name, unique in the database).  A job may be addressed to one of
+ * them (the spec's "host", stored as for_host; -ENXIO at submission
+ * naming the registered hosts when no daemon has that name); each daemon
+ * claims the oldest queued job addressed to it or to any host, with a
+ * lease its heartbeat renews while the job runs.  Any daemon's sweep
+ * turns a running job whose lease expired into interrupted (its finished
+ * runs kept, an event naming the host that lost the lease); boot jobs are
+ * their host's across its reboots and never expire.  A handle without a
+ * daemon (tests, tools, the HTTP threads) claims nothing and sees every
+ * job as its own. */
+
+/* Make s a daemon's handle: its host name (bb_host_name_check) and lease
+ * (seconds).  From then on next_queued claims, a start records the claim
+ * and its lease, and the startup recovery (interrupt_running, the boot
+ * lists) is this daemon's jobs' (and those claimed by none) only. */
+int bb_store_set_daemon(struct bb_store *s, const char *name,
+			unsigned lease_s, char *err, size_t errlen);
+/* Register (or re-register at a restart) the daemon: host metadata
+ * (bb_host_info JSON text), devices and allow-list summary (JSON text),
+ * version, pid; started and last seen now. */
+int bb_store_daemon_register(struct bb_store *s, const char *host,
+			     const char *devices, const char *version,
+			     long pid, char *err, size_t errlen);
+/* The heartbeat: last seen now, the job it runs (0: idle), every lease of
+ * the daemon's claims renewed.  -ESTALE (with why) when running_id is no
+ * longer this daemon's (its lease expired and another daemon's sweep
+ * interrupted it, or another claimed it): stop it. */
+int bb_store_daemon_heartbeat(struct bb_store *s, int64_t running_id,
+			      char *err, size_t errlen);
+/* The oldest queued job this daemon may run, claimed with a lease: its
+ * id and spec (malloc'd); -ENOENT when there is none.  Two daemons never
+ * claim the same job (a claim whose claimer let its lease expire before
+ * it started the job may be taken over). */
+int bb_store_job_claim(struct bb_store *s, int64_t *id, char **spec,
+		       char *err, size_t errlen);
+/* The sweep: every running job claimed by another daemon whose lease is
+ * over (not a boot job) becomes interrupted with an event naming the
+ * host; *n of them. */
+int bb_store_jobs_expire(struct bb_store *s, unsigned *n, char *err,
+			 size_t errlen);
+/* GET /api/v1/hosts: {"hosts":[{"name","version","pid","started",
+ * "last_seen","running_job" | null,"host": {..} | null,"devices": {..}
+ * | null,"kernel" | null,"seen_s_ago"}]} by name. */
+int bb_store_hosts_list(struct bb_store *s, struct json_object **out,
+			char *err, size_t errlen);
+
 /* queued -> running, with host and device ids (0: unknown) and the start
  * time.  Event "started".  -EALREADY if the job is not queued (e.g.
- * cancelled meanwhile), -ENOENT if there is no such job. */
+ * cancelled meanwhile) or, on a daemon's handle, claimed by another
+ * daemon; -ENOENT if there is no such job. */
 int bb_store_job_start(struct bb_store *s, int64_t id, int64_t host_id,
 		       int64_t device_id, char *err, size_t errlen);
 
@@ -143,7 +195,8 @@ int bb_store_job_finish(struct bb_store *s, int64_t id, const char *state,
 /* Startup recovery: every job left running becomes interrupted ("daemon
  * stopped while the job ran"), but a boot job with its boot progress
  * (bb_store_jobs_boot_running: its boot is redone); the count is
- * returned in *n. */
+ * returned in *n.  On a daemon's handle: its own jobs (and those no
+ * daemon claimed) only; the same for the two boot lists below. */
 int bb_store_jobs_interrupt_running(struct bb_store *s, unsigned *n,
 				    char *err, size_t errlen);
 

@@ -483,3 +483,34 @@ void bb_run_context_add_json(struct json_object *doc,
 	json_object_object_add(doc, "queue_settings",
 			       bb_queue_settings_to_json(&c->queue));
 }
+
+const char *bb_host_name_check(const char *s)
+{
+	size_t len, label = 0;
+
+	if (!s || !*s)
+		return "empty";
+	len = strlen(s);
+	if (len > 253)
+		return "longer than 253 characters";
+	for (size_t i = 0; i <= len; i++) {
+		char c = s[i];
+
+		if (c == '.' || !c) {
+			if (!label)
+				return "an empty label (two dots, or a dot at "
+				       "an end)";
+			if (s[i - 1] == '-')
+				return "a label ends with '-'";
+			label = 0;
+			continue;
+		}
+		if (!isalnum((unsigned char)c) && c != '-')
+			return "only letters, digits, '-' and '.' are allowed";
+		if (c == '-' && !label)
+			return "a label begins with '-'";
+		if (++label > 63)
+			return "a label is longer than 63 characters";
+	}
+	return NULL;
+}

@@ -9,6 +9,8 @@
  * with its own path. */
 #include <biobench/jobspec.h>
 
+#include <biobench/hostinfo.h>
+
 #include "util/rng.h"
 #include <biobench/options.h>
 #include <biobench/sysknob.h>
@@ -356,6 +358,7 @@ struct job_ctx {
 	bool bad_uint;            /* the last TOP_UINT field was invalid */
 	bool repeat_bad;          /* repeat was invalid (max_repeat not compared) */
 	bool max_repeat_given;
+	bool host_given;
 	bool target_given;
 	/* the job's t/io_uring line ("tiou"), parsed; its words (the parsed
 	 * line points into them) and where its long options start */
@@ -1073,6 +1076,7 @@ static void parse_quiescence_field(struct job_ctx *c,
 				   const struct top_field *f,
 				   struct json_object *val);
 static void check_max_repeat(struct job_ctx *c, const struct top_field *f);
+static void check_host(struct job_ctx *c, const struct top_field *f);
 static struct json_object *def_workload(const struct bb_job *job,
 					struct json_object *given);
 static struct json_object *def_variants(const struct bb_job *job,
@@ -1132,6 +1136,10 @@ static const struct top_field top_fields[] = {
 	{ .name = "allow_other_jobs", .type = TOP_BOOL,
 	  TOP_MEMBER(allow_other_jobs), .omitted = true,
 	  .hint = "true: a boot job may start while other jobs are queued" },
+	/* the fleet: the daemon (host_name) that is to run the job; left
+	 * out when not given (any host) */
+	{ .name = "host", .type = TOP_STRING, TOP_MEMBER(host),
+	  .omitted = true, .check = check_host },
 };
 
 static void *top_member(struct bb_job *job, const struct top_field *f)
@@ -1388,6 +1396,19 @@ static void parse_quiescence_field(struct job_ctx *c,
 		parse_quiescence(c->errs, val, c->job);
 }
 
+static void check_host(struct job_ctx *c, const struct top_field *f)
+{
+	const char *why;
+
+	if (!c->job->host[0] && !c->host_given)
+		return;
+	why = bb_host_name_check(c->job->host);
+	if (why)
+		err_add(c->errs, f->name, "\"%.64s\" is not a host name: %s "
+			"(a daemon's host_name, e.g. bench-3.lab)",
+			c->job->host, why);
+}
+
 static void check_max_repeat(struct job_ctx *c, const struct top_field *f)
 {
 	struct bb_job *job = c->job;
@@ -1618,6 +1639,8 @@ static void parse_top(struct job_ctx *c, struct json_object *doc)
 	job->aa = false;
 	job->boots = BB_JOB_DEF_BOOTS;
 	c->max_repeat_given = json_object_object_get(doc, "max_repeat") != NULL;
+	c->host_given = json_object_is_type(json_object_object_get(doc, "host"),
+					    json_type_string);
 
 	for (size_t i = 0; i < bb_array_size(top_fields); i++) {
 		if (top_fields[i].late)

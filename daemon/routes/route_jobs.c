@@ -601,6 +601,11 @@ void bb_route_jobs_post(const struct bb_route_req *r,
 		rs->retry_after = 60;
 		goto out;
 	}
+	if (ret == -ENXIO) {
+		/* addressed to a host no daemon registered */
+		bb_http_error(rs, 400, "invalid_job", "host", "%s", err);
+		goto out;
+	}
 	if (ret) {
 		bb_route_store_error(rs, ret == -ENOENT ? -EIO : ret, 0, err);
 		goto out;

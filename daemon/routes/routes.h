@@ -69,6 +69,7 @@ bb_route_fn bb_route_history;       /* GET  /api/v1/history */
 bb_route_fn bb_route_compare_jobs;  /* GET  /api/v1/compare */
 bb_route_fn bb_route_devices;       /* GET  /api/v1/devices */
 bb_route_fn bb_route_host;          /* GET  /api/v1/host */
+bb_route_fn bb_route_hosts;         /* GET  /api/v1/hosts */
 bb_route_fn bb_route_health;        /* GET  /api/v1/health */
 bb_route_fn bb_route_metrics;       /* GET  /metrics */
 bb_route_fn bb_route_static;        /* GET  anything else not under /api */

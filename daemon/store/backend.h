@@ -28,7 +28,8 @@
  *   counts then inserts; a job's end reads its state then updates it).
  *   sqlite gets this from BEGIN IMMEDIATE; an engine with row locks
  *   needs a lock of its own at BEGIN, or serializable isolation with a
- *   retry.
+ *   retry.  The one exception is the claim of a queued job (fleet.c),
+ *   which with skip_locked runs outside a transaction on row locks.
  * - errors: -errno with a one-line message naming the database and what
  *   was being done (the what argument): -ENOSPC (full), -EIO (I/O error,
  *   corrupt, not a database), -EROFS (read-only) -- remembered by db.c
@@ -63,8 +64,11 @@ struct bb_val {
 
 enum bb_tx { BB_TX_READ, BB_TX_WRITE, BB_TX_DURABLE };
 
-/* struct bb_query.flags: an INSERT whose new row's id is wanted. */
+/* struct bb_query.flags: an INSERT whose new row's id is wanted; a
+ * statement with rows that is not a SELECT (UPDATE ... RETURNING: its
+ * SQL is complete, its column table names what it returns). */
 #define BB_Q_NEW_ID 1u
+#define BB_Q_RETURNING 2u
 
 /* The numbered migrations of one dialect (struct bb_migration is
  * cmake/embed_migrations.cmake's {version, name, sql}). */
@@ -81,6 +85,10 @@ struct bb_migration_set {
 struct bb_store_backend {
 	const char *name;
 	const struct bb_migration_set *migrations;
+	/* rows locks that other transactions may skip (SELECT ... FOR
+	 * UPDATE SKIP LOCKED): the claim of a queued job uses them instead
+	 * of the write lock (jobs.c) */
+	bool skip_locked;
 
 	/* Connect to where (sqlite: a file path, ":memory:" or a "file:"
 	 * URI) without changing the database; *c NULL on failure. */

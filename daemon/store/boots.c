@@ -41,11 +41,13 @@ static const struct bb_col bb_boot_id_cols[] = {
 	{ "id", BB_COL_INT64, NULL },
 };
 static const struct bb_query q_jobs_rebooting = BB_SELECT(bb_boot_id_cols,
-	"FROM jobs WHERE state = 'rebooting' ORDER BY id",
+	"FROM jobs WHERE state = 'rebooting' AND (claimed_by IS NULL OR"
+	" claimed_by = coalesce(?1, claimed_by)) ORDER BY id",
 	"listing rebooting jobs");
 static const struct bb_query q_jobs_boot_running = BB_SELECT(bb_boot_id_cols,
 	"FROM jobs WHERE state = 'running' AND id IN"
-	" (SELECT job_id FROM job_boots) ORDER BY id",
+	" (SELECT job_id FROM job_boots) AND (claimed_by IS NULL OR"
+	" claimed_by = coalesce(?1, claimed_by)) ORDER BY id",
 	"listing running boot jobs");
 static const struct bb_query q_boot_is_running = BB_STATEMENT(
 	"UPDATE jobs SET runs_done = runs_done WHERE id = ?1 AND"
@@ -187,7 +189,8 @@ static int bb_store_boot_ids(struct bb_store *s, const struct bb_query *q,
 	*ids = NULL;
 	*n = 0;
 	bb_db_lock(&op, s->db, err, errlen);
-	ret = bb_db_query(&r, &op, q, "");
+	/* a fleet's daemon recovers its own boot jobs only */
+	ret = bb_db_query(&r, &op, q, "t", bb_store_me(s));
 	while (!ret && (ret = bb_db_next(&r)) > 0) {
 		if (*n == cap) {
 			int64_t *p;

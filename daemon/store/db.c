@@ -498,3 +498,8 @@ const char *bb_db_where(const struct bb_db *db)
 {
 	return db->where;
 }
+
+bool bb_db_skip_locked(const struct bb_db *db)
+{
+	return db->be->skip_locked;
+}

@@ -79,6 +79,11 @@ struct bb_query {
 #define BB_SELECT(c, from, w) \
 	{ .sql = (from), .cols = (c), .ncols = bb_array_size(c), .what = (w) }
 #define BB_STATEMENT(s, w) { .sql = (s), .what = (w) }
+/* UPDATE ... RETURNING (complete SQL) whose rows read as the columns c
+ * say (their keys; the SQL is not built from them). */
+#define BB_RETURNING(c, s, w) \
+	{ .sql = (s), .cols = (c), .ncols = bb_array_size(c), \
+	  .flags = BB_Q_RETURNING, .what = (w) }
 /* An INSERT whose new row's id is wanted (bb_db_run's *out). */
 #define BB_INSERT_ID(s, w) { .sql = (s), .flags = BB_Q_NEW_ID, .what = (w) }
 
@@ -95,6 +100,8 @@ int bb_db_open(struct bb_db **out, const char *where, char *err,
 void bb_db_close(struct bb_db *db);
 /* The schema version after migration. */
 int bb_db_version(const struct bb_db *db);
+/* Whether the backend has row locks to skip (backend.h skip_locked). */
+bool bb_db_skip_locked(const struct bb_db *db);
 /* The database's name in messages (its path). */
 const char *bb_db_where(const struct bb_db *db);
 /* bb_store_check for one handle: any thread, never waits for the

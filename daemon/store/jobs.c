@@ -21,11 +21,14 @@ static const char *const bb_job_states[] = {
 
 static const struct bb_query q_job_insert = BB_INSERT_ID(
 	"INSERT INTO jobs (name, target, spec, state, created_ms,"
-	" runs_planned) VALUES (coalesce(?1, ''), ?2, ?3, 'queued', ?4, ?5)",
+	" runs_planned, for_host) VALUES (coalesce(?1, ''), ?2, ?3, 'queued',"
+	" ?4, ?5, ?6)",
 	"storing a new job");
 static const struct bb_query q_job_start = BB_STATEMENT(
 	"UPDATE jobs SET state = 'running', started_ms = ?2, host_id = ?3,"
-	" device_id = ?4 WHERE id = ?1 AND state = 'queued'",
+	" device_id = ?4, claimed_by = coalesce(?5, claimed_by),"
+	" lease_ms = ?6 WHERE id = ?1 AND state = 'queued'"
+	" AND (claimed_by IS NULL OR claimed_by = coalesce(?5, claimed_by))",
 	"starting a job");
 static const struct bb_query q_job_progress = BB_STATEMENT(
 	"UPDATE jobs SET runs_planned = ?2, compare = coalesce(?3, compare)"
@@ -58,9 +61,11 @@ static const struct bb_query q_job_next_queued = BB_SELECT(bb_job_next_cols,
 static const struct bb_col bb_job_id_cols[] = {
 	{ "id", BB_COL_INT64, NULL },
 };
+/* this daemon's (?1; NULL: every one) */
 static const struct bb_query q_jobs_running = BB_SELECT(bb_job_id_cols,
 	"FROM jobs WHERE state = 'running' AND id NOT IN"
-	" (SELECT job_id FROM job_boots) ORDER BY id",
+	" (SELECT job_id FROM job_boots) AND (claimed_by IS NULL OR"
+	" claimed_by = coalesce(?1, claimed_by)) ORDER BY id",
 	"listing running jobs");
 
 /* The job document: the list's columns, then spec and compare. */
@@ -168,6 +173,7 @@ int bb_store_job_submit(struct bb_store *s, const char *name,
 			int64_t *id, char *err, size_t errlen)
 {
 	struct json_object *o = NULL;
+	char for_host[256] = "";
 	struct bb_db_rows r;
 	struct bb_db_op op;
 	int ret;
@@ -182,10 +188,20 @@ int bb_store_job_submit(struct bb_store *s, const char *name,
 		bb_store_seterr(err, errlen, "job spec is not a JSON object");
 		return -EINVAL;
 	}
+	if (bb_store_jstr(o, "host"))
+		snprintf(for_host, sizeof(for_host), "%s",
+			 bb_store_jstr(o, "host"));
 	json_object_put(o);
 	ret = bb_db_begin(&op, s->db, BB_TX_DURABLE, err, errlen);
 	if (ret)
 		goto out;
+	/* a job addressed to a host no daemon registered would wait
+	 * forever */
+	if (for_host[0]) {
+		ret = bb_store_daemon_known(&op, for_host);
+		if (ret)
+			goto out;
+	}
 	/* counted in the transaction that inserts: never above the limit */
 	if (max_queued) {
 		int64_t n;
@@ -203,8 +219,9 @@ int bb_store_job_submit(struct bb_store *s, const char *name,
 			goto out;
 		}
 	}
-	ret = bb_db_run(&op, &q_job_insert, id, "tttiu", name, target, spec,
-			bb_store_now_ms(), runs_planned);
+	ret = bb_db_run(&op, &q_job_insert, id, "tttiut", name, target, spec,
+			bb_store_now_ms(), runs_planned,
+			for_host[0] ? for_host : NULL);
 	if (ret)
 		goto out;
 	ret = bb_store_event_add(&op, *id, "info", "submitted");
@@ -253,6 +270,8 @@ int bb_store_job_next_queued(struct bb_store *s, int64_t *id, char **spec,
 	const char *t;
 	int ret;
 
+	if (s->me[0])
+		return bb_store_job_claim(s, id, spec, err, errlen);
 	bb_db_lock(&op, s->db, err, errlen);
 	ret = bb_db_row(&r, &op, &q_job_next_queued, "");
 	if (ret < 0)
@@ -284,12 +303,21 @@ int bb_store_job_start(struct bb_store *s, int64_t id, int64_t host_id,
 	if (ret)
 		goto out;
 	bb_db_what(&op, "starting job %lld", (long long)id);
-	ret = bb_db_run(&op, &q_job_start, &changed, "iiII", id,
-			bb_store_now_ms(), host_id, device_id);
+	ret = bb_db_run(&op, &q_job_start, &changed, "iiIItI", id,
+			bb_store_now_ms(), host_id, device_id, bb_store_me(s),
+			bb_store_lease_until(s));
 	if (ret)
 		goto out;
 	if (!changed) {
-		ret = bb_store_not_in_state(&op, id, BB_JOB_QUEUED);
+		char cur[16];
+
+		/* queued still: another daemon's claim took it over */
+		ret = bb_store_state_read(&op, id, cur);
+		if (!ret && !strcmp(cur, BB_JOB_QUEUED))
+			ret = bb_db_err(&op, -EALREADY, "job %lld is claimed "
+					"by another daemon", (long long)id);
+		else if (!ret)
+			ret = bb_store_not_in_state(&op, id, BB_JOB_QUEUED);
 		goto out;
 	}
 	ret = bb_store_event_add(&op, id, "info", "started");
@@ -415,8 +443,9 @@ int bb_store_jobs_interrupt_running(struct bb_store *s, unsigned *n,
 	ret = bb_db_begin(&op, s->db, BB_TX_DURABLE, err, errlen);
 	if (ret)
 		goto out;
-	/* the ids first: no update while the rows are read */
-	ret = bb_db_query(&r, &op, &q_jobs_running, "");
+	/* the ids first: no update while the rows are read; a fleet's
+	 * daemon interrupts its own only (the others' lose their leases) */
+	ret = bb_db_query(&r, &op, &q_jobs_running, "t", bb_store_me(s));
 	while (!ret && (ret = bb_db_next(&r)) > 0) {
 		if (nids == cap) {
 			int64_t *p;

@@ -810,63 +810,74 @@ static const char *pg_col_text(struct bb_be_stmt *st, unsigned col)
 	return pg_col(st, col);
 }
 
-/* ---- one daemon per database ------------------------------------------
+/* ---- one daemon per host name ------------------------------------------
  *
- * Until the fleet's scheduling (leases, claims) exists, two daemons on one
- * database would each take the other's jobs for their own: a start marks
- * every running job interrupted and restores its knobs.  The guard is a
- * connection of its own holding a session-level advisory lock (another
- * key than the write lock's) for the daemon's life; its application_name
- * names the daemon, so that a second one is told who holds it. */
-#define BB_PG_DAEMON_LOCK "7595442685934200425"
+ * Daemons with different host names share a database (the fleet's
+ * claims and leases keep them apart); two with the same name would each
+ * take the other's jobs for their own: a start marks its running jobs
+ * interrupted and restores their knobs.  The guard is a connection of
+ * its own holding, for the daemon's life, a session-level advisory lock
+ * keyed (BB_PG_DAEMON_CLASS, hashtext(host name)) -- the two-key form,
+ * apart from the write lock's one bigint key.  Two names with the same
+ * 32-bit hash would be refused as if they were one (the message names
+ * the holder).  Its application_name names the daemon (pid first: the
+ * server keeps 63 bytes of it), so that a second one is told who holds
+ * it. */
+#define BB_PG_DAEMON_CLASS "1651597412"   /* "bbd1"-ish, any int4 */
 
-int bb_store_pg_guard(const char *where, void **guard, char *err,
-		      size_t errlen)
+int bb_store_pg_guard(const char *where, const char *host_name, void **guard,
+		      char *err, size_t errlen)
 {
 	struct bb_be *c = NULL;
 	PGresult *res = NULL;
 	const char *v = NULL;
-	char host[256] = "?", app[320], *lit = NULL;
+	char app[320], sql[1024], *lit = NULL, *nlit = NULL;
 	int ret;
 
 	*guard = NULL;
 	ret = pg_open(&c, where, err, errlen);
 	if (ret)
 		return ret;
-	gethostname(host, sizeof(host) - 1);
-	snprintf(app, sizeof(app), "biobenchd on %s, pid %ld", host,
-		 (long)getpid());
+	snprintf(app, sizeof(app), "biobenchd pid %ld, host %s",
+		 (long)getpid(), host_name);
 	lit = PQescapeLiteral(c->conn, app, strlen(app));
-	if (lit) {
-		char sql[400];
-
-		snprintf(sql, sizeof(sql), "SET application_name = %s", lit);
-		PQfreemem(lit);
-		res = PQexec(c->conn, sql);
-		PQclear(res);
+	nlit = PQescapeLiteral(c->conn, host_name, strlen(host_name));
+	if (!lit || !nlit) {
+		ret = pg_fail(c, NULL, "quoting the host name", err, errlen);
+		goto out;
 	}
-	ret = pg_value(c, "SELECT pg_try_advisory_lock(" BB_PG_DAEMON_LOCK ")",
-		       "taking the daemon's lock", &res, &v, err, errlen);
+	snprintf(sql, sizeof(sql), "SET application_name = %s", lit);
+	PQclear(PQexec(c->conn, sql));
+	snprintf(sql, sizeof(sql), "SELECT pg_try_advisory_lock("
+		 BB_PG_DAEMON_CLASS ", hashtext(%s))", nlit);
+	ret = pg_value(c, sql, "taking the host name's lock", &res, &v, err,
+		       errlen);
 	if (!ret && (!v || strcmp(v, "t"))) {
 		PQclear(res);
 		res = NULL;
 		v = NULL;
-		pg_value(c, "SELECT a.application_name FROM pg_locks l JOIN "
-			 "pg_stat_activity a ON a.pid = l.pid WHERE "
-			 "l.locktype = 'advisory' AND l.granted AND "
-			 "l.objsubid = 1 AND ((l.classid::text::bigint << 32) "
-			 "| l.objid::text::bigint) = " BB_PG_DAEMON_LOCK
-			 " LIMIT 1", "naming the daemon's lock holder", &res,
+		snprintf(sql, sizeof(sql), "SELECT a.application_name FROM "
+			 "pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
+			 "WHERE l.locktype = 'advisory' AND l.granted AND "
+			 "l.objsubid = 2 AND l.classid::text::bigint = "
+			 BB_PG_DAEMON_CLASS " AND l.objid::text::bigint = "
+			 "(hashtext(%s)::bigint & 4294967295) LIMIT 1", nlit);
+		pg_value(c, sql, "naming the host name's lock holder", &res,
 			 &v, err, errlen);
 		bb_store_seterr(err, errlen,
-				"database %s is in use by another biobenchd "
-				"(%s): one daemon per database, as the "
-				"fleet's scheduling is not built yet; stop "
-				"it, or give this one another store",
-				c->name, v && *v ? v : "unknown");
+				"host name %s is in use by another biobenchd "
+				"on database %s (%s): one daemon per host "
+				"name; stop it, or give this one another "
+				"host_name", host_name, c->name,
+				v && *v ? v : "unknown");
 		ret = -EBUSY;
 	}
+out:
 	PQclear(res);
+	if (lit)
+		PQfreemem(lit);
+	if (nlit)
+		PQfreemem(nlit);
 	if (ret) {
 		pg_close(c);
 		return ret;
@@ -883,6 +894,7 @@ void bb_store_pg_guard_release(void *guard)
 const struct bb_store_backend bb_store_postgres = {
 	.name = "postgresql",
 	.migrations = &bb_migrations_pg,
+	.skip_locked = true,
 	.open = pg_open,
 	.configure = pg_configure,
 	.opened = pg_opened,

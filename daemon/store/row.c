@@ -79,7 +79,7 @@ char *bb_db_sql(const struct bb_query *q)
 	size_t len = strlen(q->sql) + 1, n = 0;
 	char *sql;
 
-	if (!q->cols)
+	if (!q->cols || (q->flags & BB_Q_RETURNING))
 		return strdup(q->sql);
 	len += strlen("SELECT ");
 	for (unsigned i = 0; i < q->ncols; i++)

@@ -24,7 +24,22 @@ struct bb_store {
 	 * journal may live in a database of its own (today: the same handle
 	 * as db).  Never written in the same transaction as db. */
 	struct bb_db *kdb;
+	/* the daemon this handle works for (bb_store_set_daemon): the
+	 * host name its claims carry, "" for none (a handle of tests and
+	 * tools: no claims, every job is its own), and its lease */
+	char me[254];
+	unsigned lease_s;
 };
+
+/* s->me, or NULL for none: bound as "claimed_by = coalesce(?N,
+ * claimed_by)" a NULL matches every claim. */
+static inline const char *bb_store_me(const struct bb_store *s)
+{
+	return s->me[0] ? s->me : NULL;
+}
+
+/* Now + the handle's lease, in ms (NULL-bound 0 without a daemon). */
+int64_t bb_store_lease_until(const struct bb_store *s);
 
 #define BB_JSON_PLAIN (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 
@@ -50,7 +65,10 @@ struct json_object *bb_store_time_json(int64_t ms);
 	{ "runs_planned", BB_COL_INT64, NULL }, \
 	{ "runs_done", BB_COL_INT64, NULL }, \
 	{ "verdict", BB_COL_TEXT, NULL }, \
-	{ "error", BB_COL_TEXT, NULL }
+	{ "error", BB_COL_TEXT, NULL }, \
+	{ "for_host", BB_COL_TEXT, NULL }, \
+	{ "claimed_by", BB_COL_TEXT, NULL }, \
+	{ "lease_until", BB_COL_TIME, "lease_ms" }
 
 /* history.c: a job's comparison slimmed to its figures (the history and
  * the job list); NULL when cmp is not a comparison. */
@@ -61,6 +79,10 @@ struct json_object *bb_store_history_compare(struct json_object *cmp);
  * -EALREADY naming the state the job is in. */
 int bb_store_state_read(struct bb_db_op *op, int64_t id, char *state);
 int bb_store_not_in_state(struct bb_db_op *op, int64_t id, const char *want);
+
+/* fleet.c: 0 when name is a registered daemon's host name, else
+ * -ENXIO naming the registered ones. */
+int bb_store_daemon_known(struct bb_db_op *op, const char *name);
 
 /* events.c: an event, within op (level checked by the caller). */
 int bb_store_event_add(struct bb_db_op *op, int64_t job_id,

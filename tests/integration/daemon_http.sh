@@ -32,6 +32,13 @@ call GET /api/v1/health && expect 200 "health"
 call HEAD /api/v1/health && [ "$API_STATUS" = 200 ] && pass "HEAD health" || fail "HEAD health: $API_STATUS"
 call GET /api/v1/host && expect 200 "host"
 [ "$(api_get 'd["daemon"]["pid"]')" = "$DPID" ] && pass "host: daemon pid" || fail "host: pid $(api_get 'd["daemon"]["pid"]') != $DPID"
+# the registry of a sqlite store: this daemon, under the system host name
+call GET /api/v1/hosts && expect 200 "hosts"
+hn=$(hostname)
+[[ $hn =~ ^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$ ]] || hn=localhost
+[ "$(api_get '",".join(h["name"] for h in d["hosts"])')" = "$hn" ] &&
+  [ "$(api_get 'd["hosts"][0]["pid"]')" = "$DPID" ] &&
+  pass "hosts: this daemon as $hn, pid $DPID" || fail "hosts: $(head -c 300 "$API_BODY")"
 call GET /api/v1/devices && expect 200 "devices"
 call GET /api/v1/jobs && expect 200 "empty job list"
 [ "$(api_get 'len(d["jobs"])')" = 0 ] && pass "no jobs yet" || fail "jobs: $(cat "$API_BODY")"
@@ -59,6 +66,9 @@ st=$(WAIT_S=120 wait_state "$ID" done failed cancelled interrupted) || true
 if [ "$st" = done ]; then
   pass "job $ID ran to done"
   call GET "/api/v1/jobs/$ID" && expect 200 "get the finished job"
+  [ "$(api_get 'd["claimed_by"]')" = "$hn" ] && [ "$(api_get 'd["for_host"]')" = null ] &&
+    pass "the job was claimed by this daemon ($hn), addressed to any host" ||
+    fail "claimed_by $(api_get 'd["claimed_by"]'), for_host $(api_get 'd["for_host"]')"
   [ "$(api_get 'd["runs_done"]')" = 8 ] && pass "8 runs done (2 variants x (3 + 1 warm-up))" \
     || fail "runs_done $(api_get 'd["runs_done"]') != 8"
   call GET "/api/v1/jobs/$ID/runs" && expect 200 "runs"
@@ -77,6 +87,10 @@ else
   fail "job $ID ended as '$st': $(head -c 400 "$API_BODY")"
 fi
 call GET "/api/v1/jobs?state=done&limit=1" && expect 200 "list done, limit 1"
+call POST /api/v1/jobs '{"name":"elsewhere","target":"nop","host":"no-such-host","variants":{"A":{},"B":{}}}'
+expect 400 "a job for a host no daemon registered"
+[ "$(api_get 'd["error"]["field"]')" = host ] && grep -q "registered: $hn" "$API_BODY" &&
+  pass "400 on host naming the registered one" || fail "unknown host: $(cat "$API_BODY")"
 
 # --- cancellation: a long job, cancelled while queued or running ------------
 LONG='{"name":"it long","target":"nop","workload":{"runtime":"20s"},

@@ -45,18 +45,24 @@ daemon_start || { fail "biobenchd --store did not start"; finish; }
 grep -q "store postgresql://postgres@" "$DLOG" &&
   pass "the log names the store: $(grep -o 'store postgresql://[^;]*' "$DLOG")" ||
   fail "the log does not name the store"
-# --- one daemon per database -----------------------------------------------
+# --- one daemon per host name (other names share the database: fleet_pg) ---
+hn=$(hostname)
+bb_host_name_ok() { [[ $1 =~ ^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$ ]]; }
+bb_host_name_ok "$hn" || hn=localhost
 if timeout 30 "$DAEMON" --foreground --config "$DCONF" --store "$DSTORE" \
     --listen 127.0.0.1:1 >"$TMP/second.out" 2>&1; then
-  fail "a second daemon started on the same database"
+  fail "a second daemon with the same host name started on the same database"
 else
-  grep -q "in use by another biobenchd (biobenchd on $(hostname), pid $DPID)" "$TMP/second.out" &&
-    pass "a second daemon on the same database refused, naming the first: $(head -c 300 "$TMP/second.out")" ||
+  grep -q "host name $hn is in use by another biobenchd on database .* (biobenchd pid $DPID, host $hn)" "$TMP/second.out" &&
+    pass "a second daemon with the same host name refused, naming host and pid: $(head -c 300 "$TMP/second.out")" ||
     fail "second daemon: $(cat "$TMP/second.out")"
 fi
 api GET /api/v1/health
-[ "$API_STATUS" = 200 ] && [ "$(api_get 'd["schema_version"]')" = 5 ] &&
-  pass "health 200, schema version 5" || fail "health $API_STATUS: $(cat "$API_BODY")"
+[ "$API_STATUS" = 200 ] && [ "$(api_get 'd["schema_version"]')" = 6 ] &&
+  pass "health 200, schema version 6" || fail "health $API_STATUS: $(cat "$API_BODY")"
+api GET /api/v1/hosts
+[ "$API_STATUS" = 200 ] && [ "$(api_get '",".join(h["name"] for h in d["hosts"])')" = "$hn" ] &&
+  pass "GET /api/v1/hosts: the daemon registered as $hn" || fail "hosts $API_STATUS: $(head -c 300 "$API_BODY")"
 id=$(submit_job "$JOB") || fail "submit"
 st=$(wait_done "$id")
 [ "$st" = done ] && pass "job $id done on the PostgreSQL store" ||

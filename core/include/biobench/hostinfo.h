@@ -43,6 +43,12 @@ struct json_object *bb_target_device_info(const char *target);
  * buf is ""), -EINVAL. */
 int bb_boot_id(char *buf, size_t len);
 
+/* Whether s is a host name as a fleet names its hosts (a daemon's
+ * host_name, a job's "host"): 1..253 bytes of labels of letters, digits
+ * and '-' (not at a label's ends, 1..63 each) separated by single dots.
+ * NULL when it is, else why not (a constant string). */
+const char *bb_host_name_check(const char *s);
+
 /* ---- what a run records about where it ran ---------------------------- */
 
 /* The queue attributes of a target's device read at the start of each

@@ -151,6 +151,9 @@ struct bb_job {
 	unsigned boots;           /* boots per variant (default 2) */
 	bool allow_other_jobs;    /* a boot job may start while other jobs
 				     are queued */
+	char host[254];           /* "host": the fleet host (a daemon's
+				     host_name) the job is addressed to, ""
+				     any host (bb_host_name_check) */
 	struct json_object *spec; /* the normalized document: every field
 				     present with its default filled in
 				     (name, target, tiou when given,

@@ -543,6 +543,32 @@ static void test_args_new(void **state)
 	free(c);
 }
 
+/* host_name: the system's by default, a host name when given;
+ * lease_seconds 2..3600, 60 by default. */
+static void test_fleet_keys(void **state)
+{
+	struct bb_dconfig *c = new_cfg();
+	char err[512] = "";
+	char *ok[] = { "biobenchd", "--host-name", "bench-3.lab",
+		       "--lease-seconds", "5", NULL };
+	char *bad[] = { "biobenchd", "--host-name", "bench_3", NULL };
+	char *lease[] = { "biobenchd", "--lease-seconds", "1", NULL };
+
+	(void)state;
+	assert_int_equal(c->lease_s, 60);
+	assert_true(c->host_name[0]);
+	assert_int_equal(bb_dconfig_args(c, 5, ok, err, sizeof(err)), 0);
+	assert_string_equal(c->host_name, "bench-3.lab");
+	assert_int_equal(c->lease_s, 5);
+	assert_int_equal(bb_dconfig_args(c, 3, bad, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "host-name"));
+	assert_non_null(strstr(err, "not a host name"));
+	assert_int_equal(bb_dconfig_args(c, 3, lease, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "lease-seconds"));
+	free(c);
+}
+
 static void test_usage(void **state)
 {
 	static const char *const want[] = {
@@ -1042,6 +1068,7 @@ int main(void)
 		cmocka_unit_test(test_args_errors),
 		cmocka_unit_test(test_usage),
 		cmocka_unit_test(test_args_new),
+		cmocka_unit_test(test_fleet_keys),
 		cmocka_unit_test_setup_teardown(test_check_token, setup,
 						teardown),
 		cmocka_unit_test(test_check_cpus),

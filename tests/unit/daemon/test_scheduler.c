@@ -391,6 +391,7 @@ static void test_stop_interrupts(void **state)
 /* ---- a host's noise floor from its A/A jobs -------------------------------- */
 
 static const char *wait_end(int64_t id, char *buf);
+static const char *job_error(int64_t id, char *buf, size_t len);
 static struct bb_store *g_st; /* for wait_end */
 
 static void test_noise_floor(void **state)
@@ -421,6 +422,131 @@ static void test_noise_floor(void **state)
 			 4);
 	assert_true(json_object_get_double(json_object_object_get(nf, "log_sd")) >= 0);
 	json_object_put(doc);
+	bb_store_close(st);
+}
+
+/* ---- the fleet: one daemon of a store's registry ------------------------ */
+
+static const char *job_text(struct bb_store *st, int64_t id, const char *key,
+			    char *buf, size_t len)
+{
+	struct json_object *o = NULL, *v;
+	char err[256];
+
+	assert_int_equal(bb_store_job_get(st, id, &o, err, sizeof(err)), 0);
+	snprintf(buf, len, "%s", json_object_object_get_ex(o, key, &v) && v ?
+				 json_object_get_string(v) : "");
+	json_object_put(o);
+	return buf;
+}
+
+/* The scheduler as daemon sched-a (what biobenchd runs, on sqlite too):
+ * registered, it runs the jobs addressed to it and to any host, claimed
+ * by it; a job for another daemon stays queued; that daemon's running
+ * job is left alone by sched-a's recovery (its lease holds). */
+static void test_fleet_daemon(void **state)
+{
+	struct fx *f = *state;
+	struct bb_store *st = store_open(f), *other = store_open(f);
+	struct bb_sched_fleet fl = {
+		.host_name = "sched-a", .lease_s = 2,
+		.host = "{\"kernel\":\"6.18-test\"}",
+		.devices = "{\"devices\":[],\"allow\":[]}",
+		.version = "test",
+	};
+	struct json_object *hosts = NULL, *arr, *h;
+	struct bb_sched *s = NULL;
+	char err[512] = "", buf[64], *spec = NULL;
+	int64_t any, mine, theirs, running = 0;
+
+	g_st = st;
+	assert_int_equal(bb_store_set_daemon(other, "sched-b", 60, err,
+					     sizeof(err)), 0);
+	assert_int_equal(bb_store_daemon_register(other, NULL, NULL, "test", 1,
+						  err, sizeof(err)), 0);
+	/* sched-b runs a job (claimed, started) */
+	insert(st, SHORT_JOB("b's"), 4);
+	assert_int_equal(bb_store_job_claim(other, &running, &spec, err,
+					    sizeof(err)), 0);
+	free(spec);
+	assert_int_equal(bb_store_job_start(other, running, 0, 0, err,
+					    sizeof(err)), 0);
+	theirs = insert(st, "{\"name\":\"theirs\",\"target\":\"nop\","
+			"\"host\":\"sched-b\"}", 4);
+	any = insert(st, SHORT_JOB("any"), 4);
+	/* not registered yet: refused */
+	assert_int_equal(bb_store_job_submit(st, "t", "nop",
+					     "{\"host\":\"sched-a\"}", 4, 0,
+					     &mine, err, sizeof(err)), -ENXIO);
+	assert_non_null(strstr(err, "registered: sched-b"));
+	assert_int_equal(bb_sched_start_fleet(&s, f->db, &fl, err,
+					      sizeof(err)), 0);
+	mine = insert(st, "{\"name\":\"mine\",\"target\":\"nop\","
+		      "\"workload\":{\"number_ios\":2000,\"iodepth\":8},"
+		      "\"variants\":{\"A\":{},\"B\":{}},\"repeat\":2,"
+		      "\"warmup\":0,\"host\":\"sched-a\"}", 4);
+	bb_sched_kick(s);
+	assert_string_equal(wait_end(any, buf), BB_JOB_DONE);
+	assert_string_equal(wait_end(mine, buf), BB_JOB_DONE);
+	assert_string_equal(job_text(st, any, "claimed_by", buf, sizeof(buf)),
+			    "sched-a");
+	assert_string_equal(job_text(st, mine, "claimed_by", buf, sizeof(buf)),
+			    "sched-a");
+	assert_string_equal(state_of(st, theirs, buf), BB_JOB_QUEUED);
+	assert_string_equal(state_of(st, running, buf), BB_JOB_RUNNING);
+	assert_int_equal(bb_store_hosts_list(st, &hosts, err, sizeof(err)), 0);
+	assert_true(json_object_object_get_ex(hosts, "hosts", &arr));
+	assert_int_equal(json_object_array_length(arr), 2);
+	h = json_object_array_get_idx(arr, 0);
+	assert_string_equal(json_object_get_string(
+				    json_object_object_get(h, "name")), "sched-a");
+	assert_string_equal(json_object_get_string(
+				    json_object_object_get(h, "kernel")),
+			    "6.18-test");
+	json_object_put(hosts);
+	bb_sched_stop(s);
+	bb_store_close(other);
+	bb_store_close(st);
+}
+
+/* A daemon whose running job another daemon took from it (its lease
+ * swept: here ended interrupted by another handle) stops the job at its
+ * next heartbeat, keeps the store's end, and goes on with the queue. */
+static void test_fleet_lost_job_stops(void **state)
+{
+	struct fx *f = *state;
+	struct bb_store *st = store_open(f);
+	struct bb_sched_fleet fl = {
+		.host_name = "sched-a", .lease_s = 2, .version = "test",
+	};
+	struct bb_sched *s = NULL;
+	char err[512] = "", buf[256];
+	int64_t id, next;
+	double t0;
+
+	g_st = st;
+	assert_int_equal(bb_sched_start_fleet(&s, f->db, &fl, err,
+					      sizeof(err)), 0);
+	id = insert(st, LONG_JOB, 20);
+	next = insert(st, SHORT_JOB("after the lost one"), 4);
+	bb_sched_kick(s);
+	t0 = now_s();
+	while (bb_sched_running(s) != id) {
+		if (now_s() - t0 > END_TIMEOUT_S)
+			fail_msg("job %lld never ran", (long long)id);
+		usleep(10000);
+	}
+	assert_int_equal(bb_store_job_finish(st, id, BB_JOB_INTERRUPTED, NULL,
+					     NULL, "taken by another daemon",
+					     err, sizeof(err)), 0);
+	t0 = now_s();
+	assert_string_equal(wait_end(next, buf), BB_JOB_DONE);
+	/* the 100 s job stopped within its heartbeat (1 s) and a run */
+	assert_true(now_s() - t0 < 5 * CANCEL_BOUND_S);
+	assert_string_equal(state_of(st, id, buf), BB_JOB_INTERRUPTED);
+	assert_string_equal(job_error(id, buf, sizeof(buf)),
+			    "taken by another daemon");
+	bb_sched_stop(s);
 	bb_store_close(st);
 }
 
@@ -1137,6 +1263,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stop_interrupts, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_noise_floor, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fleet_daemon, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_fleet_lost_job_stops,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_allow_recheck, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_one_canonicaliser, setup,

@@ -744,6 +744,46 @@ static void assert_error(const struct bb_job_errors *e, const char *field,
 	}
 }
 
+/* "host": a host name, kept in the normalized document; left out of it
+ * when not given; anything else refused on host. */
+static void test_host_field(void **state)
+{
+	static const char *const bad[][2] = {
+		{ "\"fleet_1\"", "only letters, digits" },
+		{ "\"\"", "empty" },
+		{ "\"a..b\"", "empty label" },
+		{ "\"-a\"", "begins with '-'" },
+		{ "5", "string" },
+	};
+	struct bb_job *job = job_new();
+	struct bb_job_errors errs;
+	struct json_object *v;
+	char text[512];
+
+	(void)state;
+	assert_int_equal(parse(job, "{\"name\": \"h\", \"target\": \"nop\","
+			       " \"host\": \"bench-3.lab\", \"variants\":"
+			       " {\"A\": {}, \"B\": {}}}", &errs), 0);
+	assert_string_equal(job->host, "bench-3.lab");
+	assert_true(json_object_object_get_ex(job->spec, "host", &v));
+	assert_string_equal(json_object_get_string(v), "bench-3.lab");
+	bb_job_free(job);
+	assert_int_equal(parse(job, "{\"name\": \"h\", \"target\": \"nop\","
+			       " \"variants\": {\"A\": {}, \"B\": {}}}",
+			       &errs), 0);
+	assert_string_equal(job->host, "");
+	assert_false(json_object_object_get_ex(job->spec, "host", NULL));
+	bb_job_free(job);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "{\"name\": \"h\", \"target\":"
+			 " \"nop\", \"host\": %s, \"variants\": {\"A\": {},"
+			 " \"B\": {}}}", bad[i][0]);
+		assert_int_not_equal(parse(job, text, &errs), 0);
+		assert_error(&errs, "host", bad[i][1]);
+	}
+	free(job);
+}
+
 static void test_tiou_job(void **state)
 {
 	struct bb_job *job = job_new(), *again = job_new();
@@ -1375,6 +1415,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_tiou_job),
 		cmocka_unit_test(test_tiou_job_bad),
+		cmocka_unit_test(test_host_field),
 		cmocka_unit_test(test_plan_interleaved_blocked),
 		cmocka_unit_test(test_plan_random),
 		cmocka_unit_test(test_metrics),

@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* fleet.c - pull scheduling: the daemons' registry (one row per host
+ * name: registered at start, last_seen refreshed by the heartbeat), the
+ * claim of a queued job with its lease, the lease's renewal and the
+ * sweep that interrupts a running job whose lease expired.
+ *
+ * A claim is one statement that picks the oldest queued job this daemon
+ * may run (addressed to it or to any host; not claimed, claimed by this
+ * daemon already, or claimed by one whose lease ran out before it
+ * started the job) and marks it claimed with a lease.  On PostgreSQL it
+ * runs outside a transaction of the store's (autocommit) and so without
+ * the advisory write lock every write transaction takes (postgres.c):
+ * under that lock the claims would be serialized, and SKIP LOCKED would
+ * have nothing to skip.  Without the lock it is still safe: its row is
+ * locked by FOR UPDATE (a concurrent claim skips it, a writer holding
+ * it is skipped), and it changes only claimed_by and lease_ms of a
+ * queued job, which no write transaction reads-then-writes (the queue
+ * limit counts states; a job's end and start re-check the state in
+ * their UPDATE, the start its claimer too).  sqlite has no row locks:
+ * there the claim runs in a write transaction (BEGIN IMMEDIATE), one
+ * claim at a time. */
+#include "store_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BB_FLEET_LEASE_MSG "lease expired"
+
+/* ---- statements ------------------------------------------------------ */
+
+static const struct bb_query q_daemon_register = BB_STATEMENT(
+	"INSERT INTO daemons (name, host, devices, version, pid, started_ms,"
+	" last_seen_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)"
+	" ON CONFLICT (name) DO UPDATE SET host = excluded.host,"
+	" devices = excluded.devices, version = excluded.version,"
+	" pid = excluded.pid, started_ms = excluded.started_ms,"
+	" last_seen_ms = excluded.last_seen_ms, running_job_id = NULL",
+	"registering the daemon");
+static const struct bb_query q_daemon_seen = BB_STATEMENT(
+	"UPDATE daemons SET last_seen_ms = ?2, running_job_id = ?3"
+	" WHERE name = ?1", "storing the daemon's heartbeat");
+static const struct bb_query q_lease_renew = BB_STATEMENT(
+	"UPDATE jobs SET lease_ms = ?2 WHERE claimed_by = ?1"
+	" AND state IN ('queued', 'running', 'rebooting')",
+	"renewing the leases");
+
+static const struct bb_col bb_claim_cols[] = {
+	{ "id", BB_COL_INT64, NULL },
+	{ "spec", BB_COL_TEXT, NULL },
+};
+/* ?1 this daemon, ?2 its lease's end, ?3 now */
+#define BB_CLAIM_PICK \
+	"SELECT id FROM jobs WHERE state = 'queued'" \
+	" AND (for_host IS NULL OR for_host = ?1)" \
+	" AND (claimed_by IS NULL OR claimed_by = ?1 OR lease_ms < ?3)" \
+	" ORDER BY id LIMIT 1"
+#define BB_CLAIM(pick) \
+	"UPDATE jobs SET claimed_by = ?1, lease_ms = ?2 WHERE id = (" pick \
+	") RETURNING id, spec"
+static const struct bb_query q_claim_skip_locked = BB_RETURNING(
+	bb_claim_cols, BB_CLAIM(BB_CLAIM_PICK " FOR UPDATE SKIP LOCKED"),
+	"claiming a queued job");
+static const struct bb_query q_claim = BB_RETURNING(bb_claim_cols,
+	BB_CLAIM(BB_CLAIM_PICK), "claiming a queued job");
+
+static const struct bb_col bb_expired_cols[] = {
+	{ "id", BB_COL_INT64, NULL },
+	{ "claimed_by", BB_COL_TEXT, NULL },
+	{ "lease_ms", BB_COL_INT64, NULL },
+};
+/* running, claimed by another daemon (?1), the lease over (?2: now);
+ * not a boot job (its host recovers it after its reboot) */
+static const struct bb_query q_jobs_expired = BB_SELECT(bb_expired_cols,
+	"FROM jobs WHERE state = 'running' AND claimed_by IS NOT NULL"
+	" AND claimed_by <> ?1 AND lease_ms < ?2"
+	" AND id NOT IN (SELECT job_id FROM job_boots) ORDER BY id",
+	"finding jobs whose lease expired");
+static const struct bb_query q_job_expire = BB_STATEMENT(
+	"UPDATE jobs SET state = 'interrupted', finished_ms = ?2, error = ?3"
+	" WHERE id = ?1 AND state = 'running' AND lease_ms < ?2",
+	"interrupting a job whose lease expired");
+
+static const struct bb_col bb_mine_cols[] = {
+	{ "state", BB_COL_TEXT, NULL },
+	{ "claimed_by", BB_COL_TEXT, NULL },
+};
+static const struct bb_query q_job_mine = BB_SELECT(bb_mine_cols,
+	"FROM jobs WHERE id = ?1", "reading a job's claim");
+
+static const struct bb_col bb_name_cols[] = {
+	{ "name", BB_COL_TEXT, NULL },
+};
+static const struct bb_query q_daemon_named = BB_SELECT(bb_name_cols,
+	"FROM daemons WHERE name = ?1", "looking the host up");
+static const struct bb_query q_daemon_names = BB_SELECT(bb_name_cols,
+	"FROM daemons ORDER BY name", "listing the hosts");
+
+static const struct bb_col bb_daemon_cols[] = {
+	{ "name", BB_COL_TEXT, NULL },
+	{ "version", BB_COL_TEXT, NULL },
+	{ "pid", BB_COL_INT64, NULL },
+	{ "started", BB_COL_TIME, "started_ms" },
+	{ "last_seen", BB_COL_TIME, "last_seen_ms" },
+	{ "running_job", BB_COL_INT64, "running_job_id" },
+	{ "host", BB_COL_JSON, NULL },
+	{ "devices", BB_COL_JSON, NULL },
+	{ "last_seen_ms", BB_COL_INT64 | BB_COL_HIDDEN, NULL },
+};
+static const struct bb_query q_daemons = BB_SELECT(bb_daemon_cols,
+	"FROM daemons ORDER BY name", "listing the hosts");
+
+/* ---- identity -------------------------------------------------------- */
+
+int bb_store_set_daemon(struct bb_store *s, const char *name,
+			unsigned lease_s, char *err, size_t errlen)
+{
+	if (!name || !*name || strlen(name) >= sizeof(s->me) || !lease_s) {
+		bb_store_seterr(err, errlen, "a daemon needs a host name "
+				"(1..%zu bytes) and a lease of 1 s or more",
+				sizeof(s->me) - 1);
+		return -EINVAL;
+	}
+	snprintf(s->me, sizeof(s->me), "%s", name);
+	s->lease_s = lease_s;
+	return 0;
+}
+
+int64_t bb_store_lease_until(const struct bb_store *s)
+{
+	return s->me[0] ? bb_store_now_ms() + (int64_t)s->lease_s * 1000 : 0;
+}
+
+/* ---- the registry ------------------------------------------------------ */
+
+int bb_store_daemon_register(struct bb_store *s, const char *host,
+			     const char *devices, const char *version,
+			     long pid, char *err, size_t errlen)
+{
+	struct bb_db_op op;
+	int ret;
+
+	if (!s->me[0]) {
+		bb_store_seterr(err, errlen, "registering a daemon without a "
+				"host name (bb_store_set_daemon)");
+		return -EINVAL;
+	}
+	if ((host && !bb_store_json_parse(host, NULL)) ||
+	    (devices && !bb_store_json_parse(devices, NULL))) {
+		bb_store_seterr(err, errlen, "daemon %s: host or devices is not "
+				"JSON", s->me);
+		return -EINVAL;
+	}
+	ret = bb_db_begin(&op, s->db, BB_TX_DURABLE, err, errlen);
+	if (!ret)
+		ret = bb_db_run(&op, &q_daemon_register, NULL, "ttttii", s->me,
+				host, devices, version ? version : "",
+				(int64_t)pid, bb_store_now_ms());
+	return bb_db_end(&op, ret);
+}
+
+int bb_store_daemon_heartbeat(struct bb_store *s, int64_t running_id,
+			      char *err, size_t errlen)
+{
+	int64_t now = bb_store_now_ms(), n = 0;
+	struct bb_db_rows r;
+	struct bb_db_op op;
+	int ret;
+
+	if (!s->me[0])
+		return 0;
+	ret = bb_db_begin(&op, s->db, BB_TX_WRITE, err, errlen);
+	if (ret)
+		goto out;
+	ret = bb_db_run(&op, &q_daemon_seen, &n, "tiI", s->me, now,
+			running_id);
+	if (!ret && !n)
+		ret = bb_db_err(&op, -ENOENT, "daemon %s is not registered",
+				s->me);
+	if (!ret)
+		ret = bb_db_run(&op, &q_lease_renew, NULL, "ti", s->me,
+				bb_store_lease_until(s));
+	if (ret || running_id <= 0)
+		goto out;
+	/* still ours?  Another daemon's sweep may have taken it (this one
+	 * did not renew in time: stalled, or cut off from the database) */
+	ret = bb_db_row(&r, &op, &q_job_mine, "i", running_id);
+	if (ret < 0)
+		goto out;
+	if (ret > 0 && bb_db_text(&r, "claimed_by") &&
+	    strcmp(bb_db_text(&r, "claimed_by"), s->me))
+		ret = bb_db_err(&op, -ESTALE, "job %lld is claimed by %s now",
+				(long long)running_id,
+				bb_db_text(&r, "claimed_by"));
+	else if (ret > 0 && !strcmp(bb_db_text(&r, "state"),
+				    BB_JOB_INTERRUPTED))
+		ret = bb_db_err(&op, -ESTALE, "job %lld was interrupted: "
+				"its lease expired", (long long)running_id);
+	else
+		ret = 0;
+out:
+	return bb_db_end(&op, ret);
+}
+
+/* The registered names, ", "-separated, into buf ("none" when none). */
+static int bb_store_daemon_names(struct bb_db_op *op, char *buf, size_t len)
+{
+	struct bb_db_rows r;
+	size_t n = 0;
+	int ret;
+
+	buf[0] = '\0';
+	ret = bb_db_query(&r, op, &q_daemon_names, "");
+	while (!ret && (ret = bb_db_next(&r)) > 0) {
+		ret = 0;
+		if (n < len)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s",
+					      n ? ", " : "",
+					      bb_db_text(&r, "name"));
+	}
+	if (!ret && !buf[0])
+		snprintf(buf, len, "none");
+	return ret;
+}
+
+int bb_store_daemon_known(struct bb_db_op *op, const char *name)
+{
+	struct bb_db_rows r;
+	char names[512];
+	int ret = bb_db_row(&r, op, &q_daemon_named, "t", name);
+
+	if (ret)
+		return ret < 0 ? ret : 0;
+	ret = bb_store_daemon_names(op, names, sizeof(names));
+	if (ret)
+		return ret;
+	return bb_db_err(op, -ENXIO, "host: \"%.64s\" is not a registered "
+			 "daemon's host name (registered: %s)", name, names);
+}
+
+int bb_store_hosts_list(struct bb_store *s, struct json_object **out,
+			char *err, size_t errlen)
+{
+	struct json_object *doc = json_object_new_object();
+	struct json_object *hosts = json_object_new_array(), *h, *info, *k;
+	struct bb_db_rows r;
+	struct bb_db_op op;
+	int64_t now = bb_store_now_ms();
+	int ret;
+
+	*out = NULL;
+	json_object_object_add(doc, "hosts", hosts);
+	bb_db_lock(&op, s->db, err, errlen);
+	ret = bb_db_query(&r, &op, &q_daemons, "");
+	while (!ret && (ret = bb_db_next(&r)) > 0) {
+		ret = 0;
+		h = bb_db_json(&r);
+		/* the kernel at the top: the hosts page's column */
+		k = NULL;
+		if (json_object_object_get_ex(h, "host", &info) &&
+		    json_object_object_get_ex(info, "kernel", &k))
+			json_object_get(k);
+		json_object_object_add(h, "kernel", k);
+		json_object_object_add(h, "seen_s_ago", json_object_new_double(
+			(double)(now - bb_db_int(&r, "last_seen_ms")) / 1e3));
+		json_object_array_add(hosts, h);
+	}
+	if (!ret) {
+		*out = doc;
+		doc = NULL;
+	}
+	json_object_put(doc);
+	return bb_db_end(&op, ret);
+}
+
+/* ---- claims ---------------------------------------------------------- */
+
+int bb_store_job_claim(struct bb_store *s, int64_t *id, char **spec,
+		       char *err, size_t errlen)
+{
+	bool skip = bb_db_skip_locked(s->db);
+	int64_t now = bb_store_now_ms();
+	struct bb_db_rows r;
+	struct bb_db_op op;
+	const char *t;
+	int ret = 0;
+
+	*spec = NULL;
+	if (!s->me[0]) {
+		bb_store_seterr(err, errlen, "a claim needs the daemon's host "
+				"name (bb_store_set_daemon)");
+		return -EINVAL;
+	}
+	/* see the top of this file: no write lock with row locks */
+	if (skip)
+		bb_db_lock(&op, s->db, err, errlen);
+	else
+		ret = bb_db_begin(&op, s->db, BB_TX_WRITE, err, errlen);
+	if (ret)
+		goto out;
+	ret = bb_db_row(&r, &op, skip ? &q_claim_skip_locked : &q_claim,
+			"tii", s->me, now + (int64_t)s->lease_s * 1000, now);
+	if (ret < 0)
+		goto out;
+	if (!ret) {
+		ret = bb_db_err(&op, -ENOENT, "no queued job for %s", s->me);
+		goto out;
+	}
+	t = bb_db_text(&r, "spec");
+	*spec = strdup(t ? t : "{}");
+	if (!*spec) {
+		ret = bb_db_err(&op, -ENOMEM, "out of memory");
+		goto out;
+	}
+	*id = bb_db_int(&r, "id");
+	ret = 0;
+out:
+	ret = bb_db_end(&op, ret);
+	if (ret) {
+		free(*spec);
+		*spec = NULL;
+	}
+	return ret;
+}
+
+int bb_store_jobs_expire(struct bb_store *s, unsigned *n, char *err,
+			 size_t errlen)
+{
+	struct bb_expired { int64_t id, lease; char by[254]; } *ex = NULL;
+	int64_t now = bb_store_now_ms();
+	size_t nex = 0, cap = 0;
+	struct bb_db_rows r;
+	struct bb_db_op op;
+	int ret;
+
+	*n = 0;
+	if (!s->me[0])
+		return 0;
+	/* a read first: the write lock only when there is something */
+	bb_db_lock(&op, s->db, err, errlen);
+	ret = bb_db_query(&r, &op, &q_jobs_expired, "ti", s->me, now);
+	while (!ret && (ret = bb_db_next(&r)) > 0) {
+		ret = 0;
+		if (nex == cap) {
+			struct bb_expired *p;
+
+			cap = cap ? 2 * cap : 4;
+			p = realloc(ex, cap * sizeof(*p));
+			if (!p) {
+				ret = bb_db_err(&op, -ENOMEM, "out of memory");
+				break;
+			}
+			ex = p;
+		}
+		ex[nex].id = bb_db_int(&r, "id");
+		ex[nex].lease = bb_db_int(&r, "lease_ms");
+		snprintf(ex[nex].by, sizeof(ex[nex].by), "%s",
+			 bb_db_text(&r, "claimed_by"));
+		nex++;
+	}
+	ret = bb_db_end(&op, ret);
+	if (ret || !nex)
+		goto out;
+	ret = bb_db_begin(&op, s->db, BB_TX_DURABLE, err, errlen);
+	for (size_t i = 0; !ret && i < nex; i++) {
+		char msg[400], ev[512];
+		int64_t changed = 0;
+
+		snprintf(msg, sizeof(msg), BB_FLEET_LEASE_MSG ": host %s "
+			 "stopped renewing it %.1f s ago (seen by %s); "
+			 "finished runs kept", ex[i].by,
+			 (double)(now - ex[i].lease) / 1e3, s->me);
+		/* re-checked in the UPDATE: renewed meanwhile, it stays */
+		ret = bb_db_run(&op, &q_job_expire, &changed, "iit", ex[i].id,
+				now, msg);
+		if (ret || !changed)
+			continue;
+		snprintf(ev, sizeof(ev), "interrupted: %s", msg);
+		ret = bb_store_event_add(&op, ex[i].id, "warning", ev);
+		if (!ret)
+			(*n)++;
+	}
+	ret = bb_db_end(&op, ret);
+	if (ret)
+		*n = 0;
+out:
+	free(ex);
+	return ret;
+}

@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# fleet_pg.sh BIOBENCHD BIOBENCH - three biobenchd on one PostgreSQL
+# database (ctest it_fleet_pg, under tests/pg/pgtmp.sh): different ports,
+# state directories and host names (fleet-1..3), lease_seconds 3.  All
+# three register (GET /api/v1/hosts on any of them, `biobench hosts`); a
+# job addressed to each, submitted to daemon 1, runs on its host (its
+# claimed_by, its daemon's log); a job for an unknown host is a 400
+# naming the registered ones; a fourth daemon with a taken host name is
+# refused naming host and pid; `kill -9` of fleet-3 in the middle of a
+# job: after its lease another daemon marks the job interrupted, with
+# its finished runs kept and the error naming fleet-3.
+source "$(dirname "$0")/daemon_lib.sh"
+
+[ -n "${BB_TEST_STORE:-}" ] || skip "BB_TEST_STORE is not set (run under tests/pg/pgtmp.sh)"
+DSTORE=$BB_TEST_STORE
+LEASE=3
+
+job() { # NAME HOST RUNTIME REPEAT
+  printf '{"name":"%s","target":"nop","host":"%s","workload":{"runtime":"%s","iodepth":8},"variants":{"A":{},"B":{"inject_ns":2000}},"repeat":%s,"warmup":0}' \
+    "$1" "$2" "$3" "$4"
+}
+
+write_config
+declare -a PIDS PORTS LOGS
+# start_fleet N: daemon fleet-N with its own state directory and log
+start_fleet() {
+  local n=$1
+  mkdir -p "$TMP/d$n"
+  DLOG=$TMP/d$n/biobenchd.log
+  daemon_start --host-name "fleet-$n" --lease-seconds "$LEASE" \
+    --pidfile "$TMP/d$n/biobenchd.pid" || return 1
+  PIDS[$n]=$DPID PORTS[$n]=$DPORT LOGS[$n]=$DLOG
+}
+use() { DPID=${PIDS[$1]} DPORT=${PORTS[$1]} DLOG=${LOGS[$1]}; }
+
+for n in 1 2 3; do
+  start_fleet "$n" || { fail "daemon fleet-$n did not start"; finish; }
+done
+pass "three daemons on one database: ports ${PORTS[1]} ${PORTS[2]} ${PORTS[3]}"
+
+wait_state() { # ID STATE...: the job's state once it is one of them (60 s)
+  local id=$1 st; shift
+  for _ in $(seq 1 600); do
+    api GET "/api/v1/jobs/$id"
+    st=$(api_get 'd["state"]')
+    for want in "$@"; do [ "$st" = "$want" ] && { echo "$st"; return; }; done
+    sleep 0.1
+  done
+  echo "$st"
+}
+
+# --- the registry ---------------------------------------------------------
+use 2
+api GET /api/v1/hosts
+[ "$API_STATUS" = 200 ] &&
+  [ "$(api_get '",".join(h["name"] for h in d["hosts"])')" = "fleet-1,fleet-2,fleet-3" ] &&
+  [ "$(api_get 'all(h["kernel"] and h["last_seen"] for h in d["hosts"])')" = true ] &&
+  pass "GET /api/v1/hosts on fleet-2 lists the three, with kernel and last_seen" ||
+  fail "hosts $API_STATUS: $(head -c 400 "$API_BODY")"
+check_openapi "$API_BODY" GET /api/v1/hosts 200 &&
+  pass "the hosts document is as openapi.yaml says" || fail "hosts document vs openapi"
+if [ -x "$CLI" ]; then
+  out=$("$CLI" --server "http://127.0.0.1:${PORTS[3]}" hosts 2>&1)
+  grep -q fleet-1 <<<"$out" && grep -q fleet-2 <<<"$out" && grep -q fleet-3 <<<"$out" &&
+    pass "biobench hosts lists the three: $(tr '\n' '|' <<<"$out" | head -c 300)" ||
+    fail "biobench hosts: $out"
+fi
+
+# --- a fourth daemon with a taken name --------------------------------------
+if timeout 30 "$DAEMON" --foreground --config "$DCONF" --store "$DSTORE" \
+    --host-name fleet-2 --listen 127.0.0.1:1 >"$TMP/dup.out" 2>&1; then
+  fail "a second fleet-2 started"
+else
+  grep -q "host name fleet-2 is in use by another biobenchd .*(biobenchd pid ${PIDS[2]}, host fleet-2)" "$TMP/dup.out" &&
+    pass "a second daemon named fleet-2 refused, naming host and pid" ||
+    fail "second fleet-2: $(cat "$TMP/dup.out")"
+fi
+
+# --- addressed jobs run on their host ----------------------------------------
+use 1
+declare -a IDS
+for n in 3 2 1; do
+  IDS[$n]=$(submit_job "$(job "for-$n" "fleet-$n" 100ms 2)") || fail "submit for fleet-$n"
+done
+for n in 1 2 3; do
+  st=$(wait_state "${IDS[$n]}" done failed cancelled interrupted)
+  by=$(api_get 'd["claimed_by"]')
+  fh=$(api_get 'd["for_host"]')
+  if [ "$st" = done ] && [ "$by" = "fleet-$n" ] && [ "$fh" = "fleet-$n" ] &&
+     grep -q "job ${IDS[$n]} (for-$n) started" "${LOGS[$n]}"; then
+    pass "job ${IDS[$n]} for fleet-$n done, claimed and run by fleet-$n"
+  else
+    fail "job ${IDS[$n]} for fleet-$n: $st, claimed by '$by', for '$fh'"
+  fi
+  for m in 1 2 3; do
+    [ "$m" = "$n" ] && continue
+    grep -q "job ${IDS[$n]} (" "${LOGS[$m]}" && fail "job ${IDS[$n]} also in fleet-$m's log"
+  done
+done
+check_openapi "$API_BODY" GET "/api/v1/jobs/${IDS[3]}" 200 &&
+  pass "the job document (for_host, claimed_by) is as openapi.yaml says" ||
+  fail "job document vs openapi"
+api GET "/api/v1/jobs?limit=10"
+[ "$(api_get 'sorted(j["claimed_by"] for j in d["jobs"])')" = '["fleet-1", "fleet-2", "fleet-3"]' ] &&
+  pass "the list carries claimed_by" || fail "list: $(head -c 300 "$API_BODY")"
+
+api POST /api/v1/jobs "$(job nowhere fleet-9 100ms 2)"
+[ "$API_STATUS" = 400 ] && [ "$(api_get 'd["error"]["field"]')" = host ] &&
+  grep -q 'registered: fleet-1, fleet-2, fleet-3' "$API_BODY" &&
+  pass "a job for an unknown host: 400 naming the registered hosts" ||
+  fail "unknown host: $API_STATUS $(cat "$API_BODY")"
+api POST /api/v1/jobs "$(job bad 'fleet_1' 100ms 2)"
+[ "$API_STATUS" = 400 ] && [ "$(api_get 'd["error"]["field"]')" = host ] &&
+  pass "a host that is no host name: 400 on host" ||
+  fail "bad host name: $API_STATUS $(cat "$API_BODY")"
+
+# --- kill -9 of fleet-3 mid-job: interrupted after its lease ------------------
+id=$(submit_job "$(job long fleet-3 500ms 10)") || fail "submit the long job"
+runs=0
+for _ in $(seq 1 300); do
+  api GET "/api/v1/jobs/$id"
+  runs=$(api_get 'd["runs_done"]')
+  [ "${runs:-0}" -ge 2 ] && break
+  sleep 0.1
+done
+[ "$(api_get 'd["state"]')" = running ] && [ "${runs:-0}" -ge 2 ] ||
+  fail "the long job is not running with 2 runs: $(head -c 300 "$API_BODY")"
+kill -KILL "${PIDS[3]}"
+wait "${PIDS[3]}" 2>/dev/null || true
+t0=$(date +%s.%N)
+api GET "/api/v1/jobs/$id/runs"
+before=$(api_get 'len(d["runs"])')
+st=$(wait_state "$id" interrupted done failed cancelled)
+t1=$(date +%s.%N)
+waited=$(/usr/bin/python3 -c "print(round($t1 - $t0, 1))")
+api GET "/api/v1/jobs/$id"
+err=$(api_get 'd["error"]')
+if [ "$st" = interrupted ] && grep -q "lease expired: host fleet-3" <<<"$err"; then
+  pass "killed fleet-3: job $id interrupted ${waited} s later: $err"
+else
+  fail "after kill -9: $st: $err"
+fi
+/usr/bin/python3 -c "import sys; sys.exit(0 if $waited >= $LEASE - 1.5 else 1)" &&
+  pass "not before its lease ($LEASE s)" || fail "interrupted after ${waited} s, before the lease"
+api GET "/api/v1/jobs/$id/runs"
+after=$(api_get 'len(d["runs"])')
+[ "$after" -ge "$before" ] && [ "$after" -ge 2 ] &&
+  pass "its finished runs kept: $after (had $before at the kill)" ||
+  fail "runs after the sweep: $after (had $before)"
+grep -q "lease sweep: 1 job(s) of other hosts" "${LOGS[1]}" "${LOGS[2]}" &&
+  pass "a surviving daemon's log tells of the sweep" || fail "no sweep in the logs"
+
+for n in 1 2; do
+  use "$n"
+  daemon_stop && pass "fleet-$n: SIGTERM, exit 0" || fail "fleet-$n stop"
+done
+finish

@@ -1,0 +1,498 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* test_fleet.c - pull scheduling in the store (store.h, "the fleet")
+ * against a real sqlite file, or the PostgreSQL database BB_TEST_STORE
+ * names (ctest test_fleet_pg, under tests/pg/pgtmp.sh): several handles,
+ * each a daemon of its own host name, on one database.  A claim race
+ * (threads claiming 240 queued jobs: each claimed and run exactly once),
+ * a lease that expires (the job interrupted by another daemon's sweep,
+ * its runs kept, an event naming the host, the claimer told it lost it),
+ * a renewed lease that does not, a boot job that never expires, a queued
+ * claim taken over after its lease, addressed jobs (claimed only by
+ * their host; an unknown host refused naming the registered ones), the
+ * startup recovery of one daemon leaving the others' jobs alone, and the
+ * hosts list. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <ftw.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pgstore.h"
+#include "store.h"
+#include <biobench/boot.h>
+
+#define SPEC "{\"name\":\"j\",\"target\":\"nop\"}"
+#define RACE_JOBS 240
+#define RACE_THREADS 4
+
+struct ctx {
+	char dir[64];
+	char path[512];
+	struct bb_store *s;   /* no daemon: submissions and checks */
+	bool pg;
+};
+
+static int rm_one(const char *p, const struct stat *sb, int flag,
+		  struct FTW *f)
+{
+	(void)sb;
+	(void)flag;
+	(void)f;
+	return remove(p);
+}
+
+static int setup(void **state)
+{
+	struct ctx *c = calloc(1, sizeof(*c));
+	char err[256] = "", file[128];
+
+	assert_non_null(c);
+	snprintf(c->dir, sizeof(c->dir), "/tmp/bb_fleet_XXXXXX");
+	assert_non_null(mkdtemp(c->dir));
+	snprintf(file, sizeof(file), "%s/bb.db", c->dir);
+	c->pg = bb_test_store(c->path, sizeof(c->path), file);
+	if (bb_store_open(&c->s, c->path, err, sizeof(err))) {
+		fprintf(stderr, "open: %s\n", err);
+		return -1;
+	}
+	*state = c;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct ctx *c = *state;
+
+	bb_store_close(c->s);
+	nftw(c->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	free(c);
+	return 0;
+}
+
+/* A daemon's handle on the test's database, registered. */
+static struct bb_store *daemon_open(struct ctx *c, const char *name,
+				    unsigned lease_s)
+{
+	struct bb_store *s = NULL;
+	char err[512] = "";
+
+	if (bb_store_open(&s, c->path, err, sizeof(err)) ||
+	    bb_store_set_daemon(s, name, lease_s, err, sizeof(err)) ||
+	    bb_store_daemon_register(s, "{\"kernel\":\"6.18.0-test\"}",
+				     "{\"devices\":[],\"allow\":[]}", "test",
+				     (long)getpid(), err, sizeof(err)))
+		fail_msg("daemon %s: %s", name, err);
+	return s;
+}
+
+static int64_t submit(struct bb_store *s, const char *spec)
+{
+	char err[512] = "";
+	int64_t id = 0;
+	int ret = bb_store_job_submit(s, "j", "nop", spec, 2, 0, &id, err,
+				      sizeof(err));
+
+	if (ret)
+		fail_msg("submit %s: %d %s", spec, ret, err);
+	return id;
+}
+
+static void expect_state(struct bb_store *s, int64_t id, const char *want)
+{
+	char st[16], err[256] = "";
+
+	assert_int_equal(bb_store_job_state(s, id, st, err, sizeof(err)), 0);
+	assert_string_equal(st, want);
+}
+
+/* claim, and start what was claimed; the id (0: nothing queued) */
+static int64_t claim_start(struct bb_store *s)
+{
+	char err[512] = "", *spec = NULL;
+	int64_t id = 0;
+	int ret = bb_store_job_claim(s, &id, &spec, err, sizeof(err));
+
+	if (ret == -ENOENT)
+		return 0;
+	if (ret)
+		fail_msg("claim: %d %s", ret, err);
+	assert_non_null(strstr(spec, "\"nop\""));
+	free(spec);
+	ret = bb_store_job_start(s, id, 0, 0, err, sizeof(err));
+	if (ret)
+		fail_msg("start %lld: %d %s", (long long)id, ret, err);
+	return id;
+}
+
+static void add_run(struct bb_store *s, int64_t job, unsigned seq)
+{
+	struct bb_store_run run = {
+		.job_id = job, .variant = seq % 2 ? "B" : "A", .seq = seq,
+		.round = seq / 2, .state = "done", .metric = 1000.0 + seq,
+		.result = "{}",
+	};
+	char err[256] = "";
+
+	if (bb_store_run_insert(s, &run, NULL, err, sizeof(err)))
+		fail_msg("run %u: %s", seq, err);
+}
+
+static unsigned runs_of(struct bb_store *s, int64_t job)
+{
+	struct json_object *doc, *runs;
+	char err[256] = "";
+	unsigned n;
+
+	assert_int_equal(bb_store_job_runs(s, job, false, &doc, err,
+					   sizeof(err)), 0);
+	assert_true(json_object_object_get_ex(doc, "runs", &runs));
+	n = (unsigned)json_object_array_length(runs);
+	json_object_put(doc);
+	return n;
+}
+
+/* A string member of job id's document, copied into buf ("" null). */
+static const char *job_str(struct bb_store *s, int64_t id, const char *key,
+			   char *buf, size_t len)
+{
+	struct json_object *doc, *v;
+	char err[256] = "";
+
+	assert_int_equal(bb_store_job_get(s, id, &doc, err, sizeof(err)), 0);
+	snprintf(buf, len, "%s",
+		 json_object_object_get_ex(doc, key, &v) && v ?
+			 json_object_get_string(v) : "");
+	json_object_put(doc);
+	return buf;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* ---- the claim race ----------------------------------------------------- */
+
+struct racer {
+	struct ctx *c;
+	char name[16];
+	int64_t got[RACE_JOBS];
+	unsigned n;
+};
+
+static void *race_main(void *arg)
+{
+	struct racer *r = arg;
+	struct bb_store *s = daemon_open(r->c, r->name, 60);
+	char err[256];
+	int64_t id;
+
+	while ((id = claim_start(s)) > 0) {
+		if (r->n < RACE_JOBS)
+			r->got[r->n] = id;
+		r->n++;
+		if (bb_store_job_finish(s, id, BB_JOB_DONE, "ok", NULL, NULL,
+					err, sizeof(err)))
+			fail_msg("finish %lld: %s", (long long)id, err);
+	}
+	bb_store_close(s);
+	return NULL;
+}
+
+/* Every one of 240 queued jobs is claimed by exactly one of four daemons
+ * claiming at once, and runs to done. */
+static void claim_race(void **state)
+{
+	struct ctx *c = *state;
+	static struct racer r[RACE_THREADS];
+	pthread_t t[RACE_THREADS];
+	unsigned seen[RACE_JOBS + 1] = { 0 }, total = 0, busy = 0;
+	int64_t first = 0, id;
+
+	for (unsigned i = 0; i < RACE_JOBS; i++) {
+		id = submit(c->s, SPEC);
+		if (!first)
+			first = id;
+		assert_int_equal(id, first + i);
+	}
+	for (unsigned i = 0; i < RACE_THREADS; i++) {
+		memset(&r[i], 0, sizeof(r[i]));
+		r[i].c = c;
+		snprintf(r[i].name, sizeof(r[i].name), "racer-%u", i);
+		assert_int_equal(pthread_create(&t[i], NULL, race_main, &r[i]),
+				 0);
+	}
+	for (unsigned i = 0; i < RACE_THREADS; i++)
+		pthread_join(t[i], NULL);
+	for (unsigned i = 0; i < RACE_THREADS; i++) {
+		assert_true(r[i].n <= RACE_JOBS);
+		total += r[i].n;
+		busy += r[i].n > 0;
+		for (unsigned k = 0; k < r[i].n; k++) {
+			id = r[i].got[k] - first;
+			assert_true(id >= 0 && id < RACE_JOBS);
+			seen[id]++;
+		}
+	}
+	for (unsigned i = 0; i < RACE_JOBS; i++)
+		if (seen[i] != 1)
+			fail_msg("job %lld claimed %u times",
+				 (long long)(first + i), seen[i]);
+	assert_int_equal(total, RACE_JOBS);
+	for (unsigned i = 0; i < RACE_JOBS; i++)
+		expect_state(c->s, first + i, BB_JOB_DONE);
+	fprintf(stderr, "claims: %u %u %u %u (%u daemons claimed)\n", r[0].n,
+		r[1].n, r[2].n, r[3].n, busy);
+}
+
+/* ---- leases --------------------------------------------------------------- */
+
+/* A running job whose claimer stops renewing its lease is interrupted by
+ * another daemon's sweep, after the lease and not before; its runs are
+ * kept, the event names the host; the claimer is told it lost it (and
+ * its late end is refused: the store keeps the interruption).  A renewed
+ * lease holds; a daemon's own job never expires in its own sweep. */
+static void lease_expiry_interrupts(void **state)
+{
+	struct ctx *c = *state;
+	struct bb_store *a = daemon_open(c, "host-a", 2);
+	struct bb_store *b = daemon_open(c, "host-b", 2);
+	char err[512] = "", buf[512];
+	unsigned n = 9;
+	int64_t id;
+
+	submit(c->s, SPEC);
+	id = claim_start(a);
+	assert_true(id > 0);
+	assert_string_equal(job_str(c->s, id, "claimed_by", buf, sizeof(buf)),
+			    "host-a");
+	add_run(a, id, 0);
+	add_run(a, id, 1);
+	sleep_ms(1200);
+	assert_int_equal(bb_store_daemon_heartbeat(a, id, err, sizeof(err)),
+			 0);
+	sleep_ms(1200);
+	/* renewed 1.2 s ago for 2 s: still held */
+	assert_int_equal(bb_store_jobs_expire(b, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 0);
+	expect_state(c->s, id, BB_JOB_RUNNING);
+	sleep_ms(1200);
+	/* its own sweep leaves it alone */
+	assert_int_equal(bb_store_jobs_expire(a, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 0);
+	expect_state(c->s, id, BB_JOB_RUNNING);
+	assert_int_equal(bb_store_jobs_expire(b, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 1);
+	expect_state(c->s, id, BB_JOB_INTERRUPTED);
+	assert_int_equal(runs_of(c->s, id), 2);
+	job_str(c->s, id, "error", buf, sizeof(buf));
+	assert_non_null(strstr(buf, "lease expired"));
+	assert_non_null(strstr(buf, "host host-a"));
+	/* the claimer hears of it at its next heartbeat */
+	assert_int_equal(bb_store_daemon_heartbeat(a, id, err, sizeof(err)),
+			 -ESTALE);
+	assert_non_null(strstr(err, "lease expired"));
+	assert_int_equal(bb_store_job_finish(a, id, BB_JOB_DONE, "x", NULL,
+					     NULL, err, sizeof(err)),
+			 -EALREADY);
+	expect_state(c->s, id, BB_JOB_INTERRUPTED);
+	/* a second sweep finds nothing */
+	assert_int_equal(bb_store_jobs_expire(b, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 0);
+	bb_store_close(a);
+	bb_store_close(b);
+}
+
+/* A boot job is its host's across reboots: running in a boot's runs
+ * (its progress stored) or rebooting, it never expires by lease. */
+static void boot_jobs_do_not_expire(void **state)
+{
+	struct ctx *c = *state;
+	struct bb_store *a = daemon_open(c, "host-a", 1);
+	struct bb_store *b = daemon_open(c, "host-b", 1);
+	struct bb_boot_progress p = { .boot = 0, .boots = 4,
+				      .variant = "A" };
+	char err[512] = "";
+	unsigned n = 9;
+	int64_t run_id, reb_id;
+
+	submit(c->s, SPEC);
+	submit(c->s, SPEC);
+	run_id = claim_start(a);
+	reb_id = claim_start(a);
+	assert_true(run_id > 0 && reb_id > run_id);
+	assert_int_equal(bb_store_job_boot_begin(a, run_id, &p, err,
+						 sizeof(err)), 0);
+	p.deadline_ms = 1;
+	assert_int_equal(bb_store_job_reboot(a, reb_id, &p, err, sizeof(err)),
+			 0);
+	sleep_ms(1500);
+	assert_int_equal(bb_store_jobs_expire(b, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 0);
+	expect_state(c->s, run_id, BB_JOB_RUNNING);
+	expect_state(c->s, reb_id, BB_JOB_REBOOTING);
+	bb_store_close(a);
+	bb_store_close(b);
+}
+
+/* A queued job claimed by a daemon that let its lease run out before it
+ * started it goes to another; the first one's start is then refused. */
+static void queued_claim_taken_over(void **state)
+{
+	struct ctx *c = *state;
+	struct bb_store *a = daemon_open(c, "host-a", 1);
+	struct bb_store *b = daemon_open(c, "host-b", 1);
+	char err[512] = "", *spec = NULL;
+	int64_t id = 0, id2 = 0;
+
+	submit(c->s, SPEC);
+	assert_int_equal(bb_store_job_claim(a, &id, &spec, err, sizeof(err)),
+			 0);
+	free(spec);
+	/* held: b finds nothing */
+	assert_int_equal(bb_store_job_claim(b, &id2, &spec, err, sizeof(err)),
+			 -ENOENT);
+	sleep_ms(1300);
+	assert_int_equal(bb_store_job_claim(b, &id2, &spec, err, sizeof(err)),
+			 0);
+	free(spec);
+	assert_int_equal(id2, id);
+	assert_int_equal(bb_store_job_start(a, id, 0, 0, err, sizeof(err)),
+			 -EALREADY);
+	assert_non_null(strstr(err, "claimed by another daemon"));
+	assert_int_equal(bb_store_job_start(b, id, 0, 0, err, sizeof(err)), 0);
+	bb_store_close(a);
+	bb_store_close(b);
+}
+
+/* ---- addressed jobs ---------------------------------------------------- */
+
+static void addressed_jobs(void **state)
+{
+	struct ctx *c = *state;
+	struct bb_store *a = daemon_open(c, "host-a", 60);
+	struct bb_store *b = daemon_open(c, "host-b", 60);
+	char err[512] = "", buf[64];
+	int64_t for_b, any, id = 0;
+
+	for_b = submit(c->s, "{\"name\":\"j\",\"target\":\"nop\","
+			     "\"host\":\"host-b\"}");
+	any = submit(c->s, SPEC);
+	assert_string_equal(job_str(c->s, for_b, "for_host", buf, sizeof(buf)),
+			    "host-b");
+	assert_string_equal(job_str(c->s, any, "for_host", buf, sizeof(buf)),
+			    "");
+	/* a takes the unaddressed one, never b's, though it is older */
+	assert_int_equal(claim_start(a), any);
+	assert_int_equal(claim_start(a), 0);
+	expect_state(c->s, for_b, BB_JOB_QUEUED);
+	assert_int_equal(claim_start(b), for_b);
+	assert_string_equal(job_str(c->s, for_b, "claimed_by", buf,
+				    sizeof(buf)), "host-b");
+	/* an unknown host: refused, naming the registered ones */
+	assert_int_equal(bb_store_job_submit(c->s, "j", "nop",
+					     "{\"name\":\"j\",\"target\":"
+					     "\"nop\",\"host\":\"host-z\"}",
+					     2, 0, &id, err, sizeof(err)),
+			 -ENXIO);
+	assert_non_null(strstr(err, "\"host-z\""));
+	assert_non_null(strstr(err, "registered: host-a, host-b"));
+	bb_store_close(a);
+	bb_store_close(b);
+}
+
+/* ---- recovery, registry ------------------------------------------------ */
+
+/* A daemon's start interrupts its own running jobs and no other's. */
+static void recovery_is_per_daemon(void **state)
+{
+	struct ctx *c = *state;
+	struct bb_store *a = daemon_open(c, "host-a", 60);
+	struct bb_store *b = daemon_open(c, "host-b", 60);
+	char err[512] = "";
+	int64_t ja, jb;
+	unsigned n = 0;
+
+	submit(c->s, SPEC);
+	submit(c->s, SPEC);
+	ja = claim_start(a);
+	jb = claim_start(b);
+	assert_true(ja > 0 && jb > 0 && ja != jb);
+	assert_int_equal(bb_store_jobs_interrupt_running(a, &n, err,
+							 sizeof(err)), 0);
+	assert_int_equal(n, 1);
+	expect_state(c->s, ja, BB_JOB_INTERRUPTED);
+	expect_state(c->s, jb, BB_JOB_RUNNING);
+	bb_store_close(a);
+	bb_store_close(b);
+}
+
+/* The registry: one row per name (a restart re-registers), the running
+ * job from the heartbeat, the kernel of its host metadata. */
+static void hosts_list(void **state)
+{
+	struct ctx *c = *state;
+	struct bb_store *a = daemon_open(c, "host-a", 60);
+	struct bb_store *b = daemon_open(c, "host-b", 60);
+	struct bb_store *a2 = daemon_open(c, "host-a", 60);
+	struct json_object *doc, *hosts, *h, *v;
+	char err[512] = "";
+	int64_t id;
+
+	submit(c->s, SPEC);
+	id = claim_start(b);
+	assert_int_equal(bb_store_daemon_heartbeat(b, id, err, sizeof(err)),
+			 0);
+	assert_int_equal(bb_store_hosts_list(c->s, &doc, err, sizeof(err)), 0);
+	assert_true(json_object_object_get_ex(doc, "hosts", &hosts));
+	assert_int_equal(json_object_array_length(hosts), 2);
+	h = json_object_array_get_idx(hosts, 0);
+	assert_true(json_object_object_get_ex(h, "name", &v));
+	assert_string_equal(json_object_get_string(v), "host-a");
+	assert_true(json_object_object_get_ex(h, "running_job", &v));
+	assert_null(v);
+	h = json_object_array_get_idx(hosts, 1);
+	assert_true(json_object_object_get_ex(h, "name", &v));
+	assert_string_equal(json_object_get_string(v), "host-b");
+	assert_true(json_object_object_get_ex(h, "running_job", &v));
+	assert_int_equal(json_object_get_int64(v), id);
+	assert_true(json_object_object_get_ex(h, "kernel", &v));
+	assert_string_equal(json_object_get_string(v), "6.18.0-test");
+	assert_true(json_object_object_get_ex(h, "last_seen", &v) && v);
+	json_object_put(doc);
+	/* a handle without a daemon claims nothing */
+	assert_int_equal(bb_store_daemon_heartbeat(c->s, 0, err, sizeof(err)),
+			 0);
+	bb_store_close(a);
+	bb_store_close(a2);
+	bb_store_close(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+		T(claim_race),
+		T(lease_expiry_interrupts),
+		T(boot_jobs_do_not_expire),
+		T(queued_claim_taken_over),
+		T(addressed_jobs),
+		T(recovery_is_per_daemon),
+		T(hosts_list),
+#undef T
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
