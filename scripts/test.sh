@@ -30,11 +30,12 @@ BUILD_DIR=build-asan scripts/build.sh -DBB_BUILD_TESTS=ON -DBB_SANITIZE=ON
     -E '^(it_browser|it_nvme_vm|it_boots_vm|it_tiou_vs_fio|it_tiou_lines|rel_slowloris|rel_load_abuse|test_scheduler_pg|test_abstats_sim)$')
 # The threaded code under ThreadSanitizer: the bio caches, the engine (the
 # completion thread, cancel), the job runner,
-# the scheduler with concurrent cancel and progress reads.
+# the scheduler with concurrent cancel and progress reads and its fleet
+# heartbeat, the store's concurrent claims.
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBB_BUILD_TESTS=ON -DBB_TSAN=ON >/dev/null
 cmake --build build-tsan -j"$(nproc)" --target test_bioset_late test_bioset_early test_engine \
-  test_jobrun test_scheduler
+  test_jobrun test_scheduler test_fleet
 (cd build-tsan && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
-  ctest --output-on-failure -R '^(test_bioset_late|test_bioset_early|test_engine|test_jobrun|test_scheduler)$')
+  ctest --output-on-failure -R '^(test_bioset_late|test_bioset_early|test_engine|test_jobrun|test_scheduler|test_fleet)$')
 # libFuzzer targets (clang): job spec, run options, daemon config, HTTP.
 FUZZ_SECONDS=${FUZZ_SECONDS:-30} tests/fuzz/run.sh
