@@ -283,7 +283,6 @@ int bb_store_job_claim(struct bb_store *s, int64_t *id, char **spec,
 	int64_t now = bb_store_now_ms();
 	struct bb_db_rows r;
 	struct bb_db_op op;
-	const char *t;
 	int ret = 0;
 
 	*spec = NULL;
@@ -301,20 +300,7 @@ int bb_store_job_claim(struct bb_store *s, int64_t *id, char **spec,
 		goto out;
 	ret = bb_db_row(&r, &op, skip ? &q_claim_skip_locked : &q_claim,
 			"tii", s->me, now + (int64_t)s->lease_s * 1000, now);
-	if (ret < 0)
-		goto out;
-	if (!ret) {
-		ret = bb_db_err(&op, -ENOENT, "no queued job for %s", s->me);
-		goto out;
-	}
-	t = bb_db_text(&r, "spec");
-	*spec = strdup(t ? t : "{}");
-	if (!*spec) {
-		ret = bb_db_err(&op, -ENOMEM, "out of memory");
-		goto out;
-	}
-	*id = bb_db_int(&r, "id");
-	ret = 0;
+	ret = bb_store_row_job(&op, &r, ret, s->me, id, spec);
 out:
 	ret = bb_db_end(&op, ret);
 	if (ret) {

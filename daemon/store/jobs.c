@@ -267,29 +267,31 @@ int bb_store_job_next_queued(struct bb_store *s, int64_t *id, char **spec,
 {
 	struct bb_db_rows r;
 	struct bb_db_op op;
-	const char *t;
 	int ret;
 
 	if (s->me[0])
 		return bb_store_job_claim(s, id, spec, err, errlen);
 	bb_db_lock(&op, s->db, err, errlen);
 	ret = bb_db_row(&r, &op, &q_job_next_queued, "");
+	return bb_db_end(&op, bb_store_row_job(&op, &r, ret, NULL, id, spec));
+}
+
+int bb_store_row_job(struct bb_db_op *op, struct bb_db_rows *r, int ret,
+		     const char *who, int64_t *id, char **spec)
+{
+	const char *t;
+
 	if (ret < 0)
-		goto out;
-	if (!ret) {
-		ret = bb_db_err(&op, -ENOENT, "no queued job");
-		goto out;
-	}
-	t = bb_db_text(&r, "spec");
+		return ret;
+	if (!ret)
+		return who ? bb_db_err(op, -ENOENT, "no queued job for %s", who)
+			   : bb_db_err(op, -ENOENT, "no queued job");
+	t = bb_db_text(r, "spec");
 	*spec = strdup(t ? t : "{}");
-	if (!*spec) {
-		ret = bb_db_err(&op, -ENOMEM, "out of memory");
-		goto out;
-	}
-	*id = bb_db_int(&r, "id");
-	ret = 0;
-out:
-	return bb_db_end(&op, ret);
+	if (!*spec)
+		return bb_db_err(op, -ENOMEM, "out of memory");
+	*id = bb_db_int(r, "id");
+	return 0;
 }
 
 int bb_store_job_start(struct bb_store *s, int64_t id, int64_t host_id,

@@ -78,6 +78,11 @@ struct json_object *bb_store_history_compare(struct json_object *cmp);
  * ... WHERE id = ? AND state = want changed nothing: -ENOENT or
  * -EALREADY naming the state the job is in. */
 int bb_store_state_read(struct bb_db_op *op, int64_t id, char *state);
+/* The job a queue read or claim returned (its "id" and "spec" columns; row
+ * ret as bb_db_row gave it): -ENOENT naming who for none, else *id and
+ * *spec (malloc'd, "{}" for none).  0 or -errno with the message on op. */
+int bb_store_row_job(struct bb_db_op *op, struct bb_db_rows *r, int ret,
+		     const char *who, int64_t *id, char **spec);
 int bb_store_not_in_state(struct bb_db_op *op, int64_t id, const char *want);
 
 /* fleet.c: 0 when name is a registered daemon's host name, else
