@@ -6,11 +6,13 @@
  * bb_test_store(where, len, file) puts the store's location in where:
  * BB_TEST_STORE emptied (its public schema dropped and created again, so
  * that each test starts from an empty database), or file; returns true
- * for PostgreSQL.  Header-only, for test programs; include after
- * <cmocka.h>. */
+ * for PostgreSQL.  bb_test_rm_tree(dir) removes a test's temporary
+ * directory with everything in it (the sqlite file and its journals).
+ * Header-only, for test programs; include after <cmocka.h>. */
 #ifndef BB_TESTS_PGSTORE_H
 #define BB_TESTS_PGSTORE_H
 
+#include <ftw.h>
 #include <libpq-fe.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -42,6 +44,20 @@ static __attribute__((unused)) bool bb_test_store(char *where, size_t len,
 	PQclear(res);
 	PQfinish(pg);
 	return true;
+}
+
+static int bb_test_rm_one(const char *p, const struct stat *sb, int flag,
+			  struct FTW *f)
+{
+	(void)sb;
+	(void)flag;
+	(void)f;
+	return remove(p);
+}
+
+static __attribute__((unused)) void bb_test_rm_tree(const char *dir)
+{
+	nftw(dir, bb_test_rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 #endif

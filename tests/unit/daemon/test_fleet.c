@@ -18,7 +18,6 @@
 #include <cmocka.h>
 
 #include <errno.h>
-#include <ftw.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,15 +40,6 @@ struct ctx {
 	struct bb_store *s;   /* no daemon: submissions and checks */
 	bool pg;
 };
-
-static int rm_one(const char *p, const struct stat *sb, int flag,
-		  struct FTW *f)
-{
-	(void)sb;
-	(void)flag;
-	(void)f;
-	return remove(p);
-}
 
 static int setup(void **state)
 {
@@ -74,7 +64,7 @@ static int teardown(void **state)
 	struct ctx *c = *state;
 
 	bb_store_close(c->s);
-	nftw(c->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	bb_test_rm_tree(c->dir);
 	free(c);
 	return 0;
 }

@@ -15,7 +15,6 @@
 #include <cmocka.h>
 
 #include <errno.h>
-#include <ftw.h>
 #include <pthread.h>
 #include <regex.h>
 #include <libpq-fe.h>
@@ -51,15 +50,6 @@ struct ctx {
 
 /* ---- helpers -------------------------------------------------------- */
 
-static int rm_one(const char *p, const struct stat *sb, int flag,
-		  struct FTW *f)
-{
-	(void)sb;
-	(void)flag;
-	(void)f;
-	return remove(p);
-}
-
 static int setup(void **state)
 {
 	struct ctx *c = calloc(1, sizeof(*c));
@@ -85,7 +75,7 @@ static int teardown(void **state)
 	bb_store_close(c->s);
 	if (c->mounted)
 		umount2(c->dir, MNT_DETACH);
-	nftw(c->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	bb_test_rm_tree(c->dir);
 	free(c);
 	return 0;
 }
