@@ -39,17 +39,6 @@ for n in 1 2 3; do
 done
 pass "three daemons on one database: ports ${PORTS[1]} ${PORTS[2]} ${PORTS[3]}"
 
-wait_state() { # ID STATE...: the job's state once it is one of them (60 s)
-  local id=$1 st; shift
-  for _ in $(seq 1 600); do
-    api GET "/api/v1/jobs/$id"
-    st=$(api_get 'd["state"]')
-    for want in "$@"; do [ "$st" = "$want" ] && { echo "$st"; return; }; done
-    sleep 0.1
-  done
-  echo "$st"
-}
-
 # --- the registry ---------------------------------------------------------
 use 2
 api GET /api/v1/hosts
@@ -117,13 +106,9 @@ api POST /api/v1/jobs "$(job bad 'fleet_1' 100ms 2)"
 
 # --- kill -9 of fleet-3 mid-job: interrupted after its lease ------------------
 id=$(submit_job "$(job long fleet-3 500ms 10)") || fail "submit the long job"
-runs=0
-for _ in $(seq 1 300); do
-  api GET "/api/v1/jobs/$id"
-  runs=$(api_get 'd["runs_done"]')
-  [ "${runs:-0}" -ge 2 ] && break
-  sleep 0.1
-done
+wait_cond "$id" 'd["runs_done"] >= 2' 30
+api GET "/api/v1/jobs/$id"
+runs=$(api_get 'd["runs_done"]')
 [ "$(api_get 'd["state"]')" = running ] && [ "${runs:-0}" -ge 2 ] ||
   fail "the long job is not running with 2 runs: $(head -c 300 "$API_BODY")"
 kill -KILL "${PIDS[3]}"
