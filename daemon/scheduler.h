@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* scheduler.h - the scheduler (not "sched.h": that would shadow <sched.h>):
- * one thread that runs queued jobs one at a time, FIFO (so at most one job
- * per device), through bb_jobrun_exec;
+ * a dispatcher thread that hands queued jobs to runner threads, one job
+ * at a time (max_parallel_jobs 1, the default: FIFO), or up to
+ * max_parallel_jobs at once when they do not conflict (jobconflict.h:
+ * disjoint devices, disjoint CPU lists, no boot job; among them FIFO,
+ * and no job overtakes an older one it conflicts with, so the oldest
+ * waits only for running jobs), each through bb_jobrun_exec;
  * journals and applies sysfs knobs around each run; stores every run;
  * takes cancellation within a second; publishes progress. */
 #ifndef BB_SCHEDULER_H
@@ -71,8 +75,11 @@ struct json_object *bb_sched_progress(struct bb_sched *s, int64_t id);
  * Ask before bb_sched_stop. */
 bool bb_sched_kexec_pending(struct bb_sched *s, char *kexec, size_t len);
 
-/* Id of the running job, 0 if idle. */
+/* Id of the oldest running job, 0 if idle. */
 int64_t bb_sched_running(struct bb_sched *s);
+/* The ids of the running jobs (max_parallel_jobs > 1: several), oldest
+ * first, at most max of them; how many. */
+size_t bb_sched_running_all(struct bb_sched *s, int64_t *ids, size_t max);
 
 /* The health of the scheduler's store (bb_store_check), or -EIO while a
  * job's end could not be recorded (the message names the job).  While
