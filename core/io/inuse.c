@@ -497,6 +497,34 @@ static void fp_add(struct bb_dev_footprint *fp, enum bb_fp_kind kind,
 	fp->n++;
 }
 
+/* The devices a device-mapper or md device is made of (sysfs slaves):
+ * pushed, so that an LVM volume reaches its disks. */
+static void push_slaves(struct alias_walk *w, dev_t dev, int from)
+{
+	char dir[PATH_MAX], pf[PATH_MAX + 300];
+	struct dirent *de;
+	dev_t sdev;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u/slaves", major(dev),
+		 minor(dev));
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char name[64];
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(pf, sizeof(pf), "%s/%s/dev", dir, de->d_name);
+		if (!read_devnum(pf, &sdev))
+			continue;
+		snprintf(name, sizeof(name), "/dev/%.50s", de->d_name);
+		walk_push(w, false, sdev, 0, from, name, "a device under it");
+	}
+	closedir(d);
+}
+
 int bb_target_footprint(const char *target, struct bb_dev_footprint *fp,
 			char *err, size_t len)
 {
@@ -552,6 +580,7 @@ int bb_target_footprint(const char *target, struct bb_dev_footprint *fp,
 				fp_add(fp, BB_FP_BLOCK, a->dev, 0);
 		} else {
 			fp_add(fp, BB_FP_BLOCK, a->dev, 0);
+			push_slaves(w, a->dev, (int)i);
 		}
 		walk_expand(w, &lt, i);
 	}

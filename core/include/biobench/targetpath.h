@@ -36,7 +36,8 @@ int bb_target_write_check(const char *target, char *err, size_t len);
  * partition counts as its disk), every device or backing file aliasing
  * it through loop devices (walked as bb_dev_check_unused walks them:
  * backing files and devices, other loops on the same inode, loops on top
- * of it), and for a file (or a loop device's backing file) the disk of
+ * of it), the devices a device-mapper or md device is made of (sysfs
+ * slaves: an LVM volume reaches its disks), and for a file (or a loop device's backing file) the disk of
  * the filesystem holding it when the kernel lists that device (not for
  * tmpfs and other anonymous devices).  A file that does not exist yet
  * counts as its directory's filesystem; an NVMe generic character device
