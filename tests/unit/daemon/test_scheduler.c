@@ -1331,7 +1331,8 @@ static size_t host_running(struct bb_store *st, const char *name,
  * in the host's running_jobs meanwhile); two on CPU 0 one after the
  * other; a job that conflicts with none running but with an older queued
  * one does not overtake it; a cancel stops one of two running jobs, and
- * a stop interrupts the other. */
+ * a stop interrupts the other; a stop with two running interrupts both,
+ * and so does the next start after a daemon died with two running. */
 static void test_parallel(void **state)
 {
 	struct fx *f = *state;
@@ -1422,6 +1423,46 @@ static void test_parallel(void **state)
 	assert_int_equal(bb_sched_running(s), i);
 	bb_sched_stop(s);
 	assert_string_equal(state_of(g_st, i, buf), BB_JOB_INTERRUPTED);
+
+	/* a stop with two running interrupts both */
+	h = insert(g_st, PAR_JOB("long 0 again", "[0]", "5s", "10"), 20);
+	i = insert(g_st, PAR_JOB("long 1 again", "[1]", "5s", "10"), 20);
+	assert_int_equal(bb_sched_start_fleet(&s, f->db, &fl, err,
+					      sizeof(err)), 0);
+	bb_sched_set_config(s, &lock, &cur);
+	wait_running(s, 2, ids);
+	bb_sched_stop(s);
+	assert_string_equal(state_of(g_st, h, buf), BB_JOB_INTERRUPTED);
+	assert_string_equal(state_of(g_st, i, buf), BB_JOB_INTERRUPTED);
+
+	/* the daemon died with two running: the next start interrupts both */
+	{
+		struct bb_store *dead = store_open(f);
+		char *spec = NULL;
+		int64_t got;
+
+		assert_int_equal(bb_store_set_daemon(dead, "par-a", 5, err,
+						     sizeof(err)), 0);
+		h = insert(g_st, PAR_JOB("left 0", "[0]", "5s", "10"), 20);
+		i = insert(g_st, PAR_JOB("left 1", "[1]", "5s", "10"), 20);
+		for (int k = 0; k < 2; k++) {
+			assert_int_equal(bb_store_job_claim(dead, &got, &spec,
+							    err, sizeof(err)),
+					 0);
+			free(spec);
+			assert_int_equal(bb_store_job_start(dead, got, 0, 0,
+							    err, sizeof(err)),
+					 0);
+		}
+		bb_store_close(dead);
+	}
+	assert_string_equal(state_of(g_st, h, buf), BB_JOB_RUNNING);
+	assert_string_equal(state_of(g_st, i, buf), BB_JOB_RUNNING);
+	assert_int_equal(bb_sched_start_fleet(&s, f->db, &fl, err,
+					      sizeof(err)), 0);
+	assert_string_equal(state_of(g_st, h, buf), BB_JOB_INTERRUPTED);
+	assert_string_equal(state_of(g_st, i, buf), BB_JOB_INTERRUPTED);
+	bb_sched_stop(s);
 	bb_store_close(g_st);
 	pthread_rwlock_destroy(&lock);
 	free(cfg);
