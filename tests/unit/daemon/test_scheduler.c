@@ -13,7 +13,8 @@
  *  - bb_sched_stop during a run: the job is interrupted, not cancelled;
  *  - max_parallel_jobs 2: jobs on disjoint CPUs overlap in time, jobs on
  *    one CPU do not, no job overtakes an older one it conflicts with;
- *    cancel and stop with two running;
+ *    cancel, stop and recovery with two running; two knob jobs on two
+ *    loop devices both restored at a stop;
  *  - startup recovery: a job left running becomes interrupted; a journaled
  *    knob is written back only when its path is a sysfs file (a tampered
  *    database must not make the daemon write elsewhere);
@@ -1468,6 +1469,98 @@ static void test_parallel(void **state)
 	free(cfg);
 }
 
+/* Two parallel jobs, each on its own loop device (images in tmpfs: no
+ * disk in common) and CPU, each setting its device's read_ahead_kb: both
+ * knobs set at the same time, and a stop restores both (every runner's
+ * knobs) and interrupts both jobs.  Root only. */
+static void test_parallel_knobs(void **state)
+{
+	struct fx *f = *state;
+	struct bb_dconfig *cfg = calloc(1, sizeof(*cfg)), *cur = cfg;
+	pthread_rwlock_t lock;
+	struct bb_sched *s = NULL;
+	char err[512] = "", buf[64], img[2][128], loop[2][64] = { "", "" },
+	     knob[2][256], orig[2][32], now[32], cmd[256], spec[1024];
+	int64_t id[2], ids[4];
+	bool both = false;
+	double t0;
+
+	assert_non_null(cfg);
+	if (geteuid()) {
+		print_message("  skipped: needs root for loop devices\n");
+		skip();
+	}
+	for (int k = 0; k < 2; k++) {
+		snprintf(img[k], sizeof(img[k]), "/dev/shm/bb-test-par.%d.%d",
+			 (int)getpid(), k);
+		assert_int_equal(run("truncate -s 16M '%s'", img[k]), 0);
+		snprintf(cmd, sizeof(cmd), "losetup -f --show '%s' 2>/dev/null",
+			 img[k]);
+		if (run_out(loop[k], sizeof(loop[k]), cmd) || !loop[k][0]) {
+			print_message("  skipped: losetup failed\n");
+			unlink(img[k]);
+			if (k)
+				run("losetup -d '%s'", loop[0]);
+			if (k)
+				unlink(img[0]);
+			skip();
+		}
+		snprintf(knob[k], sizeof(knob[k]),
+			 "/sys/block/%s/queue/read_ahead_kb", loop[k] + 5);
+		read_text(knob[k], orig[k], sizeof(orig[k]));
+	}
+	g_st = store_open(f);
+	assert_int_equal(pthread_rwlock_init(&lock, NULL), 0);
+	bb_dconfig_default(cfg);
+	cfg->max_parallel_jobs = 2;
+	cfg->nallow = 1;
+	snprintf(cfg->allow[0].pattern, sizeof(cfg->allow[0].pattern),
+		 "/dev/loop*");
+	cfg->nknob_rules = 1;
+	snprintf(cfg->knob_rules[0].pattern, sizeof(cfg->knob_rules[0].pattern),
+		 "/dev/loop*");
+	cfg->knob_rules[0].n = 1;
+	snprintf(cfg->knob_rules[0].knob[0], sizeof(cfg->knob_rules[0].knob[0]),
+		 "read_ahead_kb");
+	for (int k = 0; k < 2; k++) {
+		/* both variants move the knob off its original */
+		unsigned a = strcmp(orig[k], "12") ? 12 : 20;
+
+		snprintf(spec, sizeof(spec),
+			 "{\"name\":\"knobs %d\",\"target\":\"%s\",\"workload\":"
+			 "{\"runtime\":\"5s\",\"iodepth\":4,\"cpus\":[%d]},"
+			 "\"variants\":{\"A\":{\"sysfs.read_ahead_kb\":%u},"
+			 "\"B\":{\"sysfs.read_ahead_kb\":%u}},\"repeat\":10,"
+			 "\"warmup\":0}", k, loop[k], k, a, a + 4);
+		id[k] = insert(g_st, spec, 20);
+	}
+	assert_int_equal(bb_sched_start(&s, f->db, err, sizeof(err)), 0);
+	bb_sched_set_config(s, &lock, &cur);
+	wait_running(s, 2, ids);
+	t0 = now_s();
+	while (!both && now_s() - t0 < END_TIMEOUT_S) {
+		char n0[32], n1[32];
+
+		read_text(knob[0], n0, sizeof(n0));
+		read_text(knob[1], n1, sizeof(n1));
+		both = strcmp(n0, orig[0]) && strcmp(n1, orig[1]);
+		usleep(5000);
+	}
+	bb_sched_stop(s);
+	for (int k = 0; k < 2; k++) {
+		read_text(knob[k], now, sizeof(now));
+		run("losetup -d '%s'", loop[k]);
+		unlink(img[k]);
+		assert_string_equal(now, orig[k]);
+		assert_string_equal(state_of(g_st, id[k], buf),
+				    BB_JOB_INTERRUPTED);
+	}
+	assert_true(both);
+	bb_store_close(g_st);
+	pthread_rwlock_destroy(&lock);
+	free(cfg);
+}
+
 static int have_io_uring(void)
 {
 	struct io_uring ring;
@@ -1500,6 +1593,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_boot_job, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_boot_redo, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_parallel, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_parallel_knobs, setup,
+						teardown),
 	};
 
 	if (have_io_uring()) {
