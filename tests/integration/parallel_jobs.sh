@@ -9,7 +9,11 @@
 #   2. two nop jobs on CPU 0 run one after the other (the second starts
 #      after the first finished);
 #   3. `biobench hosts` names both running jobs.
+# On the PostgreSQL store BB_TEST_STORE names when set (ctest
+# it_parallel_jobs_pg, under tests/pg/pgtmp.sh: the claims by id with
+# FOR UPDATE SKIP LOCKED), else on sqlite.
 source "$(dirname "$0")/daemon_lib.sh"
+DSTORE=${BB_TEST_STORE:-}
 
 [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
 # the HTTP threads unpinned: both CPUs free for jobs
