@@ -1979,6 +1979,7 @@ int bb_sched_start_fleet(struct bb_sched **out, const char *db_path,
 		goto fail;
 	}
 	s->started = true;
+	pthread_setname_np(s->tid, "bb-sched");
 	*out = s;
 	return 0;
 fail:
