@@ -293,6 +293,12 @@ int bb_store_job_get(struct bb_store *s, int64_t id,
 int bb_store_jobs_list(struct bb_store *s, const char *state,
 		       unsigned limit, int64_t cursor,
 		       struct json_object **out, char *err, size_t errlen);
+/* The list of the jobs of one host (NULL: all): addressed to it
+ * (for_host) or claimed by it (claimed_by). */
+int bb_store_jobs_list_host(struct bb_store *s, const char *state,
+			    const char *host, unsigned limit, int64_t cursor,
+			    struct json_object **out, char *err,
+			    size_t errlen);
 int bb_store_job_runs(struct bb_store *s, int64_t id, bool with_samples,
 		      struct json_object **out, char *err, size_t errlen);
 
