@@ -78,7 +78,7 @@ nc=$(api_get 'd["compare"]["comparisons"][0]["n"]')
   pass "comparison over $nc pairs: $(api_get 'd["compare"]["comparisons"][0]["verdict"]')" ||
   fail "compare $API_STATUS: n=$nc"
 api GET /metrics
-grep -q '^biobench_jobs{state="done"} 1$' "$API_BODY" && grep -q '^biobench_store_up 1$' "$API_BODY" &&
+grep -q '^biobench_jobs{host="[^"]*",state="done"} 1$' "$API_BODY" && grep -q '^biobench_store_up{host="[^"]*"} 1$' "$API_BODY" &&
   pass "/metrics: 1 job done, store up" || fail "/metrics: $(grep -E 'jobs|store_up' "$API_BODY")"
 
 # --- the server stopped, then started ---------------------------------------
