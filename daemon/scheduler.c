@@ -1541,8 +1541,9 @@ static void recover_boots(struct bb_sched *s)
 
 /* ---- the fleet's heartbeat --------------------------------------------- */
 
-/* One beat: last seen, the leases renewed (the running job's lost: stop
- * it), the other daemons' expired leases swept. */
+/* One beat: last seen, the leases renewed (the running job's lost, or
+ * its cancel requested through another daemon: stop it), the other
+ * daemons' expired leases swept. */
 static void heartbeat_beat(struct bb_sched *s, bool *bad_logged)
 {
 	int64_t id = bb_sched_running(s);
@@ -1550,18 +1551,21 @@ static void heartbeat_beat(struct bb_sched *s, bool *bad_logged)
 	char err[512];
 	int ret = bb_store_daemon_heartbeat(s->st, id, err, sizeof(err));
 
-	if (ret == -ESTALE) {
+	if (ret == -ESTALE || ret == -ECANCELED) {
 		bool stopping;
 
 		pthread_mutex_lock(&s->lock);
-		/* a stop marks the job interrupted itself: not lost */
+		/* a stop marks the job interrupted itself: not lost; a
+		 * cancel ends it cancelled, as a local one */
 		stopping = s->stopping;
 		if (s->running_id == id && !stopping)
 			atomic_store(&s->cancel, true);
 		pthread_mutex_unlock(&s->lock);
-		if (!stopping)
+		if (!stopping && ret == -ESTALE)
 			bb_log(LOG_ERR, "job %lld: this daemon lost it: %s; "
 			       "stopping it", (long long)id, err);
+		else if (!stopping)
+			bb_log(LOG_INFO, "%s: cancelling it", err);
 	} else if (ret) {
 		if (!*bad_logged)
 			bb_log(LOG_ERR, "heartbeat: %s", err);

@@ -147,9 +147,22 @@ int bb_store_daemon_register(struct bb_store *s, const char *host,
 /* The heartbeat: last seen now, the job it runs (0: idle), every lease of
  * the daemon's claims renewed.  -ESTALE (with why) when running_id is no
  * longer this daemon's (its lease expired and another daemon's sweep
- * interrupted it, or another claimed it): stop it. */
+ * interrupted it, or another claimed it): stop it.  -ECANCELED (with the
+ * daemon that was asked) when a cancel of running_id was requested
+ * through another daemon (bb_store_job_cancel_request): cancel it as a
+ * local cancel does.  The beat itself is stored in both cases. */
 int bb_store_daemon_heartbeat(struct bb_store *s, int64_t running_id,
 			      char *err, size_t errlen);
+/* A cancel asked of daemon who (its host name) for job id that another
+ * daemon runs: stored on the job (the first request's time and daemon
+ * kept; event "cancel requested via WHO" once) for the claimer's
+ * heartbeat; the claimer's name into owner.  -EALREADY when the job is
+ * not running, or claimed by none, or (others_only) claimed by who
+ * itself: not a job of another daemon; -ENOENT: no such job. */
+int bb_store_job_cancel_request(struct bb_store *s, int64_t id,
+				const char *who, bool others_only,
+				char *owner, size_t ownerlen, char *err,
+				size_t errlen);
 /* The oldest queued job this daemon may run, claimed with a lease: its
  * id and spec (malloc'd); -ENOENT when there is none.  Two daemons never
  * claim the same job (a claim whose claimer let its lease expire before

@@ -18,7 +18,12 @@
  * limit counts states; a job's end and start re-check the state in
  * their UPDATE, the start its claimer too).  sqlite has no row locks:
  * there the claim runs in a write transaction (BEGIN IMMEDIATE), one
- * claim at a time. */
+ * claim at a time.
+ *
+ * A cancel asked of a daemon that does not run the job (the job runs on
+ * another daemon of the fleet) is a request stored on the job
+ * (cancel_requested_ms, _by); the claimer's heartbeat reads it with its
+ * job's claim and stops the job as a local cancel does. */
 #include "store_int.h"
 
 #include <errno.h>
@@ -85,9 +90,17 @@ static const struct bb_query q_job_expire = BB_STATEMENT(
 static const struct bb_col bb_mine_cols[] = {
 	{ "state", BB_COL_TEXT, NULL },
 	{ "claimed_by", BB_COL_TEXT, NULL },
+	{ "cancel_requested_ms", BB_COL_INT64, NULL },
+	{ "cancel_requested_by", BB_COL_TEXT, NULL },
 };
 static const struct bb_query q_job_mine = BB_SELECT(bb_mine_cols,
 	"FROM jobs WHERE id = ?1", "reading a job's claim");
+/* the first request stays: its time and who was asked */
+static const struct bb_query q_cancel_request = BB_STATEMENT(
+	"UPDATE jobs SET cancel_requested_ms = coalesce(cancel_requested_ms,"
+	" ?2), cancel_requested_by = coalesce(cancel_requested_by, ?3)"
+	" WHERE id = ?1 AND state = 'running'",
+	"requesting the cancel of a job another daemon runs");
 
 static const struct bb_col bb_name_cols[] = {
 	{ "name", BB_COL_TEXT, NULL },
@@ -164,6 +177,8 @@ int bb_store_daemon_heartbeat(struct bb_store *s, int64_t running_id,
 			      char *err, size_t errlen)
 {
 	int64_t now = bb_store_now_ms(), n = 0;
+	char via[256] = "";
+	bool cancel = false;
 	struct bb_db_rows r;
 	struct bb_db_op op;
 	int ret;
@@ -197,8 +212,74 @@ int bb_store_daemon_heartbeat(struct bb_store *s, int64_t running_id,
 				    BB_JOB_INTERRUPTED))
 		ret = bb_db_err(&op, -ESTALE, "job %lld was interrupted: "
 				"its lease expired", (long long)running_id);
-	else
+	else if (ret > 0 && !bb_db_null(&r, "cancel_requested_ms")) {
+		/* asked of another daemon: ours to stop */
+		cancel = true;
+		snprintf(via, sizeof(via), "%s",
+			 bb_db_text(&r, "cancel_requested_by")
+				 ? bb_db_text(&r, "cancel_requested_by")
+				 : "another daemon");
 		ret = 0;
+	} else {
+		ret = 0;
+	}
+out:
+	ret = bb_db_end(&op, ret);
+	/* the beat is stored (the leases renewed) whatever the request */
+	if (!ret && cancel) {
+		bb_store_seterr(err, errlen, "job %lld: cancel requested via "
+				"%s", (long long)running_id, via);
+		ret = -ECANCELED;
+	}
+	return ret;
+}
+
+int bb_store_job_cancel_request(struct bb_store *s, int64_t id,
+				const char *who, bool others_only,
+				char *owner, size_t ownerlen, char *err,
+				size_t errlen)
+{
+	char state[16], by[256], ev[600];
+	struct bb_db_rows r;
+	struct bb_db_op op;
+	bool again;
+	int ret;
+
+	if (owner && ownerlen)
+		owner[0] = '\0';
+	if (!who || !*who) {
+		bb_store_seterr(err, errlen, "a cancel request needs the host "
+				"name of the daemon asked");
+		return -EINVAL;
+	}
+	/* the job's row: > 0 when there is one */
+	ret = bb_db_begin(&op, s->db, BB_TX_DURABLE, err, errlen);
+	ret = ret ? ret : bb_db_row(&r, &op, &q_job_mine, "i", id);
+	if (!ret)
+		ret = bb_db_err(&op, -ENOENT, "no job %lld", (long long)id);
+	if (ret < 0)
+		goto out;
+	/* copied: the row is gone with the next statement */
+	snprintf(state, sizeof(state), "%s", bb_db_text(&r, "state"));
+	snprintf(by, sizeof(by), "%s", bb_db_text(&r, "claimed_by") ?
+		 bb_db_text(&r, "claimed_by") : "");
+	again = !bb_db_null(&r, "cancel_requested_ms");
+	if (strcmp(state, BB_JOB_RUNNING) || !by[0] ||
+	    (others_only && !strcmp(by, who))) {
+		ret = bb_db_err(&op, -EALREADY, "job %lld is %s%s%s, not "
+				"running on another daemon", (long long)id,
+				state, by[0] ? ", claimed by " : "", by);
+		goto out;
+	}
+	ret = bb_db_run(&op, &q_cancel_request, NULL, "iit", id,
+			bb_store_now_ms(), who);
+	if (!ret && !again) {
+		snprintf(ev, sizeof(ev), "cancel requested via %s: host %s "
+			 "stops the job at its next heartbeat", who, by);
+		ret = bb_store_event_add(&op, id, "info", ev);
+	}
+	if (!ret && owner && ownerlen)
+		snprintf(owner, ownerlen, "%s", by);
 out:
 	return bb_db_end(&op, ret);
 }
