@@ -812,6 +812,12 @@
       ' · claimed by ', el('span', { class: 'mono', 'data-testid': 'job-claimed-by' }, j.claimed_by || 'none'),
       ...(j.lease_until && ACTIVE.has(j.state)
         ? [' · lease until ', el('span', { 'data-testid': 'job-lease' }, timeEl(j.lease_until, fmtDate(j.lease_until, true)))]
+        : []),
+      /* a cancel asked of another daemon: its runner stops it at its
+       * next heartbeat */
+      ...(j.cancel_requested && ACTIVE.has(j.state)
+        ? [' · ', el('span', { 'data-testid': 'job-cancelling', class: 'error-text' },
+          'cancel requested via ' + (j.cancel_requested_by || '?') + ' ' + fmtAge(j.cancel_requested))]
         : []));
     if (!p.links.children.length) {
       p.links.append(
