@@ -1,7 +1,7 @@
 -- SPDX-License-Identifier: GPL-2.0-only
 -- 007_cancel_request.sql - a cancel asked of a job that another daemon of
--- the fleet runs (numbered 008 once the job columns' 007 is merged: it
--- only adds columns of its own, after whatever columns come before).
+-- the fleet runs (two columns of its own, added to the jobs table as it
+-- is: nothing here depends on the columns before them).
 --
 -- jobs.cancel_requested_ms: when a daemon that does not run the job was
 -- asked to cancel it (POST /api/v1/jobs/ID/cancel answered 202
