@@ -903,6 +903,55 @@ static void test_cancel(void **state)
 		     "invalid_id", "id");
 }
 
+/* Without a scheduler (a front end): a running job another daemon
+ * claimed gets a cancel request (202 cancelling, naming that daemon, its
+ * heartbeat told); one no daemon claimed is cancelled in the store. */
+static void test_cancel_forwarded(void **state)
+{
+	struct fx *f = *state;
+	struct bb_store *d = NULL;
+	struct json_object *o;
+	char err[512] = "", url[64], *spec = NULL;
+	int64_t id, plain, claimed = 0;
+
+	snprintf(f->cfg.host_name, sizeof(f->cfg.host_name), "front-1");
+	if (bb_store_open(&d, f->store, err, sizeof(err)) ||
+	    bb_store_set_daemon(d, "runner-1", 60, err, sizeof(err)) ||
+	    bb_store_daemon_register(d, NULL, NULL, "test", 1, err,
+				     sizeof(err)))
+		fail_msg("runner-1: %s", err);
+	id = submit(f, JOB_OK);
+	assert_int_equal(bb_store_job_claim(d, &claimed, &spec, err,
+					    sizeof(err)), 0);
+	free(spec);
+	assert_int_equal(claimed, id);
+	assert_int_equal(bb_store_job_start(d, id, 0, 0, err, sizeof(err)), 0);
+	snprintf(url, sizeof(url), "/api/v1/jobs/%lld/cancel", (long long)id);
+	o = req(f, "POST", url, NULL, 202);
+	assert_string_equal(jstr(o, "state"), "cancelling");
+	assert_string_equal(jstr(o, "host"), "runner-1");
+	assert_int_equal(atoll(jstr(o, "id")), id);
+	json_object_put(o);
+	snprintf(url, sizeof(url), "/api/v1/jobs/%lld", (long long)id);
+	o = req(f, "GET", url, NULL, 200);
+	assert_string_equal(jstr(o, "state"), "running");
+	assert_string_equal(jstr(o, "cancel_requested_by"), "front-1");
+	json_object_put(o);
+	assert_int_equal(bb_store_daemon_heartbeat(d, id, err, sizeof(err)),
+			 -ECANCELED);
+	assert_non_null(strstr(err, "via front-1"));
+	bb_store_close(d);
+	/* started on a handle of no daemon: nobody to ask, cancelled here */
+	plain = submit(f, JOB_OK);
+	assert_int_equal(bb_store_job_start(f->ctx.store, plain, 0, 0, err,
+					    sizeof(err)), 0);
+	snprintf(url, sizeof(url), "/api/v1/jobs/%lld/cancel",
+		 (long long)plain);
+	o = req(f, "POST", url, NULL, 200);
+	assert_string_equal(jstr(o, "state"), "cancelled");
+	json_object_put(o);
+}
+
 static void test_compare(void **state)
 {
 	struct fx *f = *state;
@@ -1368,6 +1417,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_static, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_metrics, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cancel_forwarded, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_compare, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_history, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_compare_jobs, setup,
