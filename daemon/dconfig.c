@@ -172,8 +172,8 @@ static const struct dopt dopt_table[] = {
 	{ "server", "no_runner", "no-runner", NULL, DT_FLAG, F(no_runner), 0,
 	  0, 0, "no", "a front end only: the API and the dashboard over the "
 	  "store, no scheduler (it runs and claims no job, is not in the "
-	  "hosts registry, recovers no job or knob); in the file: yes or "
-	  "no" },
+	  "hosts registry, recovers no job or knob); the file's key takes "
+	  "yes or no" },
 	{ "server", "max_job_seconds", "max-job-seconds", "SECONDS", DT_UINT,
 	  F(max_job_s), 0, 1, 31536000, NULL,
 	  "planned run time of one job: runs x (runtime + ramp) "
