@@ -144,7 +144,8 @@ static const struct ccmd cmd_watch = {
 static const struct ccmd cmd_cancel = {
 	"cancel", "ID", 1, 0, O_JSON,
 	"Cancel a job: a queued one at once, a running one within a second\n"
-	"(its sysfs knobs restored).",
+	"(its sysfs knobs restored); one that runs on another daemon of the\n"
+	"fleet at that daemon's next heartbeat.",
 	"POST", "/api/v1/jobs/%" PRId64 "/cancel", print_cancel,
 };
 static const struct ccmd cmd_devices = {
@@ -1354,6 +1355,10 @@ static int print_cancel(struct csess *s, struct json_object *doc)
 		printf("job %" PRId64 ": cancelling (a running job stops "
 		       "within a second)\n",
 		       s->id);
+	else if (!strcmp(state, "cancelling"))
+		printf("job %" PRId64 ": cancelling: it runs on %s, which "
+		       "stops it at its next heartbeat\n", s->id,
+		       bb_cli_jstr(doc, "host", "another daemon"));
 	else
 		printf("job %" PRId64 ": %s\n", s->id, state);
 	return BB_EXIT_OK;

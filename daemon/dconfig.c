@@ -70,7 +70,8 @@ enum dopt_type {
 	DT_BOOL,        /* yes/no, true/false, on/off, 1/0 */
 	DT_METHOD,      /* a reboot_method name: its enum as unsigned */
 	DT_NAME,        /* a host name (bb_host_name_check) */
-	DT_FLAG,        /* command line only: sets a bool */
+	DT_FLAG,        /* command line: sets a bool (no value); a row with a
+			   section takes yes or no in the file */
 	DT_CONFIG,      /* command line only: --config FILE */
 	DT_HELP,        /* command line only: --help */
 	DT_VERSION,     /* command line only: --version */
@@ -175,6 +176,11 @@ static const struct dopt dopt_table[] = {
 	  F(lease_s), 0, 2, 3600, NULL,
 	  "a claimed job's lease, renewed every third of it while the job "
 	  "runs; past it, any daemon marks the job interrupted (2..3600)" },
+	{ "server", "no_runner", "no-runner", NULL, DT_FLAG, F(no_runner), 0,
+	  0, 0, "no", "a front end only: the API and the dashboard over the "
+	  "store, no scheduler (it runs and claims no job, is not in the "
+	  "hosts registry, recovers no job or knob); the file's key takes "
+	  "yes or no" },
 	{ "server", "max_job_seconds", "max-job-seconds", "SECONDS", DT_UINT,
 	  F(max_job_s), 0, 1, 31536000, NULL,
 	  "planned run time of one job: runs x (runtime + ramp) "
@@ -692,6 +698,13 @@ static int dopt_set(struct bb_dconfig *c, const struct dopt *o,
 			p += n;
 		}
 		return 0;
+	case DT_FLAG:
+		if (!v) {
+			*(bool *)(void *)(base + o->off) = true;
+			return 0;
+		}
+		/* in the file: yes or no, as a DT_BOOL */
+		__attribute__((fallthrough));
 	case DT_BOOL: {
 		static const char *const yes[] = { "yes", "true", "on", "1" };
 		static const char *const no[] = { "no", "false", "off", "0" };
@@ -718,12 +731,6 @@ static int dopt_set(struct bb_dconfig *c, const struct dopt *o,
 		}
 		return fail(err, errlen, -EINVAL, "%s: '%s' is not one of "
 			    "kexec-systemd, grub-reboot, kexec-exec", where, v);
-	case DT_FLAG: {
-		bool t = true;
-
-		memcpy(base + o->off, &t, sizeof(t));
-		return 0;
-	}
 	case DT_HELP:
 	case DT_VERSION:
 		return 0;

@@ -32,6 +32,8 @@
  *   max_queued_jobs = 1000        ; 429 beyond
  *   host_name = bench-3.lab       ; default: the system host name
  *   lease_seconds = 60            ; a claimed job's lease
+ *   no_runner = no                ; yes: a front end (API, dashboard), no
+ *                                 ; scheduler: runs no job (--no-runner)
  *   max_job_seconds = 604800      ; planned runs x (runtime + ramp)
  *   [targets]
  *   allow = nop
@@ -142,6 +144,7 @@ struct bb_dconfig {
 	unsigned max_job_s;
 	char host_name[254];         /* the fleet: this daemon's name */
 	unsigned lease_s;            /* a claimed job's lease */
+	bool no_runner;              /* a front end: no scheduler */
 	char pidfile[PATH_MAX];      /* --pidfile, "" when none */
 	unsigned nallow;
 	struct bb_allow allow[BB_DCONFIG_MAX_ALLOW];

@@ -2,7 +2,16 @@
 /* main.c - biobenchd: configuration, the database lock, the store, the
  * scheduler, the HTTP server, service readiness (sd_notify, --pidfile),
  * and signals (SIGHUP reloads the configuration, SIGTERM/SIGINT stop
- * cleanly: the running job is interrupted, its knobs restored). */
+ * cleanly: the running job is interrupted, its knobs restored).
+ *
+ * With no_runner (--no-runner) it is a front end: the store and the HTTP
+ * server only.  No scheduler, so no job is run or claimed, no heartbeat
+ * and no registry row (the hosts list is the fleet's runners), no
+ * recovery of jobs or knobs at start, and no PostgreSQL host-name guard
+ * (it claims nothing under its name: a front end may share the name of
+ * the runner on its host).  On sqlite it still takes the database lock
+ * (one daemon per file); jobs submitted to it stay queued until a runner
+ * opens the store. */
 #include "dconfig.h"
 #include <biobench/hostinfo.h>
 #include "http.h"
@@ -213,9 +222,11 @@ static void notify_status(struct bb_sched *sched, char *last, size_t len)
 {
 	struct json_object *p, *v;
 	char status[256];
-	int64_t id = bb_sched_running(sched);
+	int64_t id = sched ? bb_sched_running(sched) : 0;
 
-	if (!id) {
+	if (!sched) {
+		snprintf(status, sizeof(status), "front end: no runner");
+	} else if (!id) {
 		snprintf(status, sizeof(status), "idle: waiting for jobs");
 	} else if ((p = bb_sched_progress(sched, id))) {
 		int run = 0, planned = 0;
@@ -358,7 +369,7 @@ int main(int argc, char **argv)
 	lock_fd = lock_db(cfg->db_path);
 	if (lock_fd == -1)
 		goto out;
-	if (bb_store_is_pg(cfg->db_path)) {
+	if (bb_store_is_pg(cfg->db_path) && !cfg->no_runner) {
 		ret = bb_store_pg_guard(cfg->db_path, cfg->host_name,
 					&pg_guard, err, sizeof(err));
 		if (ret) {
@@ -388,14 +399,20 @@ int main(int argc, char **argv)
 	ctx.cfg = cfg;
 	pthread_rwlock_init(&ctx.cfg_lock, NULL);
 	bb_http_ctx_init(&ctx);
-	ret = start_scheduler(&sched, cfg, err, sizeof(err));
-	if (ret) {
-		bb_log(LOG_ERR, "%s", err);
-		goto out;
+	if (cfg->no_runner) {
+		bb_log(LOG_INFO, "no runner (no_runner): a front end, host "
+		       "name %s; it runs no job", cfg->host_name);
+	} else {
+		ret = start_scheduler(&sched, cfg, err, sizeof(err));
+		if (ret) {
+			bb_log(LOG_ERR, "%s", err);
+			goto out;
+		}
+		/* the scheduler checks every job's target against the
+		 * current allow-list before running it (SIGHUP replaces
+		 * ctx.cfg) */
+		bb_sched_set_config(sched, &ctx.cfg_lock, &ctx.cfg);
 	}
-	/* the scheduler checks every job's target against the current
-	 * allow-list before running it (SIGHUP replaces ctx.cfg) */
-	bb_sched_set_config(sched, &ctx.cfg_lock, &ctx.cfg);
 	ctx.store = store;
 	ctx.sched = sched;
 	ctx.start_ns = bb_now_ns();
@@ -413,7 +430,8 @@ int main(int argc, char **argv)
 		snprintf(pidfile, sizeof(pidfile), "%s", cfg->pidfile);
 	}
 	/* the store is open, the socket listens */
-	sd_notify(0, "READY=1\nSTATUS=idle: waiting for jobs");
+	sd_notify(0, sched ? "READY=1\nSTATUS=idle: waiting for jobs"
+			   : "READY=1\nSTATUS=front end: no runner");
 	report_ready(ready_fd, true);
 	ready_fd = -1;
 
@@ -441,15 +459,17 @@ int main(int argc, char **argv)
 			}
 			if (strcmp(n->listen_addr, cfg->listen_addr) ||
 			    n->port != cfg->port ||
-			    strcmp(n->db_path, cfg->db_path))
+			    strcmp(n->db_path, cfg->db_path) ||
+			    n->no_runner != cfg->no_runner)
 				bb_log(LOG_WARNING,
-				       "SIGHUP: listen, db and store changes take "
-				       "effect at the next start");
+				       "SIGHUP: listen, db, store and no_runner "
+				       "changes take effect at the next start");
 			/* what the listener is bound to stays as it is */
 			snprintf(n->listen_addr, sizeof(n->listen_addr), "%s",
 				 cfg->listen_addr);
 			n->port = cfg->port;
 			n->loopback = cfg->loopback;
+			n->no_runner = cfg->no_runner;
 			snprintf(n->db_path, sizeof(n->db_path), "%s",
 				 cfg->db_path);
 			pthread_rwlock_wrlock(&ctx.cfg_lock);
@@ -463,7 +483,7 @@ int main(int argc, char **argv)
 			sd_notify(0, "READY=1");
 			continue;
 		}
-		if (bb_sched_running(sched))
+		if (sched && bb_sched_running(sched))
 			sd_notifyf(0, "STOPPING=1\nSTATUS=stopping: "
 				   "interrupting job %lld, restoring its "
 				   "knobs",

@@ -1810,31 +1810,51 @@ static void recover_boots(struct bb_sched *s)
 
 /* ---- the fleet's heartbeat --------------------------------------------- */
 
-/* One beat: last seen, the leases renewed (a running job that was lost:
- * stop it), the other daemons' expired leases swept. */
+/* One beat: last seen, the leases renewed (a running job that was lost,
+ * or whose cancel was requested through another daemon: stop it), the
+ * other daemons' expired leases swept. */
 static void heartbeat_beat(struct bb_sched *s, bool *bad_logged)
 {
-	int64_t ids[SCHED_MAX_SLOTS], lost = 0;
+	int64_t ids[SCHED_MAX_SLOTS];
+	int verdicts[SCHED_MAX_SLOTS];
 	size_t nids = bb_sched_running_all(s, ids, SCHED_MAX_SLOTS);
 	unsigned n = 0;
 	char err[512];
-	int ret = bb_store_daemon_heartbeat_jobs(s->st, ids, nids, &lost, err,
-						 sizeof(err));
+	int ret = bb_store_daemon_heartbeat_jobs(s->st, ids, nids, verdicts,
+						 err, sizeof(err));
 
-	if (ret == -ESTALE) {
-		struct sched_runner *r;
-		bool stopping;
+	if (ret == -ESTALE || ret == -ECANCELED) {
+		bool stopping, first = true;
 
 		pthread_mutex_lock(&s->lock);
-		/* a stop marks the job interrupted itself: not lost */
+		/* a stop marks the job interrupted itself: not lost; a
+		 * cancel ends it cancelled, as a local one */
 		stopping = s->stopping;
-		r = runner_of(s, lost);
-		if (r && !stopping)
-			atomic_store(&r->cancel, true);
+		for (size_t i = 0; i < nids && !stopping; i++) {
+			struct sched_runner *r = verdicts[i] ?
+				runner_of(s, ids[i]) : NULL;
+
+			if (r)
+				atomic_store(&r->cancel, true);
+		}
 		pthread_mutex_unlock(&s->lock);
-		if (!stopping)
-			bb_log(LOG_ERR, "job %lld: this daemon lost it: %s; "
-			       "stopping it", (long long)lost, err);
+		for (size_t i = 0; i < nids && !stopping; i++) {
+			const char *why = first ? err : "";
+
+			if (!verdicts[i])
+				continue;
+			first = false;
+			if (verdicts[i] == -ESTALE)
+				bb_log(LOG_ERR, "job %lld: this daemon lost it%s%s;"
+				       " stopping it", (long long)ids[i],
+				       *why ? ": " : "", why);
+			else if (*why)
+				bb_log(LOG_INFO, "%s: cancelling it", why);
+			else
+				bb_log(LOG_INFO, "job %lld: cancel requested "
+				       "through another daemon: cancelling it",
+				       (long long)ids[i]);
+		}
 	} else if (ret) {
 		if (!*bad_logged)
 			bb_log(LOG_ERR, "heartbeat: %s", err);

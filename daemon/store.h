@@ -147,15 +147,20 @@ int bb_store_daemon_register(struct bb_store *s, const char *host,
 /* The heartbeat: last seen now, the job it runs (0: idle), every lease of
  * the daemon's claims renewed.  -ESTALE (with why) when running_id is no
  * longer this daemon's (its lease expired and another daemon's sweep
- * interrupted it, or another claimed it): stop it. */
+ * interrupted it, or another claimed it): stop it.  -ECANCELED (with the
+ * daemon that was asked) when a cancel of running_id was requested
+ * through another daemon (bb_store_job_cancel_request): cancel it as a
+ * local cancel does.  The beat itself is stored in both cases. */
 int bb_store_daemon_heartbeat(struct bb_store *s, int64_t running_id,
 			      char *err, size_t errlen);
 /* The heartbeat of a daemon running n jobs (ids, oldest first; the
- * registry's running_job is ids[0]): as bb_store_daemon_heartbeat, the
- * leases renewed either way; -ESTALE (why in err) with *lost the first
- * of them that is no longer this daemon's. */
+ * registry's running_job is ids[0]): as bb_store_daemon_heartbeat for
+ * each, the beat and the leases stored either way; verdicts[i] is 0,
+ * -ESTALE (lost) or -ECANCELED (a cancel requested through another
+ * daemon) for ids[i], and the first of them is returned, its why in
+ * err. */
 int bb_store_daemon_heartbeat_jobs(struct bb_store *s, const int64_t *ids,
-				   size_t n, int64_t *lost, char *err,
+				   size_t n, int *verdicts, char *err,
 				   size_t errlen);
 /* The queued jobs this daemon may claim (on a handle without a daemon:
  * every queued job), oldest first, at most max: *out (malloc'd, free
@@ -177,6 +182,16 @@ void bb_store_queued_free(struct bb_store_queued *q, size_t n);
  * while it is queued. */
 int bb_store_job_claim_id(struct bb_store *s, int64_t id, char **spec,
 			  char *err, size_t errlen);
+/* A cancel asked of daemon who (its host name) for job id that another
+ * daemon runs: stored on the job (the first request's time and daemon
+ * kept; event "cancel requested via WHO" once) for the claimer's
+ * heartbeat; the claimer's name into owner.  -EALREADY when the job is
+ * not running, or claimed by none, or (others_only) claimed by who
+ * itself: not a job of another daemon; -ENOENT: no such job. */
+int bb_store_job_cancel_request(struct bb_store *s, int64_t id,
+				const char *who, bool others_only,
+				char *owner, size_t ownerlen, char *err,
+				size_t errlen);
 /* The oldest queued job this daemon may run, claimed with a lease: its
  * id and spec (malloc'd); -ENOENT when there is none.  Two daemons never
  * claim the same job (a claim whose claimer let its lease expire before
@@ -321,6 +336,12 @@ int bb_store_job_get(struct bb_store *s, int64_t id,
 int bb_store_jobs_list(struct bb_store *s, const char *state,
 		       unsigned limit, int64_t cursor,
 		       struct json_object **out, char *err, size_t errlen);
+/* The list of the jobs of one host (NULL: all): addressed to it
+ * (for_host) or claimed by it (claimed_by). */
+int bb_store_jobs_list_host(struct bb_store *s, const char *state,
+			    const char *host, unsigned limit, int64_t cursor,
+			    struct json_object **out, char *err,
+			    size_t errlen);
 int bb_store_job_runs(struct bb_store *s, int64_t id, bool with_samples,
 		      struct json_object **out, char *err, size_t errlen);
 

@@ -2,7 +2,9 @@
 /* biobench dashboard: a small single-page app over biobenchd's JSON API.
  *
  * Routes (in the URL fragment):
- *   #/                      jobs list (?state=done filters), live
+ *   #/                      jobs list (?state=done, ?host=NAME filter),
+ *                           live
+ *   #/hosts                 the fleet: the daemons sharing the store
  *   #/job/ID                one job: runs, comparison, latency, counters,
  *                           spec, host and device; live while it runs
  *   #/history               the workloads (job names) with finished jobs
@@ -20,6 +22,11 @@
   const POLL_MS = 1500;
   const STATES = ['queued', 'running', 'rebooting', 'done', 'failed', 'cancelled', 'interrupted'];
   const ACTIVE = new Set(['queued', 'running', 'rebooting']);
+  /* a daemon's heartbeat comes every third of its lease (60 s by
+   * default: every 20 s); not seen for longer than this, it is stale */
+  const STALE_S = 120;
+  /* a host name as the fleet spells them (bb_host_name_check) */
+  const HOST_RE = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
   const VARIANT_COLORS = ['#2563eb', '#ea580c', '#16a34a', '#9333ea',
                           '#0891b2', '#db2777', '#65a30d', '#78716c'];
   const VERDICT_COLORS = {
@@ -309,6 +316,9 @@
     } else if ((m = /^\/job\/([^/]*)$/.exec(path))) {
       nav = 'jobs';
       jobView(view, decodeURIComponent(m[1]));
+    } else if (path === '/hosts') {
+      nav = 'hosts';
+      hostsView(view);
     } else if (path === '/history') {
       nav = 'history';
       historyView(view, params);
@@ -382,26 +392,53 @@
     bar.firstChild.style.width = pct.toFixed(1) + '%';
   }
 
+  /* The host of a job in the list: the daemon that claimed it, else the
+   * one it is addressed to (queued), else any. */
+  function jobHost(j) {
+    return j.claimed_by || j.for_host || 'any';
+  }
+
+  function jobsHash(state, host) {
+    const q = new URLSearchParams();
+    if (state) q.set('state', state);
+    if (host) q.set('host', host);
+    const t = q.toString();
+    return t ? '#/?' + t : '#/';
+  }
+
   function jobsView(view, params) {
     const state = STATES.includes(params.get('state')) ? params.get('state') : '';
+    const host = HOST_RE.test(params.get('host') || '') ? params.get('host') : '';
     let limit = 100;
-    setTitle('Jobs');
+    setTitle(host ? 'Jobs of ' + host : 'Jobs');
     const select = el('select', { id: 'state-filter', 'data-testid': 'state-filter' },
       el('option', { value: '' }, 'all states'),
       STATES.map((s) => el('option', { value: s, selected: s === state }, s)));
     select.addEventListener('change', () => {
-      location.hash = select.value ? '#/?state=' + select.value : '#/';
+      location.hash = jobsHash(select.value, host);
     });
+    /* the registered hosts (and the one asked for, registered or not) */
+    const hostSelect = el('select', { id: 'host-filter', 'data-testid': 'host-filter' },
+      el('option', { value: '' }, 'all hosts'),
+      host ? el('option', { value: host, selected: true }, host) : null);
+    hostSelect.addEventListener('change', () => {
+      location.hash = jobsHash(state, hostSelect.value);
+    });
+    api('/api/v1/hosts').then((d) => {
+      for (const h of d.hosts || [])
+        if (h.name !== host) hostSelect.append(el('option', { value: h.name }, h.name));
+    }).catch(() => { /* the list shows API errors; the filter keeps "all" */ });
     const count = el('span', { class: 'muted', 'aria-live': 'polite' });
     const tbody = el('tbody', { 'data-testid': 'jobs-body' },
-      el('tr', null, el('td', { colspan: 8, class: 'muted' }, 'Loading…')));
+      el('tr', null, el('td', { colspan: 9, class: 'muted' }, 'Loading…')));
     const more = el('button', { type: 'button', class: 'secondary', hidden: true }, 'Show more');
     more.addEventListener('click', () => { limit = Math.min(500, limit + 100); refresh(); });
     view.root.append(
       el('div', { class: 'page-head' },
         el('h1', null, 'Jobs'),
         el('div', { class: 'tools' },
-          el('label', { for: 'state-filter' }, 'State '), select, count)),
+          el('label', { for: 'state-filter' }, 'State '), select,
+          el('label', { for: 'host-filter' }, 'Host '), hostSelect, count)),
       el('div', { class: 'card flush' },
         el('table', { class: 'jobs', 'data-testid': 'jobs-table' },
           el('caption', { class: 'sr-only' }, 'Jobs, newest first; updated live'),
@@ -410,6 +447,7 @@
             el('th', { scope: 'col' }, 'Name'),
             el('th', { scope: 'col' }, 'Target'),
             el('th', { scope: 'col' }, 'State'),
+            el('th', { scope: 'col' }, 'Host'),
             el('th', { scope: 'col', class: 'progress-col' }, 'Progress'),
             el('th', { scope: 'col', class: 'num' }, 'Change'),
             el('th', { scope: 'col' }, 'Verdict'),
@@ -429,6 +467,7 @@
         name: el('td', { class: 'name' }, nameLink),
         target: el('td', { class: 'mono' }),
         state: el('td', { 'data-testid': 'job-state' }),
+        host: el('td', { class: 'mono', 'data-testid': 'job-host' }),
         progress: el('td', { class: 'progress-col', 'data-testid': 'job-progress' }),
         change: el('td', { class: 'num nowrap', 'data-testid': 'job-change' }),
         verdict: el('td', { 'data-testid': 'job-verdict' }),
@@ -438,7 +477,7 @@
       r.bar = progressBar(0, 0, 'runs done of job ' + j.id);
       r.ptext = el('span', { class: 'ptext' });
       r.progress.append(r.bar, r.ptext);
-      r.tr.append(r.id, r.name, r.target, r.state, r.progress, r.change, r.verdict, r.age);
+      r.tr.append(r.id, r.name, r.target, r.state, r.host, r.progress, r.change, r.verdict, r.age);
       return r;
     }
 
@@ -447,6 +486,11 @@
       setText(r.nameLink, j.name || '(unnamed)');
       r.nameLink.classList.toggle('muted', !j.name);
       setText(r.target, j.target);
+      setText(r.host, jobHost(j));
+      r.host.classList.toggle('muted', !j.claimed_by && !j.for_host);
+      r.host.title = j.claimed_by ? 'claimed by ' + j.claimed_by +
+        (j.for_host ? ' (addressed to ' + j.for_host + ')' : '')
+        : j.for_host ? 'addressed to ' + j.for_host : 'any host may run it';
       if (r.key.state !== j.state) { r.state.replaceChildren(stateBadge(j.state)); r.key.state = j.state; }
       const verdictKey = j.verdict || (j.error ? 'error:' + j.error : '');
       if (r.key.verdict !== verdictKey) {
@@ -473,7 +517,8 @@
     }
 
     async function refresh() {
-      const q = '/api/v1/jobs?limit=' + limit + (state ? '&state=' + state : '');
+      const q = '/api/v1/jobs?limit=' + limit + (state ? '&state=' + state : '') +
+        (host ? '&host=' + encodeURIComponent(host) : '');
       const d = await api(q);
       if (!view.alive) return false;
       const seen = new Set();
@@ -487,8 +532,8 @@
       }
       for (const [id, r] of rows) if (!seen.has(id)) { r.tr.remove(); rows.delete(id); }
       if (!d.jobs.length) {
-        tbody.replaceChildren(el('tr', null, el('td', { colspan: 8, class: 'empty' },
-          state ? 'No ' + state + ' jobs.' :
+        tbody.replaceChildren(el('tr', null, el('td', { colspan: 9, class: 'empty' },
+          state || host ? 'No ' + (state ? state + ' ' : '') + 'jobs' + (host ? ' of ' + host : '') + '.' :
             'No jobs yet. Submit one with: biobench submit examples/nop-bio-cache.json')));
       } else {
         /* keep the DOM order equal to the answer's (newest first) */
@@ -511,6 +556,77 @@
         apiFailure(view, 'the jobs', e);
         return false;
       }
+    });
+  }
+
+  /* ---- hosts: the fleet ---------------------------------------------- */
+
+  /* "nvme0n1 (Samsung ..., 1.0 TB)" for each registered device */
+  function hostDevices(h) {
+    const devs = (h.devices && h.devices.devices) || [];
+    if (!devs.length) return '—';
+    return devs.map((d) => (d.name || '?') +
+      (d.model || num(d.size_bytes) ? ' (' + [d.model, num(d.size_bytes) ? fmtBytes(d.size_bytes) : null]
+        .filter(Boolean).join(', ') + ')' : '')).join(', ');
+  }
+
+  function hostsView(view) {
+    setTitle('Hosts');
+    const count = el('span', { class: 'muted', 'aria-live': 'polite' });
+    const tbody = el('tbody', { 'data-testid': 'hosts-body' },
+      el('tr', null, el('td', { colspan: 7, class: 'muted' }, 'Loading…')));
+    view.root.append(
+      el('div', { class: 'page-head' }, el('h1', null, 'Hosts'), el('div', { class: 'tools' }, count)),
+      el('p', { class: 'note' }, 'The daemons sharing this store, each under its host name: ' +
+        'a job addressed to one (its "host") runs there, any other on the first free one. ' +
+        'A host not seen for ' + STALE_S / 60 + ' min is stale: its daemon stopped or cannot reach the store.'),
+      el('div', { class: 'card flush' },
+        el('table', { class: 'jobs hosts', 'data-testid': 'hosts-table' },
+          el('caption', { class: 'sr-only' }, 'Hosts by name; updated live'),
+          el('thead', null, el('tr', null,
+            el('th', { scope: 'col' }, 'Name'),
+            el('th', { scope: 'col' }, 'Last seen'),
+            el('th', { scope: 'col' }, 'Kernel'),
+            el('th', { scope: 'col' }, 'CPU'),
+            el('th', { scope: 'col' }, 'Devices'),
+            el('th', { scope: 'col' }, 'Running'),
+            el('th', { scope: 'col' }, 'Version'))),
+          tbody)));
+
+    function row(h) {
+      const info = h.host || {};
+      const stale = !num(h.seen_s_ago) || h.seen_s_ago > STALE_S;
+      const seen = parseTime(h.last_seen) !== null ? fmtAge(h.last_seen) : '—';
+      const cpu = [info.cpu_model, num(info.cpus) ? info.cpus + ' CPUs' : null].filter(Boolean).join(' · ');
+      return el('tr', { 'data-host': h.name, 'data-testid': 'host-row', class: stale ? 'stale' : null },
+        el('th', { scope: 'row', class: 'mono' },
+          el('a', { href: jobsHash('', h.name), title: 'the jobs of ' + h.name }, h.name)),
+        el('td', { class: 'nowrap', 'data-testid': 'host-seen' }, timeEl(h.last_seen, seen),
+          stale ? el('span', { class: 'badge stale-badge', 'data-testid': 'host-stale' }, 'stale') : null),
+        el('td', { class: 'mono' }, h.kernel || '—'),
+        el('td', null, cpu || '—'),
+        el('td', { class: 'devices' }, hostDevices(h)),
+        el('td', { 'data-testid': 'host-running' }, num(h.running_job)
+          ? el('a', { href: '#/job/' + h.running_job }, '#' + h.running_job) : el('span', { class: 'muted' }, 'idle')),
+        el('td', { class: 'mono' }, h.version || '—'));
+    }
+
+    view.poll(async () => {
+      let d;
+      try {
+        d = await api('/api/v1/hosts');
+      } catch (e) {
+        if (tbody.querySelector('[data-testid="host-row"]')) throw e;
+        apiFailure(view, 'the hosts', e);
+        return false;
+      }
+      if (!view.alive) return false;
+      const hosts = d.hosts || [];
+      tbody.replaceChildren(...(hosts.length ? hosts.map(row)
+        : [el('tr', null, el('td', { colspan: 7, class: 'empty' }, 'No daemon registered.'))]));
+      const stale = hosts.filter((h) => !num(h.seen_s_ago) || h.seen_s_ago > STALE_S).length;
+      setText(count, hosts.length + ' hosts' + (stale ? ' · ' + stale + ' stale' : ''));
+      return true;
     });
   }
 
@@ -624,6 +740,7 @@
     p.title = el('h1', { 'data-testid': 'job-title' });
     p.badges = el('div', { class: 'badges' });
     p.meta = el('p', { class: 'meta' });
+    p.fleet = el('p', { class: 'meta', 'data-testid': 'job-fleet' });
     p.links = el('p', { class: 'links' });
     p.progress = section('Progress', { 'data-testid': 'job-progress-card', 'aria-live': 'polite' });
     p.bar = progressBar(0, 0, 'runs done');
@@ -650,7 +767,7 @@
     view.root.append(
       el('div', { class: 'page-head' },
         el('div', null, el('p', { class: 'crumbs' }, el('a', { href: '#/' }, 'Jobs'), ' / ', 'job ' + j.id),
-          p.title, p.meta),
+          p.title, p.meta, p.fleet),
         p.badges),
       p.links,
       p.error,
@@ -689,6 +806,19 @@
       'created ' + fmtDate(j.created, true),
       j.finished ? 'finished ' + fmtDate(j.finished, true) : null,
       dur ? 'took ' + dur : null].filter(Boolean).join(' · '));
+    /* the fleet: where it may run, who took it, until when */
+    p.fleet.replaceChildren(
+      'for host ', el('span', { class: 'mono', 'data-testid': 'job-for-host' }, j.for_host || 'any'),
+      ' · claimed by ', el('span', { class: 'mono', 'data-testid': 'job-claimed-by' }, j.claimed_by || 'none'),
+      ...(j.lease_until && ACTIVE.has(j.state)
+        ? [' · lease until ', el('span', { 'data-testid': 'job-lease' }, timeEl(j.lease_until, fmtDate(j.lease_until, true)))]
+        : []),
+      /* a cancel asked of another daemon: its runner stops it at its
+       * next heartbeat */
+      ...(j.cancel_requested && ACTIVE.has(j.state)
+        ? [' · ', el('span', { 'data-testid': 'job-cancelling', class: 'error-text' },
+          'cancel requested via ' + (j.cancel_requested_by || '?') + ' ' + fmtAge(j.cancel_requested))]
+        : []));
     if (!p.links.children.length) {
       p.links.append(
         el('a', { href: '#/history?name=' + encodeURIComponent(j.name || '') }, 'History of this workload'),

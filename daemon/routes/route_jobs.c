@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* route_jobs.c - POST /api/v1/jobs (submit) and GET /api/v1/jobs (list). */
 #include "routes.h"
+#include <biobench/hostinfo.h>
 #include <biobench/jobspec.h>
 #include <biobench/sysknob.h>
 #include <biobench/targetpath.h>
@@ -649,7 +650,9 @@ void bb_route_jobs_list(const struct bb_route_req *r,
 	const char *state = bb_http_arg(r->rq, "state");
 	const char *limit_s = bb_http_arg(r->rq, "limit");
 	const char *cursor_s = bb_http_arg(r->rq, "cursor");
+	const char *host = bb_http_arg(r->rq, "host");
 	struct json_object *out = NULL, *jobs;
+	const char *why;
 	uint64_t limit = BB_LIST_DEFAULT, cursor = 0;
 	char err[512] = "";
 	int ret;
@@ -676,8 +679,18 @@ void bb_route_jobs_list(const struct bb_route_req *r,
 			      "0..%" PRId64 ")", cursor_s, INT64_MAX);
 		return;
 	}
-	ret = bb_store_jobs_list(r->ctx->store, state, (unsigned)limit,
-				 (int64_t)cursor, &out, err, sizeof(err));
+	if (host && !*host)
+		host = NULL;
+	/* any well-formed name: one no daemon has lists nothing */
+	if (host && (why = bb_host_name_check(host))) {
+		bb_http_error(rs, 400, "invalid_argument", "host",
+			      "host: '%.64s' is not a host name: %s", host,
+			      why);
+		return;
+	}
+	ret = bb_store_jobs_list_host(r->ctx->store, state, host,
+				      (unsigned)limit, (int64_t)cursor, &out,
+				      err, sizeof(err));
 	if (ret) {
 		bb_route_store_error(rs, ret == -ENOENT ? -EIO : ret, 0, err);
 		return;

@@ -3,7 +3,10 @@
  * 0.0.4 (HELP and TYPE for every family).  Names follow Prometheus'
  * conventions (biobench_ prefix, base units, _total on counters), and no
  * label takes a value from the store: the series are the same few
- * whatever the number of jobs or targets.  The store's counts come from a
+ * whatever the number of jobs or targets.  Every series carries host,
+ * this daemon's host_name, so that one Prometheus scraping a fleet tells
+ * its daemons apart (the store's counts are the shared store's: every
+ * daemon of a fleet reports the same).  The store's counts come from a
  * cache refreshed at most once a second (BB_HTTP_METRICS_TTL_NS). */
 #include "routes.h"
 
@@ -64,6 +67,22 @@ static void bb_metrics_family(FILE *f, const char *name, const char *type,
 	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
+/* A series' name and labels up to its value: name{host="H"} or, with a
+ * second label, name{host="H",key="value"}, and the space. */
+static void bb_metrics_series(FILE *f, const char *name, const char *host,
+			      const char *key, const char *value)
+{
+	fprintf(f, "%s{host=\"", name);
+	bb_metrics_label(f, host);
+	fputc('"', f);
+	if (key) {
+		fprintf(f, ",%s=\"", key);
+		bb_metrics_label(f, value);
+		fputc('"', f);
+	}
+	fputs("} ", f);
+}
+
 void bb_route_metrics(const struct bb_route_req *r,
 		      struct bb_http_response *rs)
 {
@@ -71,6 +90,7 @@ void bb_route_metrics(const struct bb_route_req *r,
 	struct json_object *m = NULL, *by = NULL, *v;
 	char err[512] = "", *buf = NULL;
 	double up_s = bb_route_uptime_s(r->ctx);
+	const char *host = r->cfg->host_name;
 	bool store_ok;
 	size_t len = 0;
 	FILE *f;
@@ -90,45 +110,54 @@ void bb_route_metrics(const struct bb_route_req *r,
 	}
 	bb_metrics_family(f, "biobench_build_info", "gauge",
 			  "The daemon's version (always 1).");
-	fputs("biobench_build_info{version=\"", f);
-	bb_metrics_label(f, r->ctx->version ? r->ctx->version : "");
-	fputs("\"} 1\n", f);
+	bb_metrics_series(f, "biobench_build_info", host, "version",
+			  r->ctx->version ? r->ctx->version : "");
+	fputs("1\n", f);
 	json_object_object_get_ex(m, "jobs_by_state", &by);
 	bb_metrics_family(f, "biobench_jobs", "gauge",
-			  "Jobs in the store by state.");
+			  "Jobs in the store by state (a shared store's: "
+			  "every daemon of a fleet counts the same jobs).");
 	for (size_t i = 0; i < bb_array_size(bb_metrics_states); i++) {
 		int64_t n = 0;
 
 		if (by && json_object_object_get_ex(by, bb_metrics_states[i],
 						    &v))
 			n = json_object_get_int64(v);
-		fprintf(f, "biobench_jobs{state=\"%s\"} %lld\n",
-			bb_metrics_states[i], (long long)n);
+		bb_metrics_series(f, "biobench_jobs", host, "state",
+				  bb_metrics_states[i]);
+		fprintf(f, "%lld\n", (long long)n);
 	}
 	bb_metrics_family(f, "biobench_jobs_queued_limit", "gauge",
 			  "Jobs that may wait in the queue (max_queued_jobs).");
-	fprintf(f, "biobench_jobs_queued_limit %u\n", r->cfg->max_queued_jobs);
+	bb_metrics_series(f, "biobench_jobs_queued_limit", host, NULL, NULL);
+	fprintf(f, "%u\n", r->cfg->max_queued_jobs);
 	bb_metrics_family(f, "biobench_runs_total", "counter",
-			  "Runs stored (all jobs, warm-ups included).");
-	fprintf(f, "biobench_runs_total %lld\n",
+			  "Runs stored (all jobs, warm-ups included; a "
+			  "shared store's, as biobench_jobs).");
+	bb_metrics_series(f, "biobench_runs_total", host, NULL, NULL);
+	fprintf(f, "%lld\n",
 		(long long)(json_object_object_get_ex(m, "runs_total", &v)
 				    ? json_object_get_int64(v) : 0));
 	bb_metrics_family(f, "biobench_running_jobs", "gauge",
-			  "Jobs running now (0 or 1).");
-	fprintf(f, "biobench_running_jobs %d\n",
+			  "Jobs this daemon runs now (0 or 1).");
+	bb_metrics_series(f, "biobench_running_jobs", host, NULL, NULL);
+	fprintf(f, "%d\n",
 		r->ctx->sched && bb_sched_running(r->ctx->sched) ? 1 : 0);
 	bb_metrics_family(f, "biobench_store_up", "gauge",
 			  "Whether the store keeps data: its file is the one "
 			  "opened and no write failed lately (see "
 			  "/api/v1/health).");
-	fprintf(f, "biobench_store_up %d\n", store_ok ? 1 : 0);
+	bb_metrics_series(f, "biobench_store_up", host, NULL, NULL);
+	fprintf(f, "%d\n", store_ok ? 1 : 0);
 	bb_metrics_family(f, "biobench_start_time_seconds", "gauge",
 			  "Start time of the daemon since the Unix epoch.");
-	fprintf(f, "biobench_start_time_seconds %.3f\n",
+	bb_metrics_series(f, "biobench_start_time_seconds", host, NULL, NULL);
+	fprintf(f, "%.3f\n",
 		(double)time(NULL) - up_s);
 	bb_metrics_family(f, "biobench_uptime_seconds", "gauge",
 			  "Seconds since the daemon started.");
-	fprintf(f, "biobench_uptime_seconds %.3f\n", up_s);
+	bb_metrics_series(f, "biobench_uptime_seconds", host, NULL, NULL);
+	fprintf(f, "%.3f\n", up_s);
 	if (fclose(f) || !buf) {
 		free(buf);
 		bb_http_error(rs, 500, "internal", NULL, "out of memory");

@@ -18,7 +18,12 @@
  * limit counts states; a job's end and start re-check the state in
  * their UPDATE, the start its claimer too).  sqlite has no row locks:
  * there the claim runs in a write transaction (BEGIN IMMEDIATE), one
- * claim at a time. */
+ * claim at a time.
+ *
+ * A cancel asked of a daemon that does not run the job (the job runs on
+ * another daemon of the fleet) is a request stored on the job
+ * (cancel_requested_ms, _by); the claimer's heartbeat reads it with its
+ * job's claim and stops the job as a local cancel does. */
 #include "store_int.h"
 
 #include <errno.h>
@@ -111,9 +116,17 @@ static const struct bb_query q_job_expire = BB_STATEMENT(
 static const struct bb_col bb_mine_cols[] = {
 	{ "state", BB_COL_TEXT, NULL },
 	{ "claimed_by", BB_COL_TEXT, NULL },
+	{ "cancel_requested_ms", BB_COL_INT64, NULL },
+	{ "cancel_requested_by", BB_COL_TEXT, NULL },
 };
 static const struct bb_query q_job_mine = BB_SELECT(bb_mine_cols,
 	"FROM jobs WHERE id = ?1", "reading a job's claim");
+/* the first request stays: its time and who was asked */
+static const struct bb_query q_cancel_request = BB_STATEMENT(
+	"UPDATE jobs SET cancel_requested_ms = coalesce(cancel_requested_ms,"
+	" ?2), cancel_requested_by = coalesce(cancel_requested_by, ?3)"
+	" WHERE id = ?1 AND state = 'running'",
+	"requesting the cancel of a job another daemon runs");
 
 static const struct bb_col bb_name_cols[] = {
 	{ "name", BB_COL_TEXT, NULL },
@@ -189,16 +202,17 @@ int bb_store_daemon_register(struct bb_store *s, const char *host,
 int bb_store_daemon_heartbeat(struct bb_store *s, int64_t running_id,
 			      char *err, size_t errlen)
 {
-	int64_t lost;
+	int verdict = 0;
 
 	return bb_store_daemon_heartbeat_jobs(s, &running_id,
-					      running_id > 0 ? 1 : 0, &lost,
+					      running_id > 0 ? 1 : 0, &verdict,
 					      err, errlen);
 }
 
-/* Whether the job (this daemon's running job) is still ours: another
- * daemon's sweep may have taken it (this one did not renew in time:
- * stalled, or cut off from the database).  0, or -ESTALE with why. */
+/* Whether the job (one of this daemon's running jobs) is still ours to
+ * run: another daemon's sweep may have taken it (this one did not renew
+ * in time: stalled, or cut off from the database), or a cancel of it
+ * was asked of another daemon.  0, -ESTALE or -ECANCELED, with why. */
 static int bb_store_job_still_mine(struct bb_db_op *op, struct bb_store *s,
 				   int64_t id, char *why, size_t len)
 {
@@ -218,19 +232,30 @@ static int bb_store_job_still_mine(struct bb_db_op *op, struct bb_store *s,
 			 "expired", (long long)id);
 		return -ESTALE;
 	}
+	if (!bb_db_null(&r, "cancel_requested_ms")) {
+		/* asked of another daemon: ours to stop */
+		snprintf(why, len, "job %lld: cancel requested via %s",
+			 (long long)id,
+			 bb_db_text(&r, "cancel_requested_by")
+				 ? bb_db_text(&r, "cancel_requested_by")
+				 : "another daemon");
+		return -ECANCELED;
+	}
 	return 0;
 }
 
 int bb_store_daemon_heartbeat_jobs(struct bb_store *s, const int64_t *ids,
-				   size_t n, int64_t *lost, char *err,
+				   size_t n, int *verdicts, char *err,
 				   size_t errlen)
 {
 	int64_t now = bb_store_now_ms(), changed = 0;
-	char why[512] = "";
+	char why[512] = "", first[512] = "";
+	int first_verdict = 0;
 	struct bb_db_op op;
 	int ret;
 
-	*lost = 0;
+	for (size_t i = 0; i < n; i++)
+		verdicts[i] = 0;
 	if (!s->me[0])
 		return 0;
 	ret = bb_db_begin(&op, s->db, BB_TX_WRITE, err, errlen);
@@ -245,22 +270,77 @@ int bb_store_daemon_heartbeat_jobs(struct bb_store *s, const int64_t *ids,
 	if (!ret)
 		ret = bb_db_run(&op, &q_lease_renew, NULL, "ti", s->me,
 				bb_store_lease_until(s));
-	for (size_t i = 0; !ret && !*lost && i < n; i++) {
+	for (size_t i = 0; !ret && i < n; i++) {
 		ret = bb_store_job_still_mine(&op, s, ids[i], why,
 					      sizeof(why));
-		if (ret == -ESTALE) {
+		if (ret == -ESTALE || ret == -ECANCELED) {
 			/* the others' leases are renewed all the same */
-			*lost = ids[i];
+			verdicts[i] = ret;
+			if (!first_verdict) {
+				first_verdict = ret;
+				snprintf(first, sizeof(first), "%s", why);
+			}
 			ret = 0;
 		}
 	}
 out:
 	ret = bb_db_end(&op, ret);
-	if (!ret && *lost) {
-		bb_store_seterr(err, errlen, "%s", why);
-		ret = -ESTALE;
+	/* the beat is stored (the leases renewed) whatever the verdicts */
+	if (!ret && first_verdict) {
+		bb_store_seterr(err, errlen, "%s", first);
+		ret = first_verdict;
 	}
 	return ret;
+}
+
+int bb_store_job_cancel_request(struct bb_store *s, int64_t id,
+				const char *who, bool others_only,
+				char *owner, size_t ownerlen, char *err,
+				size_t errlen)
+{
+	char state[16], by[256], ev[600];
+	struct bb_db_rows r;
+	struct bb_db_op op;
+	bool again;
+	int ret;
+
+	if (owner && ownerlen)
+		owner[0] = '\0';
+	if (!who || !*who) {
+		bb_store_seterr(err, errlen, "a cancel request needs the host "
+				"name of the daemon asked");
+		return -EINVAL;
+	}
+	/* the job's row: > 0 when there is one */
+	ret = bb_db_begin(&op, s->db, BB_TX_DURABLE, err, errlen);
+	ret = ret ? ret : bb_db_row(&r, &op, &q_job_mine, "i", id);
+	if (!ret)
+		ret = bb_db_err(&op, -ENOENT, "no job %lld", (long long)id);
+	if (ret < 0)
+		goto out;
+	/* copied: the row is gone with the next statement */
+	snprintf(state, sizeof(state), "%s", bb_db_text(&r, "state"));
+	snprintf(by, sizeof(by), "%s", bb_db_text(&r, "claimed_by") ?
+		 bb_db_text(&r, "claimed_by") : "");
+	again = !bb_db_null(&r, "cancel_requested_ms");
+	if (strcmp(state, BB_JOB_RUNNING) || !by[0] ||
+	    (others_only && !strcmp(by, who))) {
+		ret = bb_db_err(&op, -EALREADY, "job %lld is %s%s%s, not "
+				"running on another daemon", (long long)id,
+				state, by[0] ? ", claimed by " : "", by);
+		goto out;
+	}
+	ret = bb_db_run(&op, &q_cancel_request, NULL, "iit", id,
+			bb_store_now_ms(), who);
+	if (!ret && !again) {
+		snprintf(ev, sizeof(ev), "cancel requested via %s: host %s "
+			 "stops the job at its next heartbeat", who, by);
+		ret = bb_store_event_add(&op, id, "info", ev);
+	}
+	if (!ret && owner && ownerlen)
+		snprintf(owner, ownerlen, "%s", by);
+out:
+	return bb_db_end(&op, ret);
 }
 
 /* The registered names, ", "-separated, into buf ("none" when none). */

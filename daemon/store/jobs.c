@@ -89,6 +89,15 @@ static const struct bb_query q_jobs_list = BB_SELECT(bb_job_list_cols,
 static const struct bb_query q_jobs_list_state = BB_SELECT(bb_job_list_cols,
 	"FROM jobs WHERE state = ?3 AND id < ?1 ORDER BY id DESC LIMIT ?2",
 	"listing jobs");
+/* a host's jobs: addressed to it or claimed by it (parameter n) */
+#define BB_JOBS_OF_HOST(n) " AND (for_host = ?" n " OR claimed_by = ?" n ")"
+static const struct bb_query q_jobs_list_host = BB_SELECT(bb_job_list_cols,
+	"FROM jobs WHERE id < ?1" BB_JOBS_OF_HOST("3")
+	" ORDER BY id DESC LIMIT ?2", "listing a host's jobs");
+static const struct bb_query q_jobs_list_state_host = BB_SELECT(
+	bb_job_list_cols, "FROM jobs WHERE state = ?3 AND id < ?1"
+	BB_JOBS_OF_HOST("4") " ORDER BY id DESC LIMIT ?2",
+	"listing a host's jobs");
 
 static const struct bb_col bb_job_by_state_cols[] = {
 	{ "state", BB_COL_TEXT, NULL },
@@ -553,6 +562,19 @@ int bb_store_jobs_list(struct bb_store *s, const char *state,
 		       unsigned limit, int64_t cursor,
 		       struct json_object **out, char *err, size_t errlen)
 {
+	return bb_store_jobs_list_host(s, state, NULL, limit, cursor, out,
+				       err, errlen);
+}
+
+int bb_store_jobs_list_host(struct bb_store *s, const char *state,
+			    const char *host, unsigned limit, int64_t cursor,
+			    struct json_object **out, char *err,
+			    size_t errlen)
+{
+	static const struct bb_query *const lists[2][2] = {
+		{ &q_jobs_list, &q_jobs_list_host },
+		{ &q_jobs_list_state, &q_jobs_list_state_host },
+	};
 	struct json_object *doc = NULL, *jobs, *job, *cmp;
 	int64_t last = 0;
 	unsigned n = 0;
@@ -579,9 +601,11 @@ int bb_store_jobs_list(struct bb_store *s, const char *state,
 	json_object_object_add(doc, "jobs", jobs);
 	bb_db_lock(&op, s->db, err, errlen);
 	/* one more than the page: whether more follow */
-	ret = bb_db_query(&r, &op, state ? &q_jobs_list_state : &q_jobs_list,
-			  state ? "iut" : "iu",
-			  cursor > 0 ? cursor : INT64_MAX, limit + 1, state);
+	ret = bb_db_query(&r, &op, lists[state != NULL][host != NULL],
+			  state || host ? (state && host ? "iutt" : "iut")
+					: "iu",
+			  cursor > 0 ? cursor : INT64_MAX, limit + 1,
+			  state ? state : host, host);
 	while (!ret && (ret = bb_db_next(&r)) > 0) {
 		ret = 0;
 		if (n == limit) {

@@ -68,7 +68,9 @@ struct json_object *bb_store_time_json(int64_t ms);
 	{ "error", BB_COL_TEXT, NULL }, \
 	{ "for_host", BB_COL_TEXT, NULL }, \
 	{ "claimed_by", BB_COL_TEXT, NULL }, \
-	{ "lease_until", BB_COL_TIME, "lease_ms" }
+	{ "lease_until", BB_COL_TIME, "lease_ms" }, \
+	{ "cancel_requested", BB_COL_TIME, "cancel_requested_ms" }, \
+	{ "cancel_requested_by", BB_COL_TEXT, NULL }
 
 /* history.c: a job's comparison slimmed to its figures (the history and
  * the job list); NULL when cmp is not a comparison. */

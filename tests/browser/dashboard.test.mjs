@@ -6,7 +6,9 @@
 // Environment (set by run.sh): BB_URL, BB_ART (screenshots), BB_NODE_DIR
 // (where playwright-core is installed), BB_CHROMIUM, BB_JOB_CACHE,
 // BB_JOB_SLOW1, BB_JOB_SLOW2 (same name: the history), BB_JOB_HTML (a name
-// full of markup), BB_JOB_RUNNING.
+// full of markup), BB_JOB_RUNNING, BB_JOB_GHOST (queued for ghost-1, a
+// host registered an hour ago: stale), BB_HOST_SELF (the daemon's host
+// name).
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import fs from 'node:fs';
@@ -24,7 +26,9 @@ const JOB = {
   cache: env('BB_JOB_CACHE'), slow1: env('BB_JOB_SLOW1'), slow2: env('BB_JOB_SLOW2'),
   html: env('BB_JOB_HTML'), running: env('BB_JOB_RUNNING'),
   file: env('BB_JOB_FILE'), disturbed: env('BB_JOB_DISTURBED'),
+  ghost: env('BB_JOB_GHOST'),
 };
+const HOST_SELF = env('BB_HOST_SELF');
 
 const require = createRequire(path.join(NODE_DIR, 'package.json'));
 const { chromium } = require('playwright-core');
@@ -200,6 +204,101 @@ await check('list: the state filter shows only done jobs', async () => {
   return (states.length >= 4 && states.every((s) => s === 'done')) || states.join(',');
 });
 await shot('list-done');
+
+// ---- the fleet: the Host column, the host filter, the hosts page ----------
+await go('#/', 'list-hosts');
+await check('list: the Host column shows the claimer, else the addressee', async () => {
+  await page.waitForSelector(`tr[data-job-id="${JOB.ghost}"] [data-testid=job-host]`);
+  const bad = [];
+  const list = (await api('/api/v1/jobs?limit=100')).body.jobs;
+  for (const id of [JOB.cache, JOB.running, JOB.ghost]) {
+    const j = list.find((x) => String(x.id) === String(id));
+    const got = await text(`tr[data-job-id="${id}"] [data-testid=job-host]`);
+    const want = id === JOB.ghost ? 'ghost-1' : HOST_SELF;
+    if (got !== want || got !== (j.claimed_by || j.for_host || 'any')) bad.push(`#${id}: "${got}", want ${want}`);
+  }
+  return bad.length ? bad.join(', ') : true;
+});
+await check('list: the host filter lists the hosts and shows only ghost-1\'s job', async () => {
+  where = 'list-host-filter';
+  await page.waitForSelector('[data-testid=host-filter] option[value="ghost-1"]', { state: 'attached' });
+  await page.selectOption('[data-testid=host-filter]', 'ghost-1');
+  await page.waitForFunction(() => location.hash === '#/?host=ghost-1');
+  await page.waitForFunction((id) => !document.querySelector(`tr[data-job-id="${id}"]`), JOB.cache);
+  await page.waitForSelector(`tr[data-job-id="${JOB.ghost}"]`);
+  const ids = await page.$$eval('[data-testid=job-row]', (trs) => trs.map((t) => t.dataset.jobId));
+  const want = (await api('/api/v1/jobs?host=ghost-1')).body.jobs.map((j) => String(j.id));
+  return (JSON.stringify(ids) === JSON.stringify(want) && ids.length === 1 && ids[0] === String(JOB.ghost)) ||
+    `page ${ids}, API ${want}`;
+});
+await check('list: host and state filters combine (running on this daemon: the long job)', async () => {
+  await page.selectOption('[data-testid=host-filter]', HOST_SELF);
+  await page.waitForFunction((h) => location.hash === '#/?host=' + h, HOST_SELF);
+  await page.selectOption('[data-testid=state-filter]', 'running');
+  await page.waitForFunction((h) => location.hash === '#/?state=running&host=' + h, HOST_SELF);
+  await page.waitForFunction((id) => !document.querySelector(`tr[data-job-id="${id}"]`), JOB.cache);
+  const ids = await page.$$eval('[data-testid=job-row]', (trs) => trs.map((t) => t.dataset.jobId));
+  return (ids.length === 1 && ids[0] === String(JOB.running)) || `rows ${ids}`;
+});
+await shot('list-host');
+
+await go('#/hosts', 'hosts');
+const hostsDoc = (await api('/api/v1/hosts')).body;
+await check('hosts: one row per registered daemon, by name', async () => {
+  await page.waitForSelector('[data-testid=host-row]');
+  const names = await page.$$eval('[data-testid=host-row]', (trs) => trs.map((t) => t.dataset.host));
+  const want = hostsDoc.hosts.map((h) => h.name);
+  return (JSON.stringify(names) === JSON.stringify(want) && names.includes('ghost-1') && names.includes(HOST_SELF)) ||
+    `page ${names}, API ${want}`;
+});
+await check('hosts: this daemon is fresh, with its kernel, CPU and running job linked', async () => {
+  const me = hostsDoc.hosts.find((h) => h.name === HOST_SELF);
+  // the registry's running job is the heartbeat's (every second here)
+  await page.waitForFunction((sel) => document.querySelector(sel),
+    `tr[data-host="${HOST_SELF}"] [data-testid=host-running] a[href="#/job/${JOB.running}"]`, { timeout: 5000 })
+    .catch(() => null);
+  const r = await page.$eval(`tr[data-host="${HOST_SELF}"]`, (tr) => ({
+    cells: Array.from(tr.children).map((c) => c.textContent.trim()),
+    stale: !!tr.querySelector('[data-testid=host-stale]'),
+    run: (tr.querySelector('[data-testid=host-running] a') || {}).hash || null,
+  }));
+  return (!r.stale && r.cells[2] === me.kernel && me.kernel && r.cells[3].includes(me.host.cpu_model || '') &&
+    /(just now|s ago)$/.test(r.cells[1]) && r.run === `#/job/${JOB.running}`) || JSON.stringify(r);
+});
+await check('hosts: ghost-1, seen an hour ago, is marked stale, with its devices', async () => {
+  const r = await page.$eval('tr[data-host="ghost-1"]', (tr) => ({
+    cells: Array.from(tr.children).map((c) => c.textContent.trim()),
+    stale: !!tr.querySelector('[data-testid=host-stale]'), cls: tr.className,
+    bg: getComputedStyle(tr.querySelector('td')).backgroundColor,
+  }));
+  return (r.stale && r.cls.includes('stale') && r.bg !== 'rgba(0, 0, 0, 0)' && /^1 h ago/.test(r.cells[1]) &&
+    r.cells[2] === '6.1.0-ghost' && r.cells[4].includes('nvme9n1 (Ghost SSD)') && r.cells[5] === 'idle') ||
+    JSON.stringify(r);
+});
+await shot('hosts');
+await check('hosts: a host\'s name leads to its jobs', async () => {
+  where = 'hosts-link';
+  await page.click('tr[data-host="ghost-1"] th a');
+  await page.waitForFunction(() => location.hash === '#/?host=ghost-1');
+  await page.waitForSelector(`tr[data-job-id="${JOB.ghost}"]`);
+  return true;
+});
+
+await go(`#/job/${JOB.ghost}`, 'job-ghost');
+await check('job: a queued addressed job shows its host, no claimer', async () => {
+  await page.waitForSelector('[data-testid=job-fleet] [data-testid=job-for-host]');
+  const f = await text('[data-testid=job-for-host]');
+  const c = await text('[data-testid=job-claimed-by]');
+  return (f === 'ghost-1' && c === 'none') || `for ${f}, claimed by ${c}`;
+});
+await go(`#/job/${JOB.running}`, 'job-running-fleet');
+await check('job: a running job shows its claimer and lease', async () => {
+  await page.waitForSelector('[data-testid=job-lease]');
+  const doc = (await api(`/api/v1/jobs/${JOB.running}`)).body;
+  const t = await text('[data-testid=job-fleet]');
+  const c = await text('[data-testid=job-claimed-by]');
+  return (c === HOST_SELF && doc.claimed_by === HOST_SELF && doc.lease_until && /lease until \d{4}-/.test(t)) || t;
+});
 
 // ---- a model A/B: says it switches the model, not the kernel --------------
 await go(`#/job/${JOB.cache}`, 'job');

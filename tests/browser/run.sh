@@ -46,7 +46,8 @@ fi
 
 # --- the daemon, with the repository's dashboard -----------------------------
 DWEB=$ROOT/web
-daemon_start || { fail "biobenchd starts"; finish; exit 1; }
+# a lease of 3 s: the heartbeat (the hosts page's running job) every second
+daemon_start --lease-seconds 3 || { fail "biobenchd starts"; finish; exit 1; }
 BASE="http://127.0.0.1:$DPORT"
 echo "  biobenchd on $BASE, web root $DWEB"
 
@@ -99,12 +100,42 @@ id_run=$(submit '{"name":"long running","target":"nop","workload":{"runtime":"1s
 st=$(WAIT_S=30 wait_state "$id_run" running || true)
 [ "$st" = running ] && pass "job $id_run running" || fail "job $id_run running (state '$st')"
 
+# the fleet: a second daemon registered in the store an hour ago and never
+# since (stale), with a job addressed to it that stays queued
+host_self=$(api GET /api/v1/hosts && api_get 'd["hosts"][0]["name"]')
+/usr/bin/python3 - "$DDB" <<'PY' || fail "register a stale host in $DDB"
+import json, sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1], timeout=10)
+old = int(time.time() * 1000) - 3600 * 1000
+db.execute("INSERT INTO daemons (name, host, devices, version, pid, started_ms,"
+           " last_seen_ms) VALUES (?, ?, ?, ?, ?, ?, ?)",
+           ("ghost-1", json.dumps({"hostname": "ghost-1", "kernel": "6.1.0-ghost",
+                                   "cpu_model": "Ghost CPU", "cpus": 4}),
+            json.dumps({"devices": [{"name": "nvme9n1", "model": "Ghost SSD"}],
+                        "allow": []}), "0.0-ghost", 1, old, old))
+db.commit()
+PY
+id_ghost=$(submit '{"name":"for the ghost","host":"ghost-1","target":"nop",
+  "workload":{"runtime":"100ms"},"repeat":2,"warmup":0,"variants":{"A":{},"B":{}}}')
+[ -n "$host_self" ] && [ -n "$id_ghost" ] &&
+  pass "this daemon is host $host_self; job $id_ghost queued for the stale ghost-1" ||
+  fail "hosts: self '$host_self', ghost job '$id_ghost'"
+api GET "/api/v1/jobs?host=ghost-1"
+[ "$API_STATUS" = 200 ] && [ "$(api_get '[j["id"] for j in d["jobs"]]')" = "[$id_ghost]" ] &&
+  pass "GET /api/v1/jobs?host=ghost-1: its job only" ||
+  fail "?host=ghost-1: $API_STATUS $(head -c 300 "$API_BODY")"
+api GET "/api/v1/jobs?host=no_such_host"
+[ "$API_STATUS" = 400 ] && [ "$(api_get 'd["error"]["field"]')" = host ] &&
+  pass "?host=no_such_host: 400 naming host: $(api_get 'd["error"]["message"]')" ||
+  fail "?host=no_such_host: $API_STATUS $(head -c 300 "$API_BODY")"
+
 rc=0
-BB_URL=$BASE BB_ART=$ART BB_NODE_DIR=$NODE_DIR BB_CHROMIUM=$CHROMIUM \
+BB_URL=$BASE BB_HOST_SELF=$host_self BB_JOB_GHOST=$id_ghost BB_ART=$ART BB_NODE_DIR=$NODE_DIR BB_CHROMIUM=$CHROMIUM \
 BB_JOB_CACHE=$id_cache BB_JOB_SLOW1=$id_slow1 BB_JOB_SLOW2=$id_slow2 \
 BB_JOB_HTML=$id_html BB_JOB_RUNNING=$id_run BB_JOB_FILE=$id_file BB_JOB_DISTURBED=$id_dist \
   node "$BROWSER_DIR/dashboard.test.mjs" || rc=$?
 api POST "/api/v1/jobs/$id_run/cancel" || true
+api POST "/api/v1/jobs/$id_ghost/cancel" || true
 if [ "$rc" = 77 ]; then
   skip "chromium cannot be started by playwright-core (see above)"
 fi

@@ -43,11 +43,11 @@ call GET /api/v1/devices && expect 200 "devices"
 call GET /api/v1/jobs && expect 200 "empty job list"
 [ "$(api_get 'len(d["jobs"])')" = 0 ] && pass "no jobs yet" || fail "jobs: $(cat "$API_BODY")"
 call GET /metrics
-if [ "$API_STATUS" = 200 ] && grep -q '^biobench_build_info{version="[^"]*"} 1$' "$API_BODY" \
+if [ "$API_STATUS" = 200 ] && grep -q "^biobench_build_info{host=\"$hn\",version=\"[^\"]*\"} 1$" "$API_BODY" \
    && grep -q '^# TYPE biobench_jobs gauge$' "$API_BODY" \
-   && [ "$(grep -c '^biobench_jobs{state="[a-z]*"} [0-9]*$' "$API_BODY")" = 7 ] \
+   && [ "$(grep -c '^biobench_jobs{host="[^"]*",state="[a-z]*"} [0-9]*$' "$API_BODY")" = 7 ] \
    && grep -q '^# TYPE biobench_runs_total counter$' "$API_BODY" \
-   && grep -q '^biobench_uptime_seconds [0-9.]*$' "$API_BODY" \
+   && grep -q '^biobench_uptime_seconds{host="[^"]*"} [0-9.]*$' "$API_BODY" \
    && api_header Content-Type | grep -q '^text/plain; version=0.0.4'; then
   pass "metrics: Prometheus text with every family"
 else
@@ -79,7 +79,7 @@ if [ "$st" = done ]; then
   call POST "/api/v1/jobs/$ID/cancel" && expect 409 "cancel a finished job"
   grep -q "already finished (done)" "$API_BODY" && pass "409 names the state" || fail "409 body: $(cat "$API_BODY")"
   call GET /metrics
-  grep -q '^biobench_jobs{state="done"} 1$' "$API_BODY" && grep -q '^biobench_runs_total 8$' "$API_BODY" \
+  grep -q '^biobench_jobs{host="[^"]*",state="done"} 1$' "$API_BODY" && grep -q '^biobench_runs_total{host="[^"]*"} 8$' "$API_BODY" \
     && ! grep -q 'target=' "$API_BODY" \
     && pass "metrics count the job and its runs (no series per target)" \
     || fail "metrics after the job: $(cat "$API_BODY")"

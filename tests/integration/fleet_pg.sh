@@ -7,9 +7,14 @@
 # job addressed to each, submitted to daemon 1, runs on its host (its
 # claimed_by, its daemon's log); a job for an unknown host is a 400
 # naming the registered ones; a fourth daemon with a taken host name is
-# refused naming host and pid; `kill -9` of fleet-3 in the middle of a
-# job: after its lease another daemon marks the job interrupted, with
-# its finished runs kept and the error naming fleet-3.
+# refused naming host and pid; a job running on fleet-2 cancelled through
+# fleet-1's API (202 cancelling, fleet-2's heartbeat stops it: cancelled
+# within a few beats, its finished runs kept); a front end (--no-runner)
+# on the same database: not registered, runs nothing, its submissions
+# run on their host and its cancel is forwarded too; `kill -9` of
+# fleet-3 in the middle of a job: after its lease another daemon marks
+# the job interrupted, with its finished runs kept and the error naming
+# fleet-3.
 source "$(dirname "$0")/daemon_lib.sh"
 
 [ -n "${BB_TEST_STORE:-}" ] || skip "BB_TEST_STORE is not set (run under tests/pg/pgtmp.sh)"
@@ -103,6 +108,84 @@ api POST /api/v1/jobs "$(job bad 'fleet_1' 100ms 2)"
 [ "$API_STATUS" = 400 ] && [ "$(api_get 'd["error"]["field"]')" = host ] &&
   pass "a host that is no host name: 400 on host" ||
   fail "bad host name: $API_STATUS $(cat "$API_BODY")"
+
+# --- cancel across daemons -----------------------------------------------------
+# cancel_via N ID OWNER: POST cancel on daemon N for a job that runs on
+# OWNER: 202 cancelling naming OWNER; then it ends cancelled within a few
+# heartbeats (every second with a lease of 3 s), its finished runs kept
+declare -a NAMES=([1]=fleet-1 [2]=fleet-2 [3]=fleet-3)
+cancel_via() {
+  local n=$1 id=$2 owner=$3 before after st t0 t1 waited
+  use "$n"
+  api GET "/api/v1/jobs/$id/runs"
+  before=$(api_get 'len([r for r in d["runs"] if r["state"] == "done"])')
+  t0=$(date +%s.%N)
+  api POST "/api/v1/jobs/$id/cancel"
+  [ "$API_STATUS" = 202 ] && [ "$(api_get 'd["state"]')" = cancelling ] &&
+    [ "$(api_get 'd["host"]')" = "$owner" ] &&
+    pass "cancel of job $id via ${NAMES[$n]}: 202 cancelling, host $owner" ||
+    fail "cancel via ${NAMES[$n]}: $API_STATUS $(cat "$API_BODY")"
+  check_openapi "$API_BODY" POST "/api/v1/jobs/$id/cancel" 202 &&
+    pass "the 202 is as openapi.yaml says" || fail "202 vs openapi"
+  st=$(WAIT_S=15 wait_state "$id" cancelled done failed interrupted)
+  t1=$(date +%s.%N)
+  waited=$(/usr/bin/python3 -c "print(round($t1 - $t0, 1))")
+  [ "$st" = cancelled ] && [ "$(api_get 'd["error"]')" = "cancelled by request" ] &&
+    [ "$(api_get 'd["claimed_by"]')" = "$owner" ] &&
+    [ "$(api_get 'd["cancel_requested_by"]')" = "${NAMES[$n]}" ] &&
+    /usr/bin/python3 -c "import sys; sys.exit(0 if $waited < 5 else 1)" &&
+    pass "job $id cancelled by $owner ${waited} s after the request via ${NAMES[$n]}" ||
+    fail "job $id after the request: $st after ${waited} s: $(head -c 400 "$API_BODY")"
+  check_openapi "$API_BODY" GET "/api/v1/jobs/$id" 200 ||
+    fail "the job document (cancel_requested) vs openapi"
+  api GET "/api/v1/jobs/$id/runs"
+  after=$(api_get 'len([r for r in d["runs"] if r["state"] == "done"])')
+  [ "${after:-0}" -ge "${before:-0}" ] && [ "${after:-0}" -ge 2 ] &&
+    pass "its finished runs kept: $after done (had $before at the request)" ||
+    fail "runs after the cancel: $after done (had $before)"
+}
+use 1
+id=$(submit_job "$(job far fleet-2 500ms 10)") || fail "submit a long job for fleet-2"
+wait_cond "$id" 'd["runs_done"] >= 2' 30
+api GET "/api/v1/jobs/$id"
+[ "$(api_get 'd["state"]')" = running ] && [ "$(api_get 'd["claimed_by"]')" = fleet-2 ] ||
+  fail "the long job is not running on fleet-2: $(head -c 300 "$API_BODY")"
+cancel_via 1 "$id" fleet-2
+grep -q "job $id: cancel requested via fleet-1: cancelling it" "${LOGS[2]}" &&
+  pass "fleet-2's log: cancel requested via fleet-1" ||
+  fail "fleet-2's log: $(grep "job $id" "${LOGS[2]}")"
+api POST "/api/v1/jobs/$id/cancel"
+[ "$API_STATUS" = 409 ] && pass "cancelled: a cancel again is 409" || fail "cancel again: $API_STATUS"
+
+# a front end on the database: no registry row, no claims
+mkdir -p "$TMP/front"
+DLOG=$TMP/front/biobenchd.log
+daemon_start --host-name front-1 --no-runner --pidfile "$TMP/front/biobenchd.pid" ||
+  fail "the front end starts"
+PIDS[4]=$DPID PORTS[4]=$DPORT LOGS[4]=$DLOG NAMES[4]=front-1
+api GET /api/v1/hosts
+[ "$(api_get '",".join(h["name"] for h in d["hosts"])')" = "fleet-1,fleet-2,fleet-3" ] &&
+  pass "the front end is not in the registry" || fail "hosts: $(head -c 300 "$API_BODY")"
+id=$(submit_job "$(job via-front fleet-1 500ms 10)") || fail "submit through the front end"
+wait_cond "$id" 'd["runs_done"] >= 2' 30
+api GET "/api/v1/jobs/$id"
+[ "$(api_get 'd["state"]')" = running ] && [ "$(api_get 'd["claimed_by"]')" = fleet-1 ] &&
+  pass "a job submitted through the front end runs on fleet-1" ||
+  fail "front end's job: $(head -c 300 "$API_BODY")"
+cancel_via 4 "$id" fleet-1
+if [ -x "$CLI" ]; then
+  use 1
+  id=$(submit_job "$(job via-cli fleet-3 500ms 10)") || fail "submit a job for fleet-3"
+  wait_cond "$id" 'd["runs_done"] >= 1' 30
+  out=$("$CLI" --server "http://127.0.0.1:${PORTS[1]}" cancel "$id" 2>&1)
+  grep -q "job $id: cancelling: it runs on fleet-3, which stops it at its next heartbeat" <<<"$out" &&
+    [ "$(WAIT_S=15 wait_state "$id" cancelled done failed interrupted)" = cancelled ] &&
+    pass "biobench cancel via fleet-1 of fleet-3's job: $out" || fail "biobench cancel: $out"
+fi
+grep -q "job $id (" "${LOGS[4]}" && fail "the front end's log names job $id: it ran there"
+use 4
+daemon_stop && pass "the front end stops: exit 0" || fail "front end stop"
+use 1
 
 # --- kill -9 of fleet-3 mid-job: interrupted after its lease ------------------
 id=$(submit_job "$(job long fleet-3 500ms 10)") || fail "submit the long job"

@@ -186,8 +186,8 @@ if [ "$API_STATUS" = 429 ] && grep -q "3 jobs are queued, the limit is 3" <<<"$m
 else fail "queue full: $API_STATUS $msg (Retry-After '$(api_header Retry-After)')"; fi
 api GET /metrics
 cp "$API_BODY" "$TMP/metrics.txt"
-if grep -q '^biobench_build_info{version="[^"]*"} 1$' "$TMP/metrics.txt" && ! grep -q 'target=' "$TMP/metrics.txt" &&
-   grep -q '^biobench_jobs{state="queued"} 3$' "$TMP/metrics.txt" && grep -q '^biobench_store_up 1$' "$TMP/metrics.txt"; then
+if grep -q '^biobench_build_info{host="[^"]*",version="[^"]*"} 1$' "$TMP/metrics.txt" && ! grep -q 'target=' "$TMP/metrics.txt" &&
+   grep -q '^biobench_jobs{host="[^"]*",state="queued"} 3$' "$TMP/metrics.txt" && grep -q '^biobench_store_up{host="[^"]*"} 1$' "$TMP/metrics.txt"; then
   pass "metrics: build info, 3 queued, store up, no label per target ($(grep -vc '^#' "$TMP/metrics.txt") series)"
 else fail "metrics: $(cat "$TMP/metrics.txt")"; fi
 if command -v promtool >/dev/null; then

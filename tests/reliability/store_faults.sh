@@ -61,7 +61,7 @@ err=$(api_get 'd["error"]')
 api POST /api/v1/jobs "$NOPJOB"
 [ "$API_STATUS" = 503 ] && pass "submission: 503 $(api_get 'd["error"]["code"]')" || fail "submission with the database deleted: $API_STATUS"
 api GET /metrics
-grep -q '^biobench_store_up 0$' "$API_BODY" && pass "metrics: biobench_store_up 0" || fail "metrics: $(grep store "$API_BODY")"
+grep -q '^biobench_store_up{host="[^"]*"} 0$' "$API_BODY" && pass "metrics: biobench_store_up 0" || fail "metrics: $(grep store "$API_BODY")"
 daemon_alive && pass "daemon alive" || fail "daemon died"
 daemon_stop || fail "daemon stop: exit $?"
 

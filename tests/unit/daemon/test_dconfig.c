@@ -321,6 +321,8 @@ static void test_load_bad_values(void **state)
 		  "canonical" },
 		{ "reboot", "allow_reboot = maybe", "allow_reboot",
 		  "'maybe' is not yes or no" },
+		{ "server", "no_runner = maybe", "no_runner",
+		  "'maybe' is not yes or no" },
 		{ "reboot", "reboot_method = kexec", "reboot_method",
 		  "not one of kexec-systemd, grub-reboot, kexec-exec" },
 		{ "reboot", "max_boots_per_job = 1", "max_boots_per_job",
@@ -577,6 +579,46 @@ static void test_fleet_keys(void **state)
 	assert_int_equal(bb_dconfig_args(c, 3, lease, err, sizeof(err)),
 			 -EINVAL);
 	assert_non_null(strstr(err, "lease-seconds"));
+	free(c);
+}
+
+/* The configuration of a file holding text, through --config. */
+static void args_config(const struct tmp *t, struct bb_dconfig *c,
+			const char *name, const char *text)
+{
+	char path[PATH_MAX], err[512] = "";
+	char *argv[] = { "biobenchd", "--config", path, NULL };
+
+	write_file(t, name, text, 0644, path, sizeof(path));
+	bb_dconfig_default(c);
+	if (bb_dconfig_args(c, 3, argv, err, sizeof(err)))
+		fail_msg("%s: %s", name, err);
+}
+
+/* no_runner: off by default; --no-runner (no value) or, in the file,
+ * no_runner = yes|no (the command line beats the file). */
+static void test_no_runner(void **state)
+{
+	struct tmp *t = *state;
+	struct bb_dconfig *c = new_cfg();
+	char path[PATH_MAX + 16], err[512] = "";
+	char *flag[] = { "biobenchd", "--no-runner", NULL };
+	char *value[] = { "biobenchd", "--no-runner=yes", NULL };
+	char *both[] = { "biobenchd", "--config", path, "--no-runner", NULL };
+
+	assert_false(c->no_runner);
+	assert_int_equal(bb_dconfig_args(c, 2, flag, err, sizeof(err)), 0);
+	assert_true(c->no_runner);
+	assert_int_equal(bb_dconfig_args(c, 2, value, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "--no-runner takes no value"));
+	args_config(t, c, "front.conf", "[server]\nno_runner = yes\n");
+	assert_true(c->no_runner);
+	args_config(t, c, "runner.conf", "[server]\nno_runner = off\n");
+	assert_false(c->no_runner);
+	snprintf(path, sizeof(path), "%s/runner.conf", t->dir);
+	assert_int_equal(bb_dconfig_args(c, 4, both, err, sizeof(err)), 0);
+	assert_true(c->no_runner);
 	free(c);
 }
 
@@ -1080,6 +1122,7 @@ int main(void)
 		cmocka_unit_test(test_usage),
 		cmocka_unit_test(test_args_new),
 		cmocka_unit_test(test_fleet_keys),
+		cmocka_unit_test_setup_teardown(test_no_runner, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_check_token, setup,
 						teardown),
 		cmocka_unit_test(test_check_cpus),

@@ -8,8 +8,10 @@
  * its runs kept, an event naming the host, the claimer told it lost it),
  * a renewed lease that does not, a boot job that never expires, a queued
  * claim taken over after its lease, addressed jobs (claimed only by
- * their host; an unknown host refused naming the registered ones), the
- * startup recovery of one daemon leaving the others' jobs alone, and the
+ * their host; an unknown host refused naming the registered ones), a
+ * host's job list (addressed to it or claimed by it), a cancel requested
+ * through another daemon (read by the claimer's heartbeat), the startup
+ * recovery of one daemon leaving the others' jobs alone, and the
  * hosts list. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -403,6 +405,163 @@ static void addressed_jobs(void **state)
 	bb_store_close(b);
 }
 
+/* The ids a host's list gives (state NULL: any), newest first, as
+ * "3,1" in buf. */
+static const char *host_ids(struct bb_store *s, const char *state,
+			    const char *host, char *buf, size_t len)
+{
+	struct json_object *doc, *jobs, *v;
+	char err[512] = "";
+	size_t n = 0;
+
+	if (bb_store_jobs_list_host(s, state, host, 100, 0, &doc, err,
+				    sizeof(err)))
+		fail_msg("list %s: %s", host ? host : "(all)", err);
+	buf[0] = '\0';
+	assert_true(json_object_object_get_ex(doc, "jobs", &jobs));
+	for (size_t i = 0; i < json_object_array_length(jobs); i++) {
+		assert_true(json_object_object_get_ex(
+			json_object_array_get_idx(jobs, i), "id", &v));
+		n += (size_t)snprintf(buf + n, len - n, "%s%lld", i ? "," : "",
+				      (long long)json_object_get_int64(v));
+	}
+	json_object_put(doc);
+	return buf;
+}
+
+/* GET /api/v1/jobs?host=: a host's jobs are those addressed to it and
+ * those it claimed; with a state too. */
+static void jobs_list_by_host(void **state)
+{
+	struct ctx *c = *state;
+	struct bb_store *a = daemon_open(c, "host-a", 60);
+	struct bb_store *b = daemon_open(c, "host-b", 60);
+	char buf[128], want[128];
+	int64_t for_b, any, for_b2;
+
+	for_b = submit(c->s, "{\"name\":\"j\",\"target\":\"nop\","
+			     "\"host\":\"host-b\"}");
+	any = submit(c->s, SPEC);
+	for_b2 = submit(c->s, "{\"name\":\"j\",\"target\":\"nop\","
+			      "\"host\":\"host-b\"}");
+	/* nothing claimed yet: b's are addressed to it, a has none */
+	snprintf(want, sizeof(want), "%lld,%lld", (long long)for_b2,
+		 (long long)for_b);
+	assert_string_equal(host_ids(c->s, NULL, "host-b", buf, sizeof(buf)),
+			    want);
+	assert_string_equal(host_ids(c->s, NULL, "host-a", buf, sizeof(buf)),
+			    "");
+	assert_int_equal(claim_start(a), any);
+	assert_int_equal(claim_start(b), for_b);
+	snprintf(want, sizeof(want), "%lld", (long long)any);
+	assert_string_equal(host_ids(c->s, NULL, "host-a", buf, sizeof(buf)),
+			    want);
+	/* with a state: b's running one, b's queued one */
+	snprintf(want, sizeof(want), "%lld", (long long)for_b);
+	assert_string_equal(host_ids(c->s, BB_JOB_RUNNING, "host-b", buf,
+				     sizeof(buf)), want);
+	snprintf(want, sizeof(want), "%lld", (long long)for_b2);
+	assert_string_equal(host_ids(c->s, BB_JOB_QUEUED, "host-b", buf,
+				     sizeof(buf)), want);
+	/* no such host: nothing; no host: all three */
+	assert_string_equal(host_ids(c->s, NULL, "host-z", buf, sizeof(buf)),
+			    "");
+	snprintf(want, sizeof(want), "%lld,%lld,%lld", (long long)for_b2,
+		 (long long)any, (long long)for_b);
+	assert_string_equal(host_ids(c->s, NULL, NULL, buf, sizeof(buf)),
+			    want);
+	bb_store_close(a);
+	bb_store_close(b);
+}
+
+/* ---- cancel across daemons ---------------------------------------------- */
+
+/* A cancel asked of b for a job a runs: stored once (the first asker
+ * kept), read by a's heartbeat as -ECANCELED (its beat stored all the
+ * same); refused (-EALREADY) for a job that is not running on another
+ * daemon; a front end (others_only false) forwards even to its own
+ * name's runner. */
+static void cancel_request(void **state)
+{
+	struct ctx *c = *state;
+	struct bb_store *a = daemon_open(c, "host-a", 60);
+	struct bb_store *b = daemon_open(c, "host-b", 60);
+	char err[512] = "", owner[64] = "", buf[64], lease[64];
+	int64_t run, queued;
+
+	submit(c->s, SPEC);
+	run = claim_start(a);
+	queued = submit(c->s, SPEC);
+	/* nothing asked yet: a's beat is a plain one */
+	assert_int_equal(bb_store_daemon_heartbeat(a, run, err, sizeof(err)),
+			 0);
+	assert_string_equal(job_str(c->s, run, "cancel_requested", buf,
+				    sizeof(buf)), "");
+	job_str(c->s, run, "lease_until", lease, sizeof(lease));
+	/* b is asked (its own handle or the HTTP one: the same) */
+	assert_int_equal(bb_store_job_cancel_request(c->s, run, "host-b",
+						     true, owner,
+						     sizeof(owner), err,
+						     sizeof(err)), 0);
+	assert_string_equal(owner, "host-a");
+	assert_string_equal(job_str(c->s, run, "cancel_requested_by", buf,
+				    sizeof(buf)), "host-b");
+	assert_true(job_str(c->s, run, "cancel_requested", buf,
+			    sizeof(buf))[0]);
+	expect_state(c->s, run, BB_JOB_RUNNING);
+	/* asked again through c: still b's request */
+	assert_int_equal(bb_store_job_cancel_request(c->s, run, "host-c",
+						     true, owner,
+						     sizeof(owner), err,
+						     sizeof(err)), 0);
+	assert_string_equal(job_str(c->s, run, "cancel_requested_by", buf,
+				    sizeof(buf)), "host-b");
+	/* a's heartbeat: told, and the beat stored (lease renewed) */
+	sleep_ms(20);
+	assert_int_equal(bb_store_daemon_heartbeat(a, run, err, sizeof(err)),
+			 -ECANCELED);
+	assert_non_null(strstr(err, "cancel requested via host-b"));
+	assert_string_not_equal(job_str(c->s, run, "lease_until", buf,
+					sizeof(buf)), lease);
+	/* b's beat, idle or not running it: nothing */
+	assert_int_equal(bb_store_daemon_heartbeat(b, 0, err, sizeof(err)), 0);
+	/* not another daemon's running job: refused, nothing stored */
+	assert_int_equal(bb_store_job_cancel_request(c->s, run, "host-a",
+						     true, owner,
+						     sizeof(owner), err,
+						     sizeof(err)), -EALREADY);
+	assert_non_null(strstr(err, "claimed by host-a"));
+	assert_int_equal(bb_store_job_cancel_request(c->s, queued, "host-b",
+						     true, owner,
+						     sizeof(owner), err,
+						     sizeof(err)), -EALREADY);
+	assert_non_null(strstr(err, "is queued"));
+	assert_string_equal(job_str(c->s, queued, "cancel_requested", buf,
+				    sizeof(buf)), "");
+	assert_int_equal(bb_store_job_cancel_request(c->s, 999999, "host-b",
+						     true, owner,
+						     sizeof(owner), err,
+						     sizeof(err)), -ENOENT);
+	/* a front end of the same name as the runner: forwarded */
+	assert_int_equal(bb_store_job_cancel_request(c->s, run, "host-a",
+						     false, owner,
+						     sizeof(owner), err,
+						     sizeof(err)), 0);
+	assert_string_equal(owner, "host-a");
+	/* a cancels it as a local cancel does; then nothing to ask */
+	assert_int_equal(bb_store_job_finish(a, run, BB_JOB_CANCELLED, NULL,
+					     NULL, "cancelled by request", err,
+					     sizeof(err)), 0);
+	assert_int_equal(bb_store_job_cancel_request(c->s, run, "host-b",
+						     true, owner,
+						     sizeof(owner), err,
+						     sizeof(err)), -EALREADY);
+	assert_non_null(strstr(err, "is cancelled"));
+	assert_int_equal(bb_store_daemon_heartbeat(a, 0, err, sizeof(err)), 0);
+	bb_store_close(a);
+	bb_store_close(b);
+}
+
 /* ---- recovery, registry ------------------------------------------------ */
 
 /* A daemon's start interrupts its own running jobs and no other's. */
@@ -479,6 +638,8 @@ int main(void)
 		T(boot_jobs_do_not_expire),
 		T(queued_claim_taken_over),
 		T(addressed_jobs),
+		T(jobs_list_by_host),
+		T(cancel_request),
 		T(recovery_is_per_daemon),
 		T(hosts_list),
 #undef T

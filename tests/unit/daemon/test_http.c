@@ -705,26 +705,28 @@ static void test_metrics(void **state)
 	static const char *const want[] = {
 		"# TYPE biobench_jobs gauge\n",
 		"# HELP biobench_jobs ",
-		"biobench_jobs{state=\"queued\"} 2\n",
-		"biobench_jobs{state=\"running\"} 0\n",
-		"biobench_jobs{state=\"done\"} 0\n",
-		"biobench_jobs{state=\"failed\"} 0\n",
-		"biobench_jobs{state=\"cancelled\"} 0\n",
-		"biobench_jobs{state=\"interrupted\"} 0\n",
-		"biobench_jobs{state=\"rebooting\"} 0\n",
+		"biobench_jobs{host=\"bench-1.lab\",state=\"queued\"} 2\n",
+		"biobench_jobs{host=\"bench-1.lab\",state=\"running\"} 0\n",
+		"biobench_jobs{host=\"bench-1.lab\",state=\"done\"} 0\n",
+		"biobench_jobs{host=\"bench-1.lab\",state=\"failed\"} 0\n",
+		"biobench_jobs{host=\"bench-1.lab\",state=\"cancelled\"} 0\n",
+		"biobench_jobs{host=\"bench-1.lab\",state=\"interrupted\"} 0\n",
+		"biobench_jobs{host=\"bench-1.lab\",state=\"rebooting\"} 0\n",
 		"# TYPE biobench_runs_total counter\n",
-		"biobench_runs_total 0\n",
+		"biobench_runs_total{host=\"bench-1.lab\"} 0\n",
 		"# TYPE biobench_build_info gauge\n",
-		"biobench_build_info{version=\"0.0-test\"} 1\n",
+		"biobench_build_info{host=\"bench-1.lab\",version=\"0.0-test\"} 1\n",
 		"# TYPE biobench_jobs_queued_limit gauge\n",
-		"biobench_jobs_queued_limit 1000\n",
-		"biobench_running_jobs 0\n",
-		"biobench_store_up 1\n",
+		"biobench_jobs_queued_limit{host=\"bench-1.lab\"} 1000\n",
+		"biobench_running_jobs{host=\"bench-1.lab\"} 0\n",
+		"biobench_store_up{host=\"bench-1.lab\"} 1\n",
 		"# TYPE biobench_start_time_seconds gauge\n",
 		"# TYPE biobench_uptime_seconds gauge\n",
-		"biobench_uptime_seconds ",
+		"biobench_uptime_seconds{host=\"bench-1.lab\"} ",
 	};
 
+	/* every series names this daemon's host */
+	snprintf(f->cfg.host_name, sizeof(f->cfg.host_name), "bench-1.lab");
 	submit(f, JOB_OK);
 	submit(f, JOB_OK);
 	assert_null(req(f, "GET", "/metrics", NULL, 200));
@@ -743,8 +745,16 @@ static void test_metrics(void **state)
 
 		for (const char *p = f->rs.body; p && *p;
 		     p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-			if (*p != '#' && *p != '\n')
+			if (*p != '#' && *p != '\n') {
+				const char *b = strchr(p, '{');
+
 				series++;
+				/* the series' first label, on its own line */
+				assert_non_null(b);
+				assert_true(b < strchr(p, '\n'));
+				assert_int_equal(strncmp(b, "{host=\"bench-1.lab\"",
+							 19), 0);
+			}
 		assert_int_equal(series, 14); /* 7 job states */
 		assert_null(strstr(f->rs.body, "target="));
 	}
@@ -860,7 +870,13 @@ static void test_store_lost(void **state)
 	assert_string_equal(jstr(o, "error.code"), "store_unavailable");
 	json_object_put(o);
 	assert_null(req(f, "GET", "/metrics", NULL, 200));
-	assert_non_null(strstr(f->rs.body, "biobench_store_up 0\n"));
+	{
+		char want[320];
+
+		snprintf(want, sizeof(want), "biobench_store_up{host=\"%s\"} 0\n",
+			 f->cfg.host_name);
+		assert_non_null(strstr(f->rs.body, want));
+	}
 }
 
 static void test_cancel(void **state)
@@ -885,6 +901,55 @@ static void test_cancel(void **state)
 	expect_error(f, "GET", url, NULL, 409, "no_comparison", NULL);
 	expect_error(f, "POST", "/api/v1/jobs/abc/cancel", NULL, 400,
 		     "invalid_id", "id");
+}
+
+/* Without a scheduler (a front end): a running job another daemon
+ * claimed gets a cancel request (202 cancelling, naming that daemon, its
+ * heartbeat told); one no daemon claimed is cancelled in the store. */
+static void test_cancel_forwarded(void **state)
+{
+	struct fx *f = *state;
+	struct bb_store *d = NULL;
+	struct json_object *o;
+	char err[512] = "", url[64], *spec = NULL;
+	int64_t id, plain, claimed = 0;
+
+	snprintf(f->cfg.host_name, sizeof(f->cfg.host_name), "front-1");
+	if (bb_store_open(&d, f->store, err, sizeof(err)) ||
+	    bb_store_set_daemon(d, "runner-1", 60, err, sizeof(err)) ||
+	    bb_store_daemon_register(d, NULL, NULL, "test", 1, err,
+				     sizeof(err)))
+		fail_msg("runner-1: %s", err);
+	id = submit(f, JOB_OK);
+	assert_int_equal(bb_store_job_claim(d, &claimed, &spec, err,
+					    sizeof(err)), 0);
+	free(spec);
+	assert_int_equal(claimed, id);
+	assert_int_equal(bb_store_job_start(d, id, 0, 0, err, sizeof(err)), 0);
+	snprintf(url, sizeof(url), "/api/v1/jobs/%lld/cancel", (long long)id);
+	o = req(f, "POST", url, NULL, 202);
+	assert_string_equal(jstr(o, "state"), "cancelling");
+	assert_string_equal(jstr(o, "host"), "runner-1");
+	assert_int_equal(atoll(jstr(o, "id")), id);
+	json_object_put(o);
+	snprintf(url, sizeof(url), "/api/v1/jobs/%lld", (long long)id);
+	o = req(f, "GET", url, NULL, 200);
+	assert_string_equal(jstr(o, "state"), "running");
+	assert_string_equal(jstr(o, "cancel_requested_by"), "front-1");
+	json_object_put(o);
+	assert_int_equal(bb_store_daemon_heartbeat(d, id, err, sizeof(err)),
+			 -ECANCELED);
+	assert_non_null(strstr(err, "via front-1"));
+	bb_store_close(d);
+	/* started on a handle of no daemon: nobody to ask, cancelled here */
+	plain = submit(f, JOB_OK);
+	assert_int_equal(bb_store_job_start(f->ctx.store, plain, 0, 0, err,
+					    sizeof(err)), 0);
+	snprintf(url, sizeof(url), "/api/v1/jobs/%lld/cancel",
+		 (long long)plain);
+	o = req(f, "POST", url, NULL, 200);
+	assert_string_equal(jstr(o, "state"), "cancelled");
+	json_object_put(o);
 }
 
 static void test_compare(void **state)
@@ -1352,6 +1417,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_static, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_metrics, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cancel_forwarded, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_compare, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_history, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_compare_jobs, setup,
