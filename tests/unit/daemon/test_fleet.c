@@ -562,6 +562,41 @@ static void cancel_request(void **state)
 	bb_store_close(b);
 }
 
+/* A daemon running two jobs (max_parallel_jobs): a cancel asked for the
+ * younger is its verdict, the older's is none, both leases renewed. */
+static void cancel_request_of_two(void **state)
+{
+	struct ctx *c = *state;
+	struct bb_store *a = daemon_open(c, "host-a", 60);
+	char err[512] = "", owner[64] = "", l0[64], l1[64], buf[64];
+	int64_t ids[2];
+	int verdicts[2] = { 1, 1 };
+
+	submit(c->s, SPEC);
+	submit(c->s, SPEC);
+	ids[0] = claim_start(a);
+	ids[1] = claim_start(a);
+	assert_true(ids[0] > 0 && ids[1] > ids[0]);
+	job_str(c->s, ids[0], "lease_until", l0, sizeof(l0));
+	job_str(c->s, ids[1], "lease_until", l1, sizeof(l1));
+	assert_int_equal(bb_store_job_cancel_request(c->s, ids[1], "host-b",
+						     true, owner,
+						     sizeof(owner), err,
+						     sizeof(err)), 0);
+	sleep_ms(20);
+	assert_int_equal(bb_store_daemon_heartbeat_jobs(a, ids, 2, verdicts,
+							err, sizeof(err)),
+			 -ECANCELED);
+	assert_int_equal(verdicts[0], 0);
+	assert_int_equal(verdicts[1], -ECANCELED);
+	assert_non_null(strstr(err, "cancel requested via host-b"));
+	assert_string_not_equal(job_str(c->s, ids[0], "lease_until", buf,
+					sizeof(buf)), l0);
+	assert_string_not_equal(job_str(c->s, ids[1], "lease_until", buf,
+					sizeof(buf)), l1);
+	bb_store_close(a);
+}
+
 /* ---- recovery, registry ------------------------------------------------ */
 
 /* A daemon's start interrupts its own running jobs and no other's. */
@@ -640,6 +675,7 @@ int main(void)
 		T(addressed_jobs),
 		T(jobs_list_by_host),
 		T(cancel_request),
+		T(cancel_request_of_two),
 		T(recovery_is_per_daemon),
 		T(hosts_list),
 #undef T
