@@ -459,6 +459,13 @@ int bb_db_version_set(struct bb_db_op *op, int v)
 int bb_db_open(struct bb_db **out, const char *where, char *err,
 	       size_t errlen)
 {
+	return bb_db_open_set(out, where, NULL, err, errlen);
+}
+
+int bb_db_open_set(struct bb_db **out, const char *where,
+		   const struct bb_migration_set *m, char *err,
+		   size_t errlen)
+{
 	struct bb_db *db;
 	struct bb_db_op op;
 	int ret;
@@ -477,17 +484,19 @@ int bb_db_open(struct bb_db **out, const char *where, char *err,
 	pthread_mutex_init(&db->hlock, NULL);
 	db->be = bb_store_backend_for(where);
 	snprintf(db->where, sizeof(db->where), "%s", where);
+	if (!m)
+		m = db->be->migrations;
 	ret = db->be->open(&db->c, where, err, errlen);
 	if (ret)
 		goto out;
 	/* the first read: not a database -> -EIO; and a newer schema is
 	 * refused before anything is changed */
 	bb_db_lock(&op, db, err, errlen);
-	ret = bb_migrate_check(&op, db->be->migrations);
+	ret = bb_migrate_check(&op, m);
 	if (!ret)
 		ret = db->be->configure(db->c, err, errlen);
 	if (!ret)
-		ret = bb_migrate(&op, db->be->migrations, &db->version);
+		ret = bb_migrate(&op, m, &db->version);
 	bb_db_end(&op, ret);
 	if (ret)
 		goto out;

@@ -97,6 +97,11 @@ char *bb_db_sql(const struct bb_query *q);
  * changed), configure and migrate. */
 int bb_db_open(struct bb_db **out, const char *where, char *err,
 	       size_t errlen);
+/* bb_db_open with the migrations m instead of the backend's (the local
+ * knob journal: bb_migrations_knobs on sqlite). */
+int bb_db_open_set(struct bb_db **out, const char *where,
+		   const struct bb_migration_set *m, char *err,
+		   size_t errlen);
 void bb_db_close(struct bb_db *db);
 /* The schema version after migration. */
 int bb_db_version(const struct bb_db *db);

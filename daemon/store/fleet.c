@@ -157,7 +157,11 @@ int bb_store_daemon_register(struct bb_store *s, const char *host,
 		ret = bb_db_run(&op, &q_daemon_register, NULL, "ttttii", s->me,
 				host, devices, version ? version : "",
 				(int64_t)pid, bb_store_now_ms());
-	return bb_db_end(&op, ret);
+	ret = bb_db_end(&op, ret);
+	/* the local knob journal's rows not yet in the shared store */
+	if (!ret)
+		bb_store_knobs_mirror(s, NULL, 0);
+	return ret;
 }
 
 int bb_store_daemon_heartbeat(struct bb_store *s, int64_t running_id,
@@ -200,7 +204,12 @@ int bb_store_daemon_heartbeat(struct bb_store *s, int64_t running_id,
 	else
 		ret = 0;
 out:
-	return bb_db_end(&op, ret);
+	ret = bb_db_end(&op, ret);
+	/* the shared store answers: copy what the local knob journal could
+	 * not copy before */
+	if (!ret || ret == -ESTALE)
+		bb_store_knobs_mirror(s, NULL, 0);
+	return ret;
 }
 
 /* The registered names, ", "-separated, into buf ("none" when none). */

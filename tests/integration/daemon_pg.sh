@@ -50,7 +50,7 @@ hn=$(hostname)
 bb_host_name_ok() { [[ $1 =~ ^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$ ]]; }
 bb_host_name_ok "$hn" || hn=localhost
 if timeout 30 "$DAEMON" --foreground --config "$DCONF" --store "$DSTORE" \
-    --listen 127.0.0.1:1 >"$TMP/second.out" 2>&1; then
+    --knob-journal "$TMP/second-knobs.db" --listen 127.0.0.1:1 >"$TMP/second.out" 2>&1; then
   fail "a second daemon with the same host name started on the same database"
 else
   grep -q "host name $hn is in use by another biobenchd on database .* (biobenchd pid $DPID, host $hn)" "$TMP/second.out" &&
@@ -58,8 +58,8 @@ else
     fail "second daemon: $(cat "$TMP/second.out")"
 fi
 api GET /api/v1/health
-[ "$API_STATUS" = 200 ] && [ "$(api_get 'd["schema_version"]')" = 6 ] &&
-  pass "health 200, schema version 6" || fail "health $API_STATUS: $(cat "$API_BODY")"
+[ "$API_STATUS" = 200 ] && [ "$(api_get 'd["schema_version"]')" = 7 ] &&
+  pass "health 200, schema version 7" || fail "health $API_STATUS: $(cat "$API_BODY")"
 api GET /api/v1/hosts
 [ "$API_STATUS" = 200 ] && [ "$(api_get '",".join(h["name"] for h in d["hosts"])')" = "$hn" ] &&
   pass "GET /api/v1/hosts: the daemon registered as $hn" || fail "hosts $API_STATUS: $(head -c 300 "$API_BODY")"
