@@ -129,6 +129,13 @@ static int bb_db_revive(struct bb_db *db, int64_t now, char *err,
 	return ret;
 }
 
+bool bb_db_lost(struct bb_db *db)
+{
+	/* a lost connection is the one failure a backend's check says -EIO
+	 * for (sqlite's: -ENOENT, -ESTALE, a file gone) */
+	return db->be->check(db->c, NULL, 0) == -EIO;
+}
+
 int bb_db_check(struct bb_db *db, char *err, size_t errlen)
 {
 	int64_t now = bb_store_now_ms();

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* The local knob journal at path: a sqlite file with the knob_journal
  * table only (schema/migrations/knobs/). */
@@ -98,4 +99,15 @@ int bb_store_check(struct bb_store *s, char *err, size_t errlen)
 	if (!ret && s->kdb && s->kdb != s->db)
 		ret = bb_db_check(s->kdb, err, errlen);
 	return ret;
+}
+
+bool bb_store_retry(struct bb_store *s, int ret, int64_t until)
+{
+	const struct timespec pause = { .tv_nsec = 250 * 1000000L };
+
+	if (ret != -EIO || !until || !s->db || !bb_db_lost(s->db) ||
+	    bb_store_now_ms() >= until)
+		return false;
+	nanosleep(&pause, NULL);
+	return true;
 }

@@ -52,6 +52,11 @@ static inline const char *bb_store_me(const struct bb_store *s)
 /* Now + the handle's lease, in ms (NULL-bound 0 without a daemon). */
 int64_t bb_store_lease_until(const struct bb_store *s);
 
+/* handle.c: whether a write that failed with ret is to be tried again: a
+ * daemon's handle (until, ms, not 0) whose connection to the store was
+ * lost (bb_db_lost) before until; true after a pause (250 ms). */
+bool bb_store_retry(struct bb_store *s, int ret, int64_t until);
+
 #define BB_JSON_PLAIN (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 
 int64_t bb_store_now_ms(void);
