@@ -58,8 +58,8 @@ else
     fail "second daemon: $(cat "$TMP/second.out")"
 fi
 api GET /api/v1/health
-[ "$API_STATUS" = 200 ] && [ "$(api_get 'd["schema_version"]')" = 7 ] &&
-  pass "health 200, schema version 7" || fail "health $API_STATUS: $(cat "$API_BODY")"
+[ "$API_STATUS" = 200 ] && [ "$(api_get 'd["schema_version"]')" = 8 ] &&
+  pass "health 200, schema version 8" || fail "health $API_STATUS: $(cat "$API_BODY")"
 api GET /api/v1/hosts
 [ "$API_STATUS" = 200 ] && [ "$(api_get '",".join(h["name"] for h in d["hosts"])')" = "$hn" ] &&
   pass "GET /api/v1/hosts: the daemon registered as $hn" || fail "hosts $API_STATUS: $(head -c 300 "$API_BODY")"
