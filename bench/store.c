@@ -18,13 +18,26 @@
  * (VACUUM ANALYZE: its visibility map and statistics as autovacuum keeps
  * them in a database filled over days; BENCH_PG_VACUUM=0: not).  Also the choice postgres.c made: the list
  * query through libpq directly as a prepared statement (PQexecPrepared)
- * against PQexecParams each time.  Ratios only mean something against
- * the reference measured in the same run; no absolute time is asserted. */
+ * against PQexecParams each time.
+ *
+ * Then claims under contention, sqlite then PostgreSQL: the queue topped
+ * up to CLAIM_JOBS queued jobs (env BENCH_CLAIM_JOBS, default 10000),
+ * CLAIMERS threads (BENCH_CLAIMERS, default 3: three daemons), each with
+ * a handle of its own under a daemon name of its own, claim until the
+ * queue is empty (bb_store_job_claim, timed; then bb_store_job_start, as
+ * the scheduler does, untimed); p50/p99 of a claim, claims per second,
+ * the ratios PostgreSQL/sqlite, and a check that no job was claimed twice
+ * and every queued job once (exit 1 otherwise).
+ *
+ * Ratios only mean something against the reference measured in the same
+ * run; no absolute time is asserted. */
 #include "store.h"
 
 #include <biobench/common.h>
 
+#include <errno.h>
 #include <libpq-fe.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,6 +130,131 @@ static int op(struct bb_store *s, int k, int64_t mid)
 	if (ret)
 		fprintf(stderr, "bench_store: %s\n", err);
 	return ret != 0;
+}
+
+/* ---- claims under contention ---------------------------------------- */
+
+struct claimer {
+	const char *where;
+	char name[32];
+	double *lat;       /* us per claim */
+	int64_t *ids;      /* the jobs claimed */
+	size_t n, cap;
+	int ret;
+};
+
+static void *claimer_main(void *arg)
+{
+	struct claimer *c = arg;
+	struct bb_store *s = NULL;
+	char err[512] = "";
+
+	c->ret = bb_store_open(&s, c->where, err, sizeof(err));
+	if (!c->ret)
+		c->ret = bb_store_set_daemon(s, c->name, 600, err, sizeof(err));
+	while (!c->ret) {
+		char *spec = NULL;
+		int64_t id = 0;
+		double t0 = now_us();
+		int ret = bb_store_job_claim(s, &id, &spec, err, sizeof(err));
+		double dt = now_us() - t0;
+
+		free(spec);
+		if (ret == -ENOENT)
+			break;
+		if (ret || c->n == c->cap) {
+			c->ret = ret ? ret : -E2BIG;
+			break;
+		}
+		c->lat[c->n] = dt;
+		c->ids[c->n++] = id;
+		c->ret = bb_store_job_start(s, id, 0, 0, err, sizeof(err));
+	}
+	if (c->ret)
+		fprintf(stderr, "bench_store: %s: %s\n", c->name, err);
+	bb_store_close(s);
+	return NULL;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct claim_fig {
+	double p50, p99, per_s;
+	size_t n;
+};
+
+/* Top s's queue up to want queued jobs, then nclaim threads claim them
+ * all; the figures in *f.  0, or 1 (a failure, a job claimed twice, a
+ * queued job left). */
+static int claims(struct bb_store *s, const char *where, unsigned want,
+		  unsigned nclaim, struct claim_fig *f)
+{
+	struct claimer c[16];
+	pthread_t tid[16];
+	unsigned queued = 0, left = 0;
+	char err[512] = "";
+	size_t total = 0, dup = 0, k = 0;
+	double t0, *lat;
+	int64_t *ids, id;
+	int ret = 0;
+
+	if (bb_store_jobs_queued(s, &queued, err, sizeof(err)))
+		goto fail;
+	for (; queued < want; queued++)
+		if (bb_store_job_insert(s, "claim", "nop", "{}", 4, &id, err,
+					sizeof(err)))
+			goto fail;
+	for (unsigned i = 0; i < nclaim; i++) {
+		c[i] = (struct claimer){ .where = where, .cap = queued };
+		snprintf(c[i].name, sizeof(c[i].name), "bench-claim-%u", i + 1);
+		c[i].lat = calloc(queued, sizeof(double));
+		c[i].ids = calloc(queued, sizeof(int64_t));
+		if (!c[i].lat || !c[i].ids)
+			return 1;
+	}
+	t0 = now_us();
+	for (unsigned i = 0; i < nclaim; i++)
+		pthread_create(&tid[i], NULL, claimer_main, &c[i]);
+	for (unsigned i = 0; i < nclaim; i++) {
+		pthread_join(tid[i], NULL);
+		ret |= c[i].ret != 0;
+		total += c[i].n;
+	}
+	f->per_s = (double)total / ((now_us() - t0) / 1e6);
+	lat = calloc(total ? total : 1, sizeof(double));
+	ids = calloc(total ? total : 1, sizeof(int64_t));
+	for (unsigned i = 0; lat && ids && i < nclaim; i++) {
+		memcpy(lat + k, c[i].lat, c[i].n * sizeof(double));
+		memcpy(ids + k, c[i].ids, c[i].n * sizeof(int64_t));
+		k += c[i].n;
+		free(c[i].lat);
+		free(c[i].ids);
+	}
+	if (!lat || !ids || !total)
+		return 1;
+	qsort(ids, total, sizeof(*ids), cmp_id);
+	for (size_t i = 1; i < total; i++)
+		dup += ids[i] == ids[i - 1];
+	f->p50 = pct(lat, total, 50);
+	f->p99 = pct(lat, total, 99);
+	f->n = total;
+	free(lat);
+	free(ids);
+	if (bb_store_jobs_queued(s, &left, err, sizeof(err)))
+		goto fail;
+	printf("claims     %s: %zu claims by %u claimers, %zu claimed twice, "
+	       "%u of %u queued left%s\n", bb_store_is_pg(where) ? "postgresql" : "sqlite",
+	       total, nclaim, dup, left, queued,
+	       dup || left || total != queued ? "  (FAILED)" : "");
+	return ret || dup || left || total != queued;
+fail:
+	fprintf(stderr, "bench_store: claims: %s\n", err);
+	return 1;
 }
 
 /* The list query through libpq: prepared once, or parsed each time. */
@@ -259,6 +397,25 @@ int main(int argc, char **argv)
 			      : "");
 	}
 	ret = libpq_choice(argv[2], reps);
+	if (!ret) {
+		const char *e = getenv("BENCH_CLAIM_JOBS");
+		const char *n = getenv("BENCH_CLAIMERS");
+		unsigned cj = e ? (unsigned)strtoul(e, NULL, 10) : 10000;
+		unsigned nc = n ? (unsigned)strtoul(n, NULL, 10) : 3;
+		struct claim_fig f[2];
+
+		if (nc < 1 || nc > 16)
+			nc = 3;
+		for (int b = 0; !ret && b < 2; b++)
+			ret = claims(s[b], argv[1 + b], cj, nc, &f[b]);
+		if (!ret)
+			printf("claim      sqlite %7.0f %7.0f  postgresql %7.0f "
+			       "%7.0f  ratio pg/sqlite p50 %.2f p99 %.2f; "
+			       "claims/s sqlite %.0f postgresql %.0f (ratio "
+			       "%.2f)\n", f[0].p50, f[0].p99, f[1].p50, f[1].p99,
+			       f[1].p50 / f[0].p50, f[1].p99 / f[0].p99,
+			       f[0].per_s, f[1].per_s, f[1].per_s / f[0].per_s);
+	}
 out:
 	for (int b = 0; b < 2; b++) {
 		bb_store_close(s[b]);

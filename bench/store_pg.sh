@@ -9,7 +9,11 @@
 # queries of /metrics, interleaved, through the store's own functions;
 # p50/p99 per backend and the ratios PostgreSQL/sqlite (issue 18's
 # target: p99 of the list <= 2x sqlite's), then the list query through
-# libpq prepared vs parsed each time.  No absolute figure is asserted.
+# libpq prepared vs parsed each time, then claims under contention:
+# BENCH_CLAIMERS threads (three daemons) emptying a queue of
+# BENCH_CLAIM_JOBS jobs on each backend, p50/p99 of a claim, claims per
+# second, the ratios, and no job claimed twice (else exit 1).  No
+# absolute figure is asserted.
 #
 # Exit 0 when everything ran (even on a MISS); 1 when something failed;
 # 77 without PostgreSQL; 2 on a usage error.
@@ -21,6 +25,8 @@
 #   BENCH_REPS     interleaved rounds (default 400)
 #   BENCH_PG_VACUUM 0: measure PostgreSQL without the VACUUM ANALYZE that
 #                  follows the fill (default 1: as autovacuum keeps it)
+#   BENCH_CLAIM_JOBS queued jobs the claimers empty (default 10000)
+#   BENCH_CLAIMERS claimer threads, each a daemon of its own (default 3)
 #   BENCH_SQLITE_DIR where the sqlite file goes (default /dev/shm: its
 #                  commits then cost no fsync, as the test cluster's do
 #                  not: fsync = off)

@@ -33,6 +33,7 @@
 #include "store/backend.h"
 
 #define DEFAULT_DB "/var/lib/biobench/biobench.db"
+#define DEFAULT_KNOB_JOURNAL "/var/lib/biobench/knobs.db"
 #define DEFAULT_WEB_ROOT "/usr/share/biobench/web"
 #define DEFAULT_LISTEN_ADDR "127.0.0.1"
 #define DEFAULT_HTTP_THREADS 2
@@ -59,6 +60,7 @@ enum dopt_type {
 	DT_PATH,        /* non-empty path */
 	DT_DB,          /* db: a DT_PATH that says it was given (db_given) */
 	DT_STORE,       /* store: sqlite:///PATH or a PostgreSQL URI */
+	DT_KNOBS,       /* knob_journal: a DT_PATH that says it was given */
 	DT_OPTPATH,     /* path or "" (none) */
 	DT_CPULIST,     /* cpu list: array at off, count at off2 */
 	DT_UINT,        /* unsigned, min..max */
@@ -123,6 +125,12 @@ static const struct dopt dopt_table[] = {
 	  "the sqlite file db names", "the store: sqlite:///PATH, or a shared PostgreSQL "
 	  "database (postgresql://USER@HOST/DB, service=NAME; its password in "
 	  "~/.pgpass or pg_service.conf, never here)" },
+	{ "server", "knob_journal", "knob-journal", "PATH", DT_KNOBS,
+	  F(knob_journal), 0, 0, 0, NULL,
+	  "a PostgreSQL store's sysfs knob journal: a local sqlite file, "
+	  "written before each knob, that the recovery at start restores "
+	  "from, shared store reachable or not (a sqlite store journals in "
+	  "its own file)" },
 	{ "server", "web_root", "web-root", "DIR", DT_PATH, F(web_root), 0, 0,
 	  0, NULL, "dashboard files" },
 	{ "server", "token_file", "token-file", "FILE", DT_OPTPATH,
@@ -301,6 +309,8 @@ void bb_dconfig_default(struct bb_dconfig *c)
 	c->port = BB_DEFAULT_PORT;
 	c->loopback = true;
 	snprintf(c->db_path, sizeof(c->db_path), DEFAULT_DB);
+	snprintf(c->knob_journal, sizeof(c->knob_journal),
+		 DEFAULT_KNOB_JOURNAL);
 	snprintf(c->web_root, sizeof(c->web_root), DEFAULT_WEB_ROOT);
 	c->http_cpus[0] = 0;
 	c->n_http_cpus = 1;
@@ -531,7 +541,35 @@ static int set_store(struct bb_dconfig *c, const char *v, const char *where,
 /* The store's location into db_path: store's when given (its sqlite path,
  * or the PostgreSQL connection string), else db's.  Both given must name
  * the same sqlite file. */
+static int resolve_store_db(struct bb_dconfig *c, char *err,
+			    size_t errlen);
+
+/* The store, and the knob journal: a file of its own for a PostgreSQL
+ * store only (a sqlite store journals in its file, as it always did). */
 static int resolve_store(struct bb_dconfig *c, char *err, size_t errlen)
+{
+	int ret = resolve_store_db(c, err, errlen);
+
+	if (ret)
+		return ret;
+	if (!bb_store_is_pg(c->db_path)) {
+		if (c->knob_journal_given)
+			return fail(err, errlen, -EINVAL,
+				    "knob_journal (%s) is for a PostgreSQL "
+				    "store: a sqlite store (%s) journals knobs "
+				    "in its own file", c->knob_journal,
+				    c->db_path);
+		return 0;
+	}
+	if (bb_store_is_pg(c->knob_journal))
+		return fail(err, errlen, -EINVAL,
+			    "knob_journal must be the path of a local sqlite "
+			    "file, not a PostgreSQL database: the journal must "
+			    "survive the network going away");
+	return 0;
+}
+
+static int resolve_store_db(struct bb_dconfig *c, char *err, size_t errlen)
 {
 	char name[256];
 
@@ -592,12 +630,16 @@ static int dopt_set(struct bb_dconfig *c, const struct dopt *o,
 		snprintf(base + o->off, sizeof(c->host_name), "%s", v);
 		return 0;
 	case DT_DB:
-		c->db_given = true;
+	case DT_KNOBS:
+		if (o->type == DT_DB)
+			c->db_given = true;
+		else
+			c->knob_journal_given = true;
 		/* fall through */
 	case DT_PATH:
 	case DT_OPTPATH:
 	case DT_CONFIG:
-		if (!*v && (o->type == DT_PATH || o->type == DT_DB))
+		if (!*v && o->type != DT_OPTPATH && o->type != DT_CONFIG)
 			return fail(err, errlen, -EINVAL,
 				    "%s: a path is required", where);
 		if (strlen(v) >= PATH_MAX)
@@ -1036,6 +1078,7 @@ static void dopt_default_text(const struct dopt *o, const struct bb_dconfig *d,
 		break;
 	case DT_PATH:
 	case DT_DB:
+	case DT_KNOBS:
 	case DT_NAME:
 		snprintf(buf, len, "%s", p);
 		break;

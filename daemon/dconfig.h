@@ -9,6 +9,10 @@
  *                                 ; PostgreSQL database: postgresql://
  *                                 ; USER@HOST/DB, service=NAME; never a
  *                                 ; password (~/.pgpass, pg_service.conf)
+ *   knob_journal = /var/lib/biobench/knobs.db
+ *                                 ; a PostgreSQL store's knob journal: a
+ *                                 ; local sqlite file (a sqlite store
+ *                                 ; journals in its own file)
  *   web_root = /usr/share/biobench/web
  *   token_file =                  ; bearer token (first line); required
  *                                 ; for a non-loopback listen address
@@ -122,6 +126,9 @@ struct bb_dconfig {
 	char db_path[PATH_MAX];
 	bool db_given;               /* db = ... or --db was given */
 	char store[PATH_MAX];        /* store = ... as given, "" none */
+	/* a PostgreSQL store's local knob journal (unused with sqlite) */
+	char knob_journal[PATH_MAX];
+	bool knob_journal_given;
 	char web_root[PATH_MAX];
 	char token_file[PATH_MAX];
 	char token[256];             /* loaded by bb_dconfig_check */

@@ -134,6 +134,8 @@ static int background(void)
  * database, in the state directory), held until exit, taken before the
  * store is opened and recovered: a second daemon would otherwise mark
  * the first one's running job interrupted and restore its knobs mid-run.
+ * On a PostgreSQL store DB is the local knob journal: one daemon per
+ * journal, whatever the network does (and one per host name: pg_guard).
  * The holder's pid is written into the file for the message.  Returns
  * the fd (kept open) or -1 with the message logged. */
 static int lock_db(const char *db_path)
@@ -164,7 +166,7 @@ static int lock_db(const char *db_path)
 		if (e == EWOULDBLOCK)
 			bb_log(LOG_ERR, "another biobenchd (pid %s) uses the "
 			       "database %s (it holds %s): stop it first, or "
-			       "give this one another --db",
+			       "give this one another --db (--knob-journal)",
 			       pid[0] ? pid : "unknown", db_path, path);
 		else
 			bb_log(LOG_ERR, "cannot lock %s: %s", path,
@@ -316,6 +318,8 @@ static int start_scheduler(struct bb_sched **sched,
 		.devices = json_object_to_json_string_ext(
 			devs, JSON_C_TO_STRING_PLAIN),
 		.version = BB_VERSION,
+		.knob_journal = bb_store_is_pg(c->db_path) ? c->knob_journal
+							   : NULL,
 	};
 	int ret = bb_sched_start_fleet(sched, c->db_path, &f, err, len);
 
@@ -366,10 +370,22 @@ int main(int argc, char **argv)
 	if (!cfg->foreground)
 		ready_fd = background();
 	/* before the store is opened (and recovered) */
-	lock_fd = lock_db(cfg->db_path);
+	/* a front end on PostgreSQL has no journal: it touches no knob */
+	lock_fd = lock_db(!bb_store_is_pg(cfg->db_path) ? cfg->db_path
+			  : cfg->no_runner ? ":memory:" : cfg->knob_journal);
 	if (lock_fd == -1)
 		goto out;
 	if (bb_store_is_pg(cfg->db_path) && !cfg->no_runner) {
+		/* the knobs first, from the local journal alone: the shared
+		 * store may be unreachable (the daemon then stops below,
+		 * its host's knobs back as they were) */
+		bb_log(LOG_INFO, "knob journal %s", cfg->knob_journal);
+		ret = bb_sched_recover_journal(cfg->knob_journal, err,
+					       sizeof(err));
+		if (ret) {
+			bb_log(LOG_ERR, "%s", err);
+			goto out;
+		}
 		ret = bb_store_pg_guard(cfg->db_path, cfg->host_name,
 					&pg_guard, err, sizeof(err));
 		if (ret) {
@@ -460,9 +476,11 @@ int main(int argc, char **argv)
 			if (strcmp(n->listen_addr, cfg->listen_addr) ||
 			    n->port != cfg->port ||
 			    strcmp(n->db_path, cfg->db_path) ||
-			    n->no_runner != cfg->no_runner)
+			    n->no_runner != cfg->no_runner ||
+			    strcmp(n->knob_journal, cfg->knob_journal))
 				bb_log(LOG_WARNING,
-				       "SIGHUP: listen, db, store and no_runner "
+				       "SIGHUP: listen, db, store, no_runner and "
+				       "knob_journal "
 				       "changes take effect at the next start");
 			/* what the listener is bound to stays as it is */
 			snprintf(n->listen_addr, sizeof(n->listen_addr), "%s",

@@ -1904,6 +1904,18 @@ static void *heartbeat_main(void *arg)
 
 /* ---- API ---------------------------------------------------------------- */
 
+int bb_sched_recover_journal(const char *journal, char *err, size_t errlen)
+{
+	struct bb_store *st;
+	int ret = bb_store_open_journal(&st, NULL, journal, err, errlen);
+
+	if (ret)
+		return ret;
+	ret = recover_knobs(st, err, errlen);
+	bb_store_close(st);
+	return ret;
+}
+
 int bb_sched_start(struct bb_sched **out, const char *db_path, char *err,
 		   size_t errlen)
 {
@@ -1930,10 +1942,12 @@ int bb_sched_start_fleet(struct bb_sched **out, const char *db_path,
 	}
 	s->poll_s = bb_store_is_pg(db_path) ? SCHED_POLL_SHARED_S :
 					      SCHED_POLL_S;
-	ret = bb_store_open(&s->st, db_path, err, errlen);
+	/* a PostgreSQL store's knob journal is a local file */
+	ret = bb_store_open_journal(&s->st, db_path,
+				    f ? f->knob_journal : NULL, err, errlen);
 	if (ret)
 		goto fail;
-	if (f) {
+	if (f && f->host_name) {
 		/* who this daemon is, before the recovery: it recovers its
 		 * own jobs only */
 		ret = bb_store_set_daemon(s->st, f->host_name, f->lease_s, err,

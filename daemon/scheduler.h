@@ -35,16 +35,27 @@ int bb_sched_start(struct bb_sched **out, const char *db_path,
  * lease_s, and a heartbeat thread ("bb-heartbeat", every third of the
  * lease, at least every second) refreshes the registry, renews the
  * leases (a running job is stopped when it was lost) and interrupts
- * other daemons' running jobs whose leases expired.  f NULL: as
- * bb_sched_start (no registry, no claims: every job is this one's). */
+ * other daemons' running jobs whose leases expired.  f NULL (or its
+ * host_name NULL): as bb_sched_start (no registry, no claims: every job
+ * is this one's).  knob_journal: a PostgreSQL store's local knob
+ * journal (bb_store_open_journal; NULL: the store's own, and none on
+ * PostgreSQL: knob jobs fail to journal). */
 struct bb_sched_fleet {
 	const char *host_name;
 	unsigned lease_s;
 	const char *host, *devices, *version;
+	const char *knob_journal;
 };
 int bb_sched_start_fleet(struct bb_sched **out, const char *db_path,
 			 const struct bb_sched_fleet *f, char *err,
 			 size_t errlen);
+
+/* The recovery of the knobs of a local knob journal alone, without the
+ * store (before the daemon connects to a shared PostgreSQL store, which
+ * may be unreachable): every unrestored row of journal written back as
+ * at bb_sched_start, the events only logged.  0 or -errno with a
+ * message. */
+int bb_sched_recover_journal(const char *journal, char *err, size_t errlen);
 
 /* The configuration whose allow-list is enforced again right before each
  * job runs (it may have been reloaded since the job was accepted, or the

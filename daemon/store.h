@@ -53,6 +53,25 @@ bool bb_store_state_ok(const char *s);
 int bb_store_open(struct bb_store **out, const char *path, char *err,
 		  size_t errlen);
 void bb_store_close(struct bb_store *s);
+/* bb_store_open with the knob journal in journal, a local sqlite file of
+ * its own (schema/migrations/knobs/; NULL or "" or where itself: the
+ * journal is where's, and none on a PostgreSQL store), for a daemon of a
+ * shared PostgreSQL store: its journal must survive the network going
+ * away.  Journal writes go there first, durably, and are then copied
+ * into where's knob_journal (best-effort, again at each journal write
+ * and heartbeat) for bb_store_job_knobs; bb_store_knobs_unrestored reads
+ * the local file only.  where NULL: a journal-only handle (the knob
+ * functions and nothing else; bb_store_event -ENOTCONN), for a recovery
+ * without the shared store.  A handle on a PostgreSQL store without a
+ * journal refuses journal writes (-EINVAL) and has no rows to restore:
+ * it never sees other hosts' rows as its own. */
+int bb_store_open_journal(struct bb_store **out, const char *where,
+			  const char *journal, char *err, size_t errlen);
+/* Copy the local journal's rows changed since their last copy into the
+ * store's knob_journal, under the handle's daemon name (0 and nothing
+ * without a local journal); 0 or the first error (the shared store
+ * unreachable: tried again at the next journal write and heartbeat). */
+int bb_store_knobs_mirror(struct bb_store *s, char *err, size_t errlen);
 /* The schema version after migration (PRAGMA user_version). */
 int bb_store_schema_version(struct bb_store *s);
 /* Whether where (bb_store_open's) is a PostgreSQL connection string (a
@@ -399,7 +418,8 @@ int bb_store_knob_journal(struct bb_store *s, int64_t job_id,
 int bb_store_knob_mark(struct bb_store *s, int64_t id, const char *state,
 		       char *err, size_t errlen);
 
-/* Every journal row not yet restored, oldest first (restore newest first
+/* Every journal row not yet restored (of this handle's journal: see
+ * bb_store_open_journal), oldest first (restore newest first
  * if one knob appears twice: the oldest original wins).  The callback's
  * non-zero return stops the walk and is returned.  The rows are copied
  * before the walk and the handle is not locked during it: the callback
@@ -420,7 +440,9 @@ int bb_store_knobs_unrestored(struct bb_store *s,
 			      int (*cb)(void *arg,
 					const struct bb_knob_row *row),
 			      void *arg, char *err, size_t errlen);
-/* Every journal row of a job, oldest first, for the job document:
+/* Every journal row of a job, oldest first, for the job document (the
+ * store's knob_journal: with a local journal, the copies of it, "id"
+ * then being the copy's):
  * [{"id","target","knob","path","original","applied","state","created",
  *   "restored" (ISO 8601 or null), "device", "device_ident" (null when
  *   unknown), "not_restorable" (why, or null)}]. */

@@ -156,6 +156,9 @@ extern const struct bb_store_backend bb_store_postgres;
  * schema/migrations/pg/NNN_*.sql, PostgreSQL's. */
 extern const struct bb_migration_set bb_migrations_sqlite;
 extern const struct bb_migration_set bb_migrations_pg;
+/* schema/migrations/knobs/NNN_*.sql: the local knob journal of a
+ * PostgreSQL store (a sqlite file with the knob_journal table only). */
+extern const struct bb_migration_set bb_migrations_knobs;
 
 /* A PostgreSQL connection string's name for messages and logs, without
  * its password ("postgresql://USER@HOST:PORT/DB", "service=NAME");

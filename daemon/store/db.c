@@ -129,6 +129,13 @@ static int bb_db_revive(struct bb_db *db, int64_t now, char *err,
 	return ret;
 }
 
+bool bb_db_lost(struct bb_db *db)
+{
+	/* a lost connection is the one failure a backend's check says -EIO
+	 * for (sqlite's: -ENOENT, -ESTALE, a file gone) */
+	return db->be->check(db->c, NULL, 0) == -EIO;
+}
+
 int bb_db_check(struct bb_db *db, char *err, size_t errlen)
 {
 	int64_t now = bb_store_now_ms();
@@ -459,6 +466,13 @@ int bb_db_version_set(struct bb_db_op *op, int v)
 int bb_db_open(struct bb_db **out, const char *where, char *err,
 	       size_t errlen)
 {
+	return bb_db_open_set(out, where, NULL, err, errlen);
+}
+
+int bb_db_open_set(struct bb_db **out, const char *where,
+		   const struct bb_migration_set *m, char *err,
+		   size_t errlen)
+{
 	struct bb_db *db;
 	struct bb_db_op op;
 	int ret;
@@ -477,17 +491,19 @@ int bb_db_open(struct bb_db **out, const char *where, char *err,
 	pthread_mutex_init(&db->hlock, NULL);
 	db->be = bb_store_backend_for(where);
 	snprintf(db->where, sizeof(db->where), "%s", where);
+	if (!m)
+		m = db->be->migrations;
 	ret = db->be->open(&db->c, where, err, errlen);
 	if (ret)
 		goto out;
 	/* the first read: not a database -> -EIO; and a newer schema is
 	 * refused before anything is changed */
 	bb_db_lock(&op, db, err, errlen);
-	ret = bb_migrate_check(&op, db->be->migrations);
+	ret = bb_migrate_check(&op, m);
 	if (!ret)
 		ret = db->be->configure(db->c, err, errlen);
 	if (!ret)
-		ret = bb_migrate(&op, db->be->migrations, &db->version);
+		ret = bb_migrate(&op, m, &db->version);
 	bb_db_end(&op, ret);
 	if (ret)
 		goto out;

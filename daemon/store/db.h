@@ -97,6 +97,11 @@ char *bb_db_sql(const struct bb_query *q);
  * changed), configure and migrate. */
 int bb_db_open(struct bb_db **out, const char *where, char *err,
 	       size_t errlen);
+/* bb_db_open with the migrations m instead of the backend's (the local
+ * knob journal: bb_migrations_knobs on sqlite). */
+int bb_db_open_set(struct bb_db **out, const char *where,
+		   const struct bb_migration_set *m, char *err,
+		   size_t errlen);
 void bb_db_close(struct bb_db *db);
 /* The schema version after migration. */
 int bb_db_version(const struct bb_db *db);
@@ -104,6 +109,10 @@ int bb_db_version(const struct bb_db *db);
 bool bb_db_skip_locked(const struct bb_db *db);
 /* The database's name in messages (its path). */
 const char *bb_db_where(const struct bb_db *db);
+/* Whether the backend lost its connection (a server that went away;
+ * the next operation reconnects): a write that failed may succeed
+ * again. */
+bool bb_db_lost(struct bb_db *db);
 /* bb_store_check for one handle: any thread, never waits for the
  * handle's mutex. */
 int bb_db_check(struct bb_db *db, char *err, size_t errlen);

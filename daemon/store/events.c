@@ -31,6 +31,8 @@ int bb_store_event(struct bb_store *s, int64_t job_id, const char *level,
 
 	if (!bb_store_level_ok(level))
 		return -EINVAL;
+	if (!s->db)   /* a journal-only handle: the log has it */
+		return -ENOTCONN;
 	bb_db_lock(&op, s->db, NULL, 0);
 	return bb_db_end(&op, bb_store_event_add(&op, job_id, level, msg));
 }

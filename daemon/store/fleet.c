@@ -196,7 +196,11 @@ int bb_store_daemon_register(struct bb_store *s, const char *host,
 		ret = bb_db_run(&op, &q_daemon_register, NULL, "ttttii", s->me,
 				host, devices, version ? version : "",
 				(int64_t)pid, bb_store_now_ms());
-	return bb_db_end(&op, ret);
+	ret = bb_db_end(&op, ret);
+	/* the local knob journal's rows not yet in the shared store */
+	if (!ret)
+		bb_store_knobs_mirror(s, NULL, 0);
+	return ret;
 }
 
 int bb_store_daemon_heartbeat(struct bb_store *s, int64_t running_id,
@@ -285,6 +289,10 @@ int bb_store_daemon_heartbeat_jobs(struct bb_store *s, const int64_t *ids,
 	}
 out:
 	ret = bb_db_end(&op, ret);
+	/* the shared store answers: copy what the local knob journal could
+	 * not copy before */
+	if (!ret)
+		bb_store_knobs_mirror(s, NULL, 0);
 	/* the beat is stored (the leases renewed) whatever the verdicts */
 	if (!ret && first_verdict) {
 		bb_store_seterr(err, errlen, "%s", first);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* migrate.c - the store's schema migrations: schema/migrations/NNN_*.sql
- * (sqlite) and schema/migrations/pg/NNN_*.sql (PostgreSQL) embedded at
+ * (sqlite), schema/migrations/pg/NNN_*.sql (PostgreSQL) and
+ * schema/migrations/knobs/NNN_*.sql (a local knob journal) embedded at
  * build time (cmake/embed_migrations.cmake), applied at open
  * in order up to the newest, each in one durable transaction that also
  * sets the schema version.  Numbered 1, 2, 3... without gaps (-EPROTO
@@ -10,6 +11,7 @@
 
 #include "bb_migrations.h"
 #include "bb_migrations_pg.h"
+#include "bb_migrations_knobs.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -28,6 +30,12 @@ const struct bb_migration_set bb_migrations_sqlite = {
 const struct bb_migration_set bb_migrations_pg = {
 	.list = bb_pg_migrations,
 	.n = bb_array_size(bb_pg_migrations),
+};
+
+/* a PostgreSQL store's local knob journal (a sqlite file of its own) */
+const struct bb_migration_set bb_migrations_knobs = {
+	.list = bb_knobs_migrations,
+	.n = bb_array_size(bb_knobs_migrations),
 };
 
 static int bb_migrate_newer(struct bb_db_op *op, int v, size_t newest)

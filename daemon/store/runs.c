@@ -160,8 +160,9 @@ static int bb_store_run_series(struct bb_db_op *op, int64_t rid,
 	return ret;
 }
 
-int bb_store_run_insert(struct bb_store *s, const struct bb_store_run *run,
-			int64_t *id, char *err, size_t errlen)
+static int bb_store_run_insert_once(struct bb_store *s,
+				    const struct bb_store_run *run,
+				    int64_t *id, char *err, size_t errlen)
 {
 	const struct bb_result *r = run ? run->r : NULL;
 	struct bb_store_sum m = { 0 };
@@ -234,6 +235,26 @@ out:
 	if (!ret && id)
 		*id = rid;
 	return ret;
+}
+
+int bb_store_run_insert(struct bb_store *s, const struct bb_store_run *run,
+			int64_t *id, char *err, size_t errlen)
+{
+	int64_t until = bb_store_lease_until(s);
+	bool lost = false;
+	int ret;
+
+	/* a daemon's run is not lost to a shared store restarting: tried
+	 * again while the connection is lost, within the lease */
+	for (;;) {
+		ret = bb_store_run_insert_once(s, run, id, err, errlen);
+		/* the commit went through, its answer was lost */
+		if (ret == -EEXIST && lost)
+			return 0;
+		if (!bb_store_retry(s, ret, until))
+			return ret;
+		lost = true;
+	}
 }
 
 int bb_store_job_runs(struct bb_store *s, int64_t id, bool with_samples,

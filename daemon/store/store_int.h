@@ -13,6 +13,7 @@
 #include "store.h"
 
 #include <json-c/json.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -21,9 +22,19 @@ struct bb_store {
 	struct bb_db *db;
 	/* the knob journal: a knob must be restorable from the host it was
 	 * changed on, whatever happened to the shared database, so the
-	 * journal may live in a database of its own (today: the same handle
-	 * as db).  Never written in the same transaction as db. */
+	 * journal may live in a database of its own.  kdb == db: the
+	 * journal is the store's (a sqlite store); another handle: a local
+	 * sqlite file (bb_store_open_journal) whose rows are mirrored into
+	 * db's knob_journal for the job documents (knobs.c); NULL: none (a
+	 * PostgreSQL handle without a local journal: it journals nothing
+	 * and recovers nothing).  Never written in the same transaction as
+	 * db.  db is NULL on a journal-only handle (startup recovery
+	 * without the shared store). */
 	struct bb_db *kdb;
+	/* a local journal's rows are the store's named kstore (its name
+	 * without a password); mlock orders their mirroring */
+	char kstore[256];
+	pthread_mutex_t mlock;
 	/* the daemon this handle works for (bb_store_set_daemon): the
 	 * host name its claims carry, "" for none (a handle of tests and
 	 * tools: no claims, every job is its own), and its lease */
@@ -40,6 +51,11 @@ static inline const char *bb_store_me(const struct bb_store *s)
 
 /* Now + the handle's lease, in ms (NULL-bound 0 without a daemon). */
 int64_t bb_store_lease_until(const struct bb_store *s);
+
+/* handle.c: whether a write that failed with ret is to be tried again: a
+ * daemon's handle (until, ms, not 0) whose connection to the store was
+ * lost (bb_db_lost) before until; true after a pause (250 ms). */
+bool bb_store_retry(struct bb_store *s, int ret, int64_t until);
 
 #define BB_JSON_PLAIN (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 

@@ -67,9 +67,10 @@ daemon_start() {
   [ -f "$DCONF" ] || write_config
   [ -d "$DWEB" ] || write_web
   DPORT=$(free_port)
-  # the store: $DSTORE when a test sets it (a PostgreSQL URI), else $DDB
+  # the store: $DSTORE when a test sets it (a PostgreSQL URI, with the
+  # local knob journal $DKNOBS, default $TMP/knobs.db), else $DDB
   local store=(--db "$DDB")
-  [ -n "${DSTORE:-}" ] && store=(--store "$DSTORE")
+  [ -n "${DSTORE:-}" ] && store=(--store "$DSTORE" --knob-journal "${DKNOBS:-$TMP/knobs.db}")
   "$DAEMON" --foreground --config "$DCONF" --listen "127.0.0.1:$DPORT" \
     "${store[@]}" --web-root "$DWEB" "$@" 2>>"$DLOG" &
   DPID=$!
@@ -90,6 +91,20 @@ daemon_start() {
   sed 's/^/    /' "$DLOG" >&2
   return 1
 }
+
+# The daemons of a fleet test, by number: fleet_daemon N NAME [args...]
+# starts daemon NAME (--host-name) with its state directory $TMP/NAME (its
+# log and knob journal there) and keeps its pid, port and log as
+# PIDS[N] PORTS[N] LOGS[N]; fleet_use N makes it the one api talks to.
+declare -a PIDS PORTS LOGS
+fleet_daemon() {
+  local n=$1 name=$2; shift 2
+  mkdir -p "$TMP/$name"
+  DLOG=$TMP/$name/biobenchd.log DKNOBS=$TMP/$name/knobs.db
+  daemon_start --host-name "$name" "$@" || return 1
+  PIDS[$n]=$DPID PORTS[$n]=$DPORT LOGS[$n]=$DLOG
+}
+fleet_use() { DPID=${PIDS[$1]} DPORT=${PORTS[$1]} DLOG=${LOGS[$1]}; }
 
 daemon_kill() {
   kill -0 "$1" 2>/dev/null || return 0

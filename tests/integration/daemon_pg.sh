@@ -50,7 +50,7 @@ hn=$(hostname)
 bb_host_name_ok() { [[ $1 =~ ^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$ ]]; }
 bb_host_name_ok "$hn" || hn=localhost
 if timeout 30 "$DAEMON" --foreground --config "$DCONF" --store "$DSTORE" \
-    --listen 127.0.0.1:1 >"$TMP/second.out" 2>&1; then
+    --knob-journal "$TMP/second-knobs.db" --listen 127.0.0.1:1 >"$TMP/second.out" 2>&1; then
   fail "a second daemon with the same host name started on the same database"
 else
   grep -q "host name $hn is in use by another biobenchd on database .* (biobenchd pid $DPID, host $hn)" "$TMP/second.out" &&

@@ -27,17 +27,12 @@ job() { # NAME HOST RUNTIME REPEAT
 }
 
 write_config
-declare -a PIDS PORTS LOGS
 # start_fleet N: daemon fleet-N with its own state directory and log
 start_fleet() {
-  local n=$1
-  mkdir -p "$TMP/d$n"
-  DLOG=$TMP/d$n/biobenchd.log
-  daemon_start --host-name "fleet-$n" --lease-seconds "$LEASE" \
-    --pidfile "$TMP/d$n/biobenchd.pid" || return 1
-  PIDS[$n]=$DPID PORTS[$n]=$DPORT LOGS[$n]=$DLOG
+  fleet_daemon "$1" "fleet-$1" --lease-seconds "$LEASE" \
+    --pidfile "$TMP/fleet-$1/biobenchd.pid"
 }
-use() { DPID=${PIDS[$1]} DPORT=${PORTS[$1]} DLOG=${LOGS[$1]}; }
+use() { fleet_use "$1"; }
 
 for n in 1 2 3; do
   start_fleet "$n" || { fail "daemon fleet-$n did not start"; finish; }
@@ -63,7 +58,7 @@ fi
 
 # --- a fourth daemon with a taken name --------------------------------------
 if timeout 30 "$DAEMON" --foreground --config "$DCONF" --store "$DSTORE" \
-    --host-name fleet-2 --listen 127.0.0.1:1 >"$TMP/dup.out" 2>&1; then
+    --knob-journal "$TMP/dup-knobs.db" --host-name fleet-2 --listen 127.0.0.1:1 >"$TMP/dup.out" 2>&1; then
   fail "a second fleet-2 started"
 else
   grep -q "host name fleet-2 is in use by another biobenchd .*(biobenchd pid ${PIDS[2]}, host fleet-2)" "$TMP/dup.out" &&

@@ -1102,9 +1102,55 @@ static void test_store_key(void **state)
 	free(c);
 }
 
+/* knob_journal: a PostgreSQL store's local file (default in the state
+ * directory); refused with a sqlite store (its file is the journal) and
+ * when it names a PostgreSQL database. */
+static void test_knob_journal_key(void **state)
+{
+	struct tmp *t = *state;
+	struct bb_dconfig *c = new_cfg();
+	char path[PATH_MAX], err[512] = "";
+
+	assert_string_equal(c->knob_journal, "/var/lib/biobench/knobs.db");
+	write_file(t, "a.conf", "[server]\nstore = postgresql://bb@db.lab/bb\n"
+		   "knob_journal = /srv/k.db\n", 0644, path, sizeof(path));
+	assert_int_equal(bb_dconfig_load(c, path, err, sizeof(err)), 0);
+	assert_int_equal(bb_dconfig_check(c, err, sizeof(err)), 0);
+	assert_string_equal(c->knob_journal, "/srv/k.db");
+
+	bb_dconfig_default(c);
+	write_file(t, "b.conf", "[server]\ndb = /srv/a.db\n"
+		   "knob_journal = /srv/k.db\n", 0644, path, sizeof(path));
+	assert_int_equal(bb_dconfig_load(c, path, err, sizeof(err)), 0);
+	assert_int_equal(bb_dconfig_check(c, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "knob_journal (/srv/k.db)"));
+	assert_non_null(strstr(err, "sqlite store (/srv/a.db)"));
+
+	bb_dconfig_default(c);
+	{
+		char *argv[] = { "biobenchd", "--store",
+				 "postgresql://bb@db.lab/bb", "--knob-journal",
+				 "postgresql://bb@db.lab/other", NULL };
+
+		assert_int_equal(bb_dconfig_args(c, 5, argv, err, sizeof(err)),
+				 0);
+	}
+	assert_int_equal(bb_dconfig_check(c, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "local sqlite file"));
+
+	bb_dconfig_default(c);
+	write_file(t, "c.conf", "[server]\nstore = postgresql://bb@db.lab/bb\n"
+		   "knob_journal =\n", 0644, path, sizeof(path));
+	assert_int_equal(bb_dconfig_load(c, path, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "knob_journal"));
+	free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_knob_journal_key, setup,
+						teardown),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_load_full),
 		cmocka_unit_test_setup_teardown(test_store_key, setup,

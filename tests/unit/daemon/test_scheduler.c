@@ -72,6 +72,9 @@ struct fx {
 	char dir[64];
 	char db[512];   /* a sqlite file or BB_TEST_STORE */
 	char locks[128];
+	/* PostgreSQL: the local knob journal (a daemon's knob_journal);
+	 * "" on sqlite (the store's own) */
+	char knobs[128];
 };
 
 static void write_text(const char *path, const char *text);
@@ -96,7 +99,9 @@ static int setup(void **state)
 		char file[128];
 
 		snprintf(file, sizeof(file), "%s/biobench.db", f->dir);
-		bb_test_store(f->db, sizeof(f->db), file);
+		if (bb_test_store(f->db, sizeof(f->db), file))
+			snprintf(f->knobs, sizeof(f->knobs), "%s/knobs.db",
+				 f->dir);
 	}
 	/* the jobs' device locks: this test's own, not the host's */
 	snprintf(f->locks, sizeof(f->locks), "%s/locks", f->dir);
@@ -120,12 +125,22 @@ static struct bb_store *store_open(const struct fx *f)
 {
 	struct bb_store *st = NULL;
 	char err[512] = "";
-	int ret = bb_store_open(&st, f->db, err, sizeof(err));
+	int ret = bb_store_open_journal(&st, f->db, f->knobs, err,
+					sizeof(err));
 
 	if (ret)
 		print_message("bb_store_open: %s\n", err);
 	assert_int_equal(ret, 0);
 	return st;
+}
+
+/* The scheduler with the fixture's knob journal (no fleet identity). */
+static int sched_start(struct bb_sched **s, const struct fx *f, char *err,
+		       size_t len)
+{
+	const struct bb_sched_fleet fl = { .knob_journal = f->knobs };
+
+	return bb_sched_start_fleet(s, f->db, &fl, err, len);
 }
 
 static int64_t insert(struct bb_store *st, const char *spec, unsigned runs)
@@ -811,7 +826,7 @@ static void test_recovery(void **state)
 			 0);
 	assert_int_equal(bb_store_knob_mark(st, kid, "applied", NULL, 0), 0);
 
-	assert_int_equal(bb_sched_start(&s, f->db, err, sizeof(err)), 0);
+	assert_int_equal(sched_start(&s, f, err, sizeof(err)), 0);
 	assert_string_equal(state_of(st, id, buf), BB_JOB_INTERRUPTED);
 	read_text(fake, buf, sizeof(buf));
 	assert_string_equal(buf, "keep me");
@@ -853,7 +868,7 @@ static void test_recovery_sysfs(void **state)
 					       sizeof(err)),
 			 0);
 	write_text(knob, strcmp(orig, "4") ? "4\n" : "8\n");
-	assert_int_equal(bb_sched_start(&s, f->db, err, sizeof(err)), 0);
+	assert_int_equal(sched_start(&s, f, err, sizeof(err)), 0);
 	read_text(knob, now, sizeof(now));
 	bb_sched_stop(s);
 	bb_store_close(st);

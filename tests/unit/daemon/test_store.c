@@ -7,7 +7,9 @@
  * and its events, runs with samples and histograms (checked with raw SQL
  * on a second connection), pagination, the knob journal, metadata dedup,
  * metrics, foreign keys, and a full disk (tmpfs of 1 MiB; skipped when
- * mounting is not allowed). */
+ * mounting is not allowed).  On PostgreSQL the handle's knob journal is
+ * a local sqlite file (as a daemon's: bb_store_open_journal); the
+ * knob_local_ cases check that journal and its copy on both. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -43,6 +45,7 @@
 struct ctx {
 	char dir[64];
 	char path[512];
+	char knobs[128];    /* a local knob journal's file (PostgreSQL) */
 	struct bb_store *s;
 	bool mounted;
 	bool pg;
@@ -60,7 +63,10 @@ static int setup(void **state)
 	assert_non_null(mkdtemp(c->dir));
 	snprintf(file, sizeof(file), "%s/bb.db", c->dir);
 	c->pg = bb_test_store(c->path, sizeof(c->path), file);
-	if (bb_store_open(&c->s, c->path, err, sizeof(err))) {
+	snprintf(c->knobs, sizeof(c->knobs), "%s/knobs.db", c->dir);
+	/* a PostgreSQL store's knob journal is a local file, as a daemon's */
+	if (bb_store_open_journal(&c->s, c->path, c->pg ? c->knobs : NULL,
+				  err, sizeof(err))) {
 		fprintf(stderr, "open: %s\n", err);
 		return -1;
 	}
@@ -2026,6 +2032,291 @@ static void pg_connection_loss_recovers(void **state)
 	bb_store_close(idle);
 }
 
+/* ---- a local knob journal (a PostgreSQL store's) -------------------- */
+
+/* Member key of knob row i of the job document's "knobs" (a static copy,
+ * "<null>" for null), and the number of rows in *n. */
+static const char *job_knob(struct bb_store *s, int64_t job, size_t i,
+			    const char *key, size_t *n)
+{
+	static char buf[256];
+	struct json_object *knobs, *v;
+	char err[512] = "";
+
+	assert_int_equal(bb_store_job_knobs(s, job, &knobs, err, sizeof(err)),
+			 0);
+	*n = json_object_array_length(knobs);
+	v = i < *n ? jget(json_object_array_get_idx(knobs, i), key) : NULL;
+	snprintf(buf, sizeof(buf), "%s", v ? json_object_get_string(v)
+					   : "<null>");
+	json_object_put(knobs);
+	return buf;
+}
+
+/* The count of rows of the local journal file (sqlite) for sql. */
+static int64_t local_int(const char *file, const char *sql, int64_t a)
+{
+	struct raw *db = raw_open(file);
+	int64_t v = raw_int(db, sql, a);
+
+	raw_close(db);
+	return v;
+}
+
+/* A handle with a journal of its own (on sqlite too: a second file):
+ * the row goes to the local file first, its copy (host, local_id) into
+ * the store's knob_journal for the job document; the recovery walk sees
+ * the local rows only, never a row of the shared table (another host's
+ * copy, or one journaled there directly); the copy follows the marks. */
+static void knob_local_journal_and_copy(void **state)
+{
+	struct ctx *c = *state;
+	struct bb_store *s = c->s;
+	struct walk w = { 0 };
+	char err[512] = "";
+	struct raw *db;
+	int64_t job, k1, k2;
+	size_t n;
+
+	if (!c->pg) {
+		bb_store_close(c->s);
+		c->s = NULL;
+		assert_int_equal(bb_store_open_journal(&c->s, c->path, c->knobs,
+						       err, sizeof(err)), 0);
+		s = c->s;
+	}
+	assert_int_equal(bb_store_set_daemon(s, "lab-1", 60, err, sizeof(err)),
+			 0);
+	job = new_job(s, "/dev/vda");
+	assert_int_equal(bb_store_knob_journal(s, job, "/dev/vda", "nomerges",
+		"/sys/block/vda/queue/nomerges", "0", "2", NULL, &k1, err,
+		sizeof(err)), 0);
+	assert_int_equal(bb_store_knob_mark(s, k1, "applied", err,
+					    sizeof(err)), 0);
+	/* in the local file, with its store's name, copied */
+	assert_int_equal(local_int(c->knobs, "SELECT count(*) FROM knob_journal"
+				   " WHERE id = ?1 AND state = 'applied' AND"
+				   " mirrored_rev = rev", k1), 1);
+	db = raw_open(c->path);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM knob_journal WHERE"
+				 " host = 'lab-1' AND local_id = ?1 AND"
+				 " state = 'applied'", k1), 1);
+	/* another host's copy, and a row journaled there directly: in the
+	 * shared table, unrestored, never this handle's to restore */
+	if (db->pg) {
+		PQclear(PQexec(db->pg, "INSERT INTO knob_journal (job_id, knob,"
+			" path, original, state, created_ms, host, local_id)"
+			" VALUES (NULL, 'nomerges', '/sys/x', '1', 'applied', 1,"
+			" 'lab-2', 1), (NULL, 'nomerges', '/sys/y', '1',"
+			" 'pending', 1, NULL, NULL)"));
+	} else {
+		assert_int_equal(sqlite3_exec(db->sq, "INSERT INTO knob_journal"
+			" (job_id, knob, path, original, state, created_ms, host,"
+			" local_id) VALUES (NULL, 'nomerges', '/sys/x', '1',"
+			" 'applied', 1, 'lab-2', 1), (NULL, 'nomerges', '/sys/y',"
+			" '1', 'pending', 1, NULL, NULL)", NULL, NULL, NULL),
+			SQLITE_OK);
+	}
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM knob_journal WHERE"
+				 " state <> 'restored'", 0), 3);
+	w.s = s;
+	assert_int_equal(bb_store_knobs_unrestored(s, walk_cb, &w, err,
+						   sizeof(err)), 0);
+	assert_int_equal(w.n, 1);
+	assert_int_equal(w.ids[0], k1);
+	/* restored: the copy follows */
+	w = (struct walk){ .s = s, .mark = true };
+	assert_int_equal(bb_store_knobs_unrestored(s, walk_cb, &w, err,
+						   sizeof(err)), 0);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM knob_journal WHERE"
+				 " host = 'lab-1' AND local_id = ?1 AND"
+				 " state = 'restored' AND restored_ms > 0", k1), 1);
+	/* a second row: one copy each, never two of one row */
+	assert_int_equal(bb_store_knob_journal(s, job, "/dev/vda", "iostats",
+		"/sys/block/vda/queue/iostats", "1", "0", NULL, &k2, err,
+		sizeof(err)), 0);
+	assert_int_equal(bb_store_knob_unrestorable(s, k2, "gone", err,
+						    sizeof(err)), 0);
+	assert_int_equal(bb_store_knobs_mirror(s, err, sizeof(err)), 0);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM knob_journal WHERE"
+				 " host = 'lab-1'", 0), 2);
+	assert_string_equal(raw_text(db, "SELECT not_restorable FROM"
+				     " knob_journal WHERE host = 'lab-1' AND"
+				     " local_id = ?1", k2), "gone");
+	raw_close(db);
+	/* the job document: the copies, as the store's own rows would be */
+	assert_string_equal(job_knob(s, job, 0, "state", &n), "restored");
+	assert_int_equal(n, 2);
+	assert_string_equal(job_knob(s, job, 1, "not_restorable", &n), "gone");
+}
+
+/* A PostgreSQL handle without a local journal journals nothing and has
+ * nothing to restore, whatever the shared table holds. */
+static void knob_pg_without_journal(void **state)
+{
+	struct ctx *c = *state;
+	struct bb_store *s = NULL;
+	struct walk w = { 0 };
+	char err[512] = "";
+	int64_t job, k;
+
+	PG_ONLY(c);
+	job = new_job(c->s, "/dev/vda");
+	assert_int_equal(bb_store_knob_journal(c->s, job, "/dev/vda", "nomerges",
+		"/sys/block/vda/queue/nomerges", "0", "2", NULL, &k, err,
+		sizeof(err)), 0);
+	assert_int_equal(bb_store_open(&s, c->path, err, sizeof(err)), 0);
+	assert_int_equal(bb_store_knob_journal(s, job, "/dev/vda", "nomerges",
+		"/sys/block/vda/queue/nomerges", "0", "2", NULL, &k, err,
+		sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "knob_journal"));
+	w.s = s;
+	assert_int_equal(bb_store_knobs_unrestored(s, walk_cb, &w, err,
+						   sizeof(err)), 0);
+	assert_int_equal(w.n, 0);
+	bb_store_close(s);
+	/* a journal that is a PostgreSQL database is refused */
+	assert_int_equal(bb_store_open_journal(&s, c->path, c->path, err,
+					       sizeof(err)), 0);
+	bb_store_close(s);  /* (the same string: the store's own, none) */
+	assert_int_equal(bb_store_open_journal(&s, NULL, c->path, err,
+					       sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "local sqlite file"));
+}
+
+/* Offline: a journal-only handle (no store: the shared one unreachable)
+ * marks and walks the local file (a recovery), journals no new row; the
+ * next handle with the store copies what it missed when its daemon
+ * registers. */
+static void knob_local_offline_then_copied(void **state)
+{
+	struct ctx *c = *state;
+	struct bb_store *j = NULL;
+	struct walk w = { 0 };
+	struct json_object *knobs;
+	char err[512] = "";
+	int64_t job, k1, k2;
+	size_t n;
+
+	bb_store_close(c->s);
+	c->s = NULL;
+	assert_int_equal(bb_store_open_journal(&c->s, c->path, c->knobs, err,
+					       sizeof(err)), 0);
+	assert_int_equal(bb_store_set_daemon(c->s, "lab-1", 60, err,
+					     sizeof(err)), 0);
+	job = new_job(c->s, "/dev/vda");
+	assert_int_equal(bb_store_knob_journal(c->s, job, "/dev/vda",
+		"nomerges", "/sys/block/vda/queue/nomerges", "0", "2", NULL,
+		&k1, err, sizeof(err)), 0);
+	assert_int_equal(bb_store_knob_journal(c->s, job, "/dev/vda",
+		"iostats", "/sys/block/vda/queue/iostats", "1", "0", NULL, &k2,
+		err, sizeof(err)), 0);
+	bb_store_close(c->s);
+	c->s = NULL;
+
+	assert_int_equal(bb_store_open_journal(&j, NULL, c->knobs, err,
+					       sizeof(err)), 0);
+	assert_int_equal(bb_store_knob_mark(j, k1, "applied", err,
+					    sizeof(err)), 0);
+	assert_int_equal(bb_store_knob_journal(j, job, "/dev/vda", "x",
+		"/sys/block/vda/queue/x", "1", "0", NULL, NULL, err,
+		sizeof(err)), -ENOTCONN);
+	w.s = j;
+	w.mark = true;
+	assert_int_equal(bb_store_knobs_unrestored(j, walk_cb, &w, err,
+						   sizeof(err)), 0);
+	assert_int_equal(w.n, 2);
+	assert_int_equal(bb_store_event(j, job, "info", "x"), -ENOTCONN);
+	assert_int_equal(bb_store_job_knobs(j, job, &knobs, err, sizeof(err)),
+			 -ENOTCONN);
+	assert_int_equal(local_int(c->knobs, "SELECT count(*) FROM knob_journal"
+				   " WHERE mirrored_rev < rev", 0), 2);
+	bb_store_close(j);
+
+	/* the store again: the shared copy is behind until the daemon
+	 * registers (or beats, or journals) */
+	assert_int_equal(bb_store_open_journal(&c->s, c->path, c->knobs, err,
+					       sizeof(err)), 0);
+	assert_string_equal(job_knob(c->s, job, 0, "state", &n), "pending");
+	assert_int_equal(n, 2);
+	assert_int_equal(bb_store_set_daemon(c->s, "lab-1", 60, err,
+					     sizeof(err)), 0);
+	assert_int_equal(bb_store_daemon_register(c->s, NULL, NULL, "t", 1,
+						  err, sizeof(err)), 0);
+	for (size_t i = 0; i < 2; i++)
+		assert_string_equal(job_knob(c->s, job, i, "state", &n),
+				    "restored");
+	assert_int_equal(n, 2);
+	assert_int_equal(local_int(c->knobs, "SELECT count(*) FROM knob_journal"
+				   " WHERE mirrored_rev < rev", 0), 0);
+}
+
+/* The journal is not the store's file: a store's database named as the
+ * journal is refused, saying so. */
+static void knob_local_not_the_store(void **state)
+{
+	struct ctx *c = *state;
+	struct bb_store *s = NULL;
+	char err[512] = "", other[160];
+
+	SQLITE_ONLY(c);
+	snprintf(other, sizeof(other), "%s/other.db", c->dir);
+	assert_int_equal(bb_store_open(&s, other, err, sizeof(err)), 0);
+	bb_store_close(s);
+	assert_int_equal(bb_store_open_journal(&s, c->path, other, err,
+					       sizeof(err)), -EPROTO);
+	assert_non_null(strstr(err, "never the store's database"));
+}
+
+/* PostgreSQL stopped: the local journal takes every write (the knob is
+ * restorable), the copy catches up at the first heartbeat after the
+ * server is back. */
+static void pg_knob_journal_without_server(void **state)
+{
+	struct ctx *c = *state;
+	const char *stop = getenv("BB_TEST_PG_STOP");
+	const char *start = getenv("BB_TEST_PG_START");
+	struct walk w = { 0 };
+	char err[512] = "";
+	int64_t job, k1 = 0, k2 = 0;
+	size_t n;
+	int ret;
+
+	PG_ONLY(c);
+	if (!stop || !start)
+		skip();
+	assert_int_equal(bb_store_set_daemon(c->s, "lab-1", 60, err,
+					     sizeof(err)), 0);
+	assert_int_equal(bb_store_daemon_register(c->s, NULL, NULL, "t", 1,
+						  err, sizeof(err)), 0);
+	job = new_job(c->s, "/dev/vda");
+	assert_int_equal(bb_store_knob_journal(c->s, job, "/dev/vda",
+		"nomerges", "/sys/block/vda/queue/nomerges", "0", "2", NULL,
+		&k1, err, sizeof(err)), 0);
+	assert_int_equal(system(stop), 0);
+	assert_int_equal(bb_store_knob_mark(c->s, k1, "applied", err,
+					    sizeof(err)), 0);
+	assert_int_equal(bb_store_knob_journal(c->s, job, "/dev/vda",
+		"iostats", "/sys/block/vda/queue/iostats", "1", "0", NULL, &k2,
+		err, sizeof(err)), 0);
+	w.s = c->s;
+	assert_int_equal(bb_store_knobs_unrestored(c->s, walk_cb, &w, err,
+						   sizeof(err)), 0);
+	assert_int_equal(w.n, 2);
+	assert_int_equal(bb_store_knob_mark(c->s, k2, "restored", err,
+					    sizeof(err)), 0);
+	assert_int_equal(system(start), 0);
+	/* the first use reconnects; the heartbeat copies */
+	ret = bb_store_daemon_heartbeat(c->s, 0, err, sizeof(err));
+	if (ret)
+		ret = bb_store_daemon_heartbeat(c->s, 0, err, sizeof(err));
+	if (ret)
+		fail_msg("heartbeat after the restart: %d %s", ret, err);
+	assert_string_equal(job_knob(c->s, job, 0, "state", &n), "applied");
+	assert_int_equal(n, 2);
+	assert_string_equal(job_knob(c->s, job, 1, "state", &n), "restored");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2045,6 +2336,11 @@ int main(void)
 		T(list_pagination),
 		T(list_is_fast_with_10000_jobs),
 		T(knob_journal),
+		T(knob_local_journal_and_copy),
+		T(knob_pg_without_journal),
+		T(knob_local_offline_then_copied),
+		T(knob_local_not_the_store),
+		T(pg_knob_journal_without_server),
 		T(host_and_device_dedup),
 		T(metrics_counts),
 		T(two_handles_write_concurrently),
