@@ -1549,7 +1549,7 @@ static void test_parallel_knobs(void **state)
 			 "\"warmup\":0}", k, loop[k], k, a, a + 4);
 		id[k] = insert(g_st, spec, 20);
 	}
-	assert_int_equal(bb_sched_start(&s, f->db, err, sizeof(err)), 0);
+	assert_int_equal(sched_start(&s, f, err, sizeof(err)), 0);
 	bb_sched_set_config(s, &lock, &cur);
 	wait_running(s, 2, ids);
 	t0 = now_s();
