@@ -22,6 +22,7 @@ int bb_store_open(struct bb_store **out, const char *path, char *err,
 	if (ret)
 		goto out;
 	s->kdb = s->db;   /* the knob journal shares the database today */
+	s->group_seen_ms = BB_STORE_GROUP_SEEN_S * 1000LL;
 	*out = s;
 	s = NULL;
 out:

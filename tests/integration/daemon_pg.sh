@@ -58,7 +58,7 @@ else
     fail "second daemon: $(cat "$TMP/second.out")"
 fi
 api GET /api/v1/health
-[ "$API_STATUS" = 200 ] && [ "$(api_get 'd["schema_version"]')" = 6 ] &&
+[ "$API_STATUS" = 200 ] && [ "$(api_get 'd["schema_version"]')" = 7 ] &&
   pass "health 200, schema version 6" || fail "health $API_STATUS: $(cat "$API_BODY")"
 api GET /api/v1/hosts
 [ "$API_STATUS" = 200 ] && [ "$(api_get '",".join(h["name"] for h in d["hosts"])')" = "$hn" ] &&
