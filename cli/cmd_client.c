@@ -1133,6 +1133,25 @@ static void show_device(struct json_object *dev)
 		printf("  %-10s %s\n", "limits", buf);
 }
 
+/* A group's jobs, one line per host. */
+static void show_children(struct json_object *kids)
+{
+	size_t n = kids && json_object_is_type(kids, json_type_array) ?
+			   json_object_array_length(kids) : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *k = json_object_array_get_idx(kids, i);
+		const char *v = bb_cli_jstr(k, "verdict", NULL);
+
+		printf("  %-10s %s: job %.0f %s, %.0f of %.0f runs%s%s\n",
+		       i ? "" : "hosts", bb_cli_jstr(k, "host", "?"),
+		       bb_cli_jnum(k, "id", 0), bb_cli_jstr(k, "state", "?"),
+		       bb_cli_jnum(k, "runs_done", 0),
+		       bb_cli_jnum(k, "runs_planned", 0), v ? ", " : "",
+		       v ? v : "");
+	}
+}
+
 static void show_job(struct json_object *job)
 {
 	struct json_object *spec = bb_cli_jget(job, "spec");
@@ -1193,6 +1212,10 @@ static void show_job(struct json_object *job)
 			first = false;
 		}
 	}
+	if (bb_cli_jget(job, "group_id"))
+		printf("  %-10s of group job %.0f\n", "group",
+		       bb_cli_jnum(job, "group_id", 0));
+	show_children(bb_cli_jget(job, "children"));
 	if (host) {
 		char mem[32];
 
@@ -1255,6 +1278,13 @@ static int print_compare(struct csess *s, struct json_object *doc)
 	printf("job %" PRId64 ": %s (%s on %s)\n", s->id,
 	       bb_cli_jstr(job, "name", ""), state,
 	       bb_cli_jstr(job, "target", "?"));
+	/* a group: its hosts side by side */
+	if (bb_cli_jget(doc, "group") &&
+	    json_object_get_boolean(bb_cli_jget(doc, "group"))) {
+		bb_cli_compare_group_print(stdout, doc);
+		ret = state_unfinished(state) ? BB_EXIT_FAIL : BB_EXIT_OK;
+		goto out;
+	}
 	/* a job that ended without finishing says so first, and the
 	 * command fails: its comparison is only of the runs before */
 	if (state_unfinished(state))
@@ -1272,6 +1302,7 @@ static int print_compare(struct csess *s, struct json_object *doc)
 			     bb_cli_jget(doc, "warnings"),
 			     bb_cli_jget(job, "noise_floor"));
 	ret = state_unfinished(state) ? BB_EXIT_FAIL : BB_EXIT_OK;
+out:
 	json_object_put(job);
 	json_object_put(raw);
 	return ret;
