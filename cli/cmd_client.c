@@ -117,7 +117,10 @@ static const struct ccmd cmd_compare = {
 	"the p-value and the verdict; then warnings (e.g. variants run on\n"
 	"different devices, runs that did not finish, disturbed runs and what\n"
 	"disturbed them).  A job that failed, was cancelled or interrupted\n"
-	"says so first and exits 1: its comparison is of the runs before.\n\n"
+	"says so first and exits 1: its comparison is of the runs before.\n"
+	"A group job (one job on several hosts): a row per host (its job,\n"
+	"n, change, CI, p, verdict) and the combined line (the hosts' range,\n"
+	"pooled estimate, between-host spread, the hosts that disagree).\n\n"
 	"With two or more ids (BASE OTHER...; at most 8 others), compare the\n"
 	"jobs (e.g. the same job on two kernels): each variant of OTHER against\n"
 	"the same-named variant of BASE (an A/A job's A and A2 pool), as\n"
@@ -165,7 +168,8 @@ static const struct ccmd cmd_hosts = {
 	"hosts", "", 0, 0, O_JSON,
 	"List the daemons that share the daemon's store (the fleet: one per\n"
 	"host_name): when each was last seen, its kernel, the job it runs.\n"
-	"A job's \"host\" names one of them.",
+	"A job's \"host\" names one of them (or several: a group job);\n"
+	"\"hosts\" selects them by their metadata.",
 	"GET", "/api/v1/hosts", print_hosts,
 };
 

@@ -18,7 +18,8 @@
  * opened) with a one-line message in err when err is not NULL.
  *
  * Implemented in daemon/store/: one file per subject (jobs.c, runs.c,
- * meta.c, knobs.c, events.c, noise.c, history.c, migrate.c, handle.c),
+ * meta.c, knobs.c, events.c, noise.c, history.c, migrate.c, handle.c,
+ * fleet.c, groups.c),
  * each declaring its SQL once with the column table of its JSON (db.h),
  * over a backend seam (backend.h; sqlite.c and postgres.c). */
 #ifndef BB_STORE_H
