@@ -100,7 +100,8 @@ static const struct ccmd cmd_jobs = {
 	"jobs", "", 0, 0, O_JSON | O_STATE | O_LIMIT,
 	"List jobs, newest first: id, name, state, progress, the change of B\n"
 	"against A (the estimate compare shows; a + when the job has more\n"
-	"variants), verdict, age.",
+	"variants), verdict, age.  A group job's name says [group], each of\n"
+	"its hosts' jobs @HOST and its group.",
 	"GET", NULL /* jobs_path() */, print_jobs,
 };
 static const struct ccmd cmd_show = {
@@ -955,7 +956,7 @@ static int print_jobs(struct csess *s, struct json_object *doc)
 		const char *verdict = bb_cli_jstr(j, "verdict", NULL);
 		double planned = bb_cli_jnum(j, "runs_planned", 0);
 		double done = bb_cli_jnum(j, "runs_done", 0);
-		char prog[32], age[32], chg[32];
+		char prog[32], age[32], chg[32], label[512];
 		double a = age_s(bb_cli_jstr(j, "created", NULL));
 		struct json_object *cmps = bb_cli_jget(j, "compare.comparisons");
 		struct json_object *c0 = cmps && json_object_is_type(
@@ -979,8 +980,20 @@ static int print_jobs(struct csess *s, struct json_object *doc)
 		else
 			snprintf(prog, sizeof(prog), "-");
 		bb_cli_fmt_duration(age, sizeof(age), a < 0 ? 0 : a);
-		bb_cli_fit(name, sizeof(name), bb_cli_jstr(j, "name", ""),
-			   JOBS_NAME_COLS);
+		/* a group's parent and its hosts' jobs told apart */
+		if (bb_cli_jget(j, "group") &&
+		    json_object_get_boolean(bb_cli_jget(j, "group")))
+			snprintf(label, sizeof(label), "%s [group]",
+				 bb_cli_jstr(j, "name", ""));
+		else if (bb_cli_jget(j, "group_id"))
+			snprintf(label, sizeof(label), "%s @%s (group %.0f)",
+				 bb_cli_jstr(j, "name", ""),
+				 bb_cli_jstr(j, "for_host", "?"),
+				 bb_cli_jnum(j, "group_id", 0));
+		else
+			snprintf(label, sizeof(label), "%s",
+				 bb_cli_jstr(j, "name", ""));
+		bb_cli_fit(name, sizeof(name), label, JOBS_NAME_COLS);
 		printf("%6.0f  %s  %-11s  %-12s  %8s  %-12s  %s\n",
 		       bb_cli_jnum(j, "id", 0), name, state, prog, chg,
 		       verdict ? (!strcmp(verdict, "no_change") ? "no change" :

@@ -151,6 +151,10 @@ if [ -x "$CLI" ]; then
     pass "biobench compare $gid: the hosts side by side and the combined line" ||
     fail "biobench compare $gid: $out"
   sed 's/^/    /' <<<"$out"
+  out=$("$CLI" --server "http://127.0.0.1:${PORTS[2]}" jobs --limit 5 2>&1)
+  grep -q "^ *$gid  grp \[group\]" <<<"$out" && grep -q "grp @fleet-2 (group $gid)" <<<"$out" &&
+    pass "biobench jobs tells the group from its hosts' jobs" ||
+    fail "biobench jobs: $out"
 fi
 api GET "/api/v1/jobs?limit=20&children=0"
 [ "$(api_get 'any(j["id"] == '"$gid"' for j in d["jobs"]) and all(j["group_id"] is None for j in d["jobs"])')" = true ] &&
