@@ -92,8 +92,9 @@ static const struct ccmd cmd_submit = {
 	"Submit the job in FILE (a job JSON document, schema/job.schema.json;\n"
 	"`-` reads standard input) and print its id.  With --wait, follow it\n"
 	"like `watch` and exit 0 when it is done, 1 when it failed, was\n"
-	"cancelled or interrupted.  --json prints the API's answer (with\n"
-	"--wait: the job's documents as `watch --json` does).",
+	"cancelled or interrupted (a group job: its hosts side by side at\n"
+	"the end).  --json prints the API's answer (with --wait: the job's\n"
+	"documents as `watch --json` does).",
 	NULL, NULL, NULL, /* its own: bb_cmd_submit */
 };
 static const struct ccmd cmd_jobs = {
@@ -720,15 +721,23 @@ static int print_end(struct bb_client *c, const struct ccmd *cmd, int64_t id,
 	const char *error = bb_cli_jstr(job, "error", NULL);
 	struct json_object *cmp = NULL, *shown = NULL;
 	char path[64];
+	bool group;
 	int ret = 0;
 
-	if (bb_cli_jget(job, "compare")) {
+	/* a group has no comparison of its own: its hosts side by side */
+	group = bb_cli_jget(job, "group") &&
+		json_object_get_boolean(bb_cli_jget(job, "group"));
+	if (bb_cli_jget(job, "compare") || group) {
 		snprintf(path, sizeof(path), "/api/v1/jobs/%" PRId64 "/compare",
 			 id);
 		ret = api(c, cmd, "GET", path, NULL, 0, &cmp, NULL);
 		if (ret == BB_EXIT_UNREACHABLE)
 			goto out;
 		shown = bb_cli_json_escaped(cmp);
+	}
+	if (group && shown) {
+		bb_cli_compare_group_print(stdout, shown);
+	} else if (bb_cli_jget(job, "compare")) {
 		cmp_sync(shown ? bb_cli_jget(shown, "compare") :
 				 bb_cli_jget(job, "compare"),
 			 job);

@@ -155,6 +155,13 @@ if [ -x "$CLI" ]; then
   grep -q "^ *$gid  grp \[group\]" <<<"$out" && grep -q "grp @fleet-2 (group $gid)" <<<"$out" &&
     pass "biobench jobs tells the group from its hosts' jobs" ||
     fail "biobench jobs: $out"
+  group '"host":["fleet-3","fleet-1"]' 2 100ms >"$TMP/group.json"
+  out=$(timeout 60 "$CLI" --server "http://127.0.0.1:${PORTS[2]}" submit --wait "$TMP/group.json" 2>&1)
+  rc=$?
+  [ "$rc" = 0 ] && grep -q '^  fleet-3 ' <<<"$out" && grep -q '^  fleet-1 ' <<<"$out" &&
+    grep -q '^combined: B vs A on 2 hosts' <<<"$out" && grep -q 'done$' <<<"$out" &&
+    pass "biobench submit --wait of a list group: exit 0, the hosts side by side at the end" ||
+    fail "submit --wait group: rc $rc: $out"
 fi
 api GET "/api/v1/jobs?limit=20&children=0"
 [ "$(api_get 'any(j["id"] == '"$gid"' for j in d["jobs"]) and all(j["group_id"] is None for j in d["jobs"])')" = true ] &&
