@@ -128,28 +128,48 @@ static const char *str(struct json_object *o, const char *k)
 	return json_object_get_string(v);
 }
 
+/* One row of a host's comparison (95% intervals), as JSON text in buf;
+ * returns buf. */
+static const char *row(char *buf, size_t len, const char *host,
+		       const char *variant, double change, double lo, double hi,
+		       const char *verdict)
+{
+	snprintf(buf, len, "{\"host\":\"%s\",\"baseline\":\"A\",\"variant\":"
+		 "\"%s\",\"change\":%.17g,\"ci_lo\":%.17g,\"ci_hi\":%.17g,"
+		 "\"ci_level\":0.95,\"verdict\":\"%s\"}", host, variant, change,
+		 lo, hi, verdict);
+	return buf;
+}
+
+/* The rows r0, r1, r2 (r2 may be NULL) as one JSON array. */
+static struct json_object *rows3(const char *r0, const char *r1,
+				 const char *r2)
+{
+	char text[2048];
+
+	snprintf(text, sizeof(text), "[%s,%s%s%s]", r0, r1, r2 ? "," : "",
+		 r2 ? r2 : "");
+	return J(text);
+}
+
 /* Two hosts with symmetric 95% intervals on the log scale: standard
  * errors 0.01 and 0.02, so weights 4:1 and the pooled log effect is
  * (4 * 0.05 + 1 * 0.10) / 5 = 0.06 with SE 1/sqrt(10000 + 2500). */
 static void combine(void **state)
 {
 	double z = bb_ab_norm_quantile(0.975);
-	char rows[2048];
+	char r0[256], r1[256], r2[256];
 	struct json_object *in, *out, *b, *p;
 
 	(void)state;
 	assert_true(fabs(z - 1.959963985) < 1e-8);
-	snprintf(rows, sizeof(rows),
-		 "[{\"host\":\"a\",\"baseline\":\"A\",\"variant\":\"B\","
-		 "\"change\":%.17g,\"ci_lo\":%.17g,\"ci_hi\":%.17g,"
-		 "\"ci_level\":0.95,\"verdict\":\"faster\"},"
-		 "{\"host\":\"b\",\"baseline\":\"A\",\"variant\":\"B\","
-		 "\"change\":%.17g,\"ci_lo\":%.17g,\"ci_hi\":%.17g,"
-		 "\"ci_level\":0.95,\"verdict\":\"faster\"},"
-		 "{\"host\":\"c\",\"state\":\"queued\"}]",
-		 expm1(0.05), expm1(0.05 - z * 0.01), expm1(0.05 + z * 0.01),
-		 expm1(0.10), expm1(0.10 - z * 0.02), expm1(0.10 + z * 0.02));
-	in = J(rows);
+	in = rows3(row(r0, sizeof(r0), "a", "B", expm1(0.05),
+		       expm1(0.05 - z * 0.01), expm1(0.05 + z * 0.01),
+		       "faster"),
+		   row(r1, sizeof(r1), "b", "B", expm1(0.10),
+		       expm1(0.10 - z * 0.02), expm1(0.10 + z * 0.02),
+		       "faster"),
+		   "{\"host\":\"c\",\"state\":\"queued\"}");
 	out = bb_group_combine(in, 0.95);
 	assert_int_equal(json_object_array_length(out), 1);
 	b = json_object_array_get_idx(out, 0);
@@ -174,15 +194,10 @@ static void combine(void **state)
 
 	/* significant with opposite signs: disagree, naming both; an
 	 * inconclusive third is not among them */
-	in = J("[{\"host\":\"a\",\"baseline\":\"A\",\"variant\":\"B\","
-	       "\"change\":0.04,\"ci_lo\":0.02,\"ci_hi\":0.06,\"ci_level\":0.95,"
-	       "\"verdict\":\"faster\"},"
-	       "{\"host\":\"b\",\"baseline\":\"A\",\"variant\":\"B\","
-	       "\"change\":-0.03,\"ci_lo\":-0.05,\"ci_hi\":-0.01,"
-	       "\"ci_level\":0.95,\"verdict\":\"slower\"},"
-	       "{\"host\":\"c\",\"baseline\":\"A\",\"variant\":\"B\","
-	       "\"change\":0.001,\"ci_lo\":-0.02,\"ci_hi\":0.02,"
-	       "\"ci_level\":0.95,\"verdict\":\"inconclusive\"}]");
+	in = rows3(row(r0, sizeof(r0), "a", "B", 0.04, 0.02, 0.06, "faster"),
+		   row(r1, sizeof(r1), "b", "B", -0.03, -0.05, -0.01, "slower"),
+		   row(r2, sizeof(r2), "c", "B", 0.001, -0.02, 0.02,
+		       "inconclusive"));
 	out = bb_group_combine(in, 0.95);
 	b = json_object_array_get_idx(out, 0);
 	assert_true(json_object_get_boolean(json_object_object_get(b,
@@ -195,15 +210,10 @@ static void combine(void **state)
 	json_object_put(in);
 
 	/* same sign, different verdicts: mixed; one host: no spread */
-	in = J("[{\"host\":\"a\",\"baseline\":\"A\",\"variant\":\"B\","
-	       "\"change\":0.04,\"ci_lo\":0.02,\"ci_hi\":0.06,\"ci_level\":0.95,"
-	       "\"verdict\":\"faster\"},"
-	       "{\"host\":\"b\",\"baseline\":\"A\",\"variant\":\"B\","
-	       "\"change\":0.01,\"ci_lo\":-0.01,\"ci_hi\":0.03,"
-	       "\"ci_level\":0.95,\"verdict\":\"inconclusive\"},"
-	       "{\"host\":\"a\",\"baseline\":\"A\",\"variant\":\"C\","
-	       "\"change\":0.02,\"ci_lo\":0.01,\"ci_hi\":0.03,"
-	       "\"ci_level\":0.95,\"verdict\":\"faster\"}]");
+	in = rows3(row(r0, sizeof(r0), "a", "B", 0.04, 0.02, 0.06, "faster"),
+		   row(r1, sizeof(r1), "b", "B", 0.01, -0.01, 0.03,
+		       "inconclusive"),
+		   row(r2, sizeof(r2), "a", "C", 0.02, 0.01, 0.03, "faster"));
 	out = bb_group_combine(in, 0.95);
 	assert_int_equal(json_object_array_length(out), 2);
 	assert_string_equal(str(json_object_array_get_idx(out, 0), "verdict"),

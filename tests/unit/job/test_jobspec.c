@@ -746,6 +746,19 @@ static void assert_error(const struct bb_job_errors *e, const char *field,
 
 /* "host": a host name, kept in the normalized document; left out of it
  * when not given; anything else refused on host. */
+/* Parse a job of name, target nop, members (JSON members, "" none) and
+ * two empty variants. */
+static int parse_with(struct bb_job *job, const char *members,
+		      struct bb_job_errors *errs)
+{
+	char text[1024];
+
+	snprintf(text, sizeof(text), "{\"name\": \"h\", \"target\": \"nop\","
+		 "%s%s \"variants\": {\"A\": {}, \"B\": {}}}", members,
+		 *members ? "," : "");
+	return parse(job, text, errs);
+}
+
 static void test_host_field(void **state)
 {
 	static const char *const bad[][2] = {
@@ -761,24 +774,19 @@ static void test_host_field(void **state)
 	char text[512];
 
 	(void)state;
-	assert_int_equal(parse(job, "{\"name\": \"h\", \"target\": \"nop\","
-			       " \"host\": \"bench-3.lab\", \"variants\":"
-			       " {\"A\": {}, \"B\": {}}}", &errs), 0);
+	assert_int_equal(parse_with(job, "\"host\": \"bench-3.lab\"", &errs),
+			 0);
 	assert_string_equal(job->host, "bench-3.lab");
 	assert_true(json_object_object_get_ex(job->spec, "host", &v));
 	assert_string_equal(json_object_get_string(v), "bench-3.lab");
 	bb_job_free(job);
-	assert_int_equal(parse(job, "{\"name\": \"h\", \"target\": \"nop\","
-			       " \"variants\": {\"A\": {}, \"B\": {}}}",
-			       &errs), 0);
+	assert_int_equal(parse_with(job, "", &errs), 0);
 	assert_string_equal(job->host, "");
 	assert_false(json_object_object_get_ex(job->spec, "host", NULL));
 	bb_job_free(job);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		snprintf(text, sizeof(text), "{\"name\": \"h\", \"target\":"
-			 " \"nop\", \"host\": %s, \"variants\": {\"A\": {},"
-			 " \"B\": {}}}", bad[i][0]);
-		assert_int_not_equal(parse(job, text, &errs), 0);
+		snprintf(text, sizeof(text), "\"host\": %s", bad[i][0]);
+		assert_int_not_equal(parse_with(job, text, &errs), 0);
 		assert_error(&errs, "host", bad[i][1]);
 	}
 	free(job);
@@ -806,13 +814,10 @@ static void test_group_fields(void **state)
 	struct bb_job *job = job_new();
 	struct bb_job_errors errs;
 	struct json_object *v;
-	char text[512];
 
 	(void)state;
-	assert_int_equal(parse(job, "{\"name\": \"h\", \"target\": \"nop\","
-			       " \"host\": [\"fleet-1\", \"fleet-2\"],"
-			       " \"variants\": {\"A\": {}, \"B\": {}}}", &errs),
-			 0);
+	assert_int_equal(parse_with(job, "\"host\": [\"fleet-1\", \"fleet-2\"]",
+				    &errs), 0);
 	assert_true(job->group);
 	assert_int_equal(job->nhosts, 2);
 	assert_string_equal(job->hosts[1], "fleet-2");
@@ -820,20 +825,16 @@ static void test_group_fields(void **state)
 	assert_true(json_object_object_get_ex(job->spec, "host", &v));
 	assert_int_equal(json_object_array_length(v), 2);
 	bb_job_free(job);
-	assert_int_equal(parse(job, "{\"name\": \"h\", \"target\": \"nop\","
-			       " \"hosts\": {\"device.model\": \"QEMU NVMe*\","
-			       " \"kernel\": \"6.18*\"}, \"variants\": {\"A\":"
-			       " {}, \"B\": {}}}", &errs), 0);
+	assert_int_equal(parse_with(job, "\"hosts\": {\"device.model\":"
+				    " \"QEMU NVMe*\", \"kernel\": \"6.18*\"}",
+				    &errs), 0);
 	assert_true(job->group);
 	assert_true(json_object_object_get_ex(job->spec, "hosts", &v));
 	assert_string_equal(json_object_get_string(
 		json_object_object_get(v, "kernel")), "6.18*");
 	bb_job_free(job);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		snprintf(text, sizeof(text), "{\"name\": \"h\", \"target\":"
-			 " \"nop\", %s, \"variants\": {\"A\": {},"
-			 " \"B\": {}}}", bad[i][0]);
-		assert_int_not_equal(parse(job, text, &errs), 0);
+		assert_int_not_equal(parse_with(job, bad[i][0], &errs), 0);
 		assert_error(&errs, bad[i][1], bad[i][2]);
 	}
 	free(job);
