@@ -149,7 +149,9 @@ static const struct ccmd cmd_watch = {
 static const struct ccmd cmd_cancel = {
 	"cancel", "ID", 1, 0, O_JSON,
 	"Cancel a job: a queued one at once, a running one within a second\n"
-	"(its sysfs knobs restored).",
+	"(its sysfs knobs restored).  A group job: each of its hosts' jobs\n"
+	"that has not ended (one running on another host is named: cancel\n"
+	"it on that host's daemon).",
 	"POST", "/api/v1/jobs/%" PRId64 "/cancel", print_cancel,
 };
 static const struct ccmd cmd_devices = {
@@ -1406,13 +1408,28 @@ out:
 static int print_cancel(struct csess *s, struct json_object *doc)
 {
 	const char *state = bb_cli_jstr(doc, "state", "?");
+	struct json_object *kids = bb_cli_jget(doc, "children");
+	size_t n = kids && json_object_is_type(kids, json_type_array) ?
+			   json_object_array_length(kids) : 0;
 
-	if (!strcmp(state, "running"))
+	if (!strcmp(state, "running") && !n)
 		printf("job %" PRId64 ": cancelling (a running job stops "
 		       "within a second)\n",
 		       s->id);
 	else
 		printf("job %" PRId64 ": %s\n", s->id, state);
+	/* a group: each host's job */
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *k = json_object_array_get_idx(kids, i);
+		bool done = bb_cli_jget(k, "cancelled") &&
+			    json_object_get_boolean(bb_cli_jget(k, "cancelled"));
+
+		printf("  %s: job %.0f %s%s%s\n", bb_cli_jstr(k, "host", "?"),
+		       bb_cli_jnum(k, "id", 0),
+		       done ? "cancelled" : bb_cli_jstr(k, "state", "?"),
+		       bb_cli_jget(k, "why") ? ": " : "",
+		       bb_cli_jstr(k, "why", ""));
+	}
 	return BB_EXIT_OK;
 }
 

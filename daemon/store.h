@@ -363,7 +363,8 @@ int bb_store_job_state(struct bb_store *s, int64_t id, char *state,
 		       char *err, size_t errlen);
 
 /* For /metrics: {"jobs_by_state":{"queued":n,...all seven},
- * "runs_total": n} (runs_total: every stored run).  Two counting queries
+ * "runs_total": n} (runs_total: every stored run; a group's parent is
+ * not counted, its hosts' jobs are).  Two counting queries
  * on indexes, whatever the number of targets. */
 int bb_store_metrics(struct bb_store *s, struct json_object **out,
 		     char *err, size_t errlen);

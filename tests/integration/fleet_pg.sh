@@ -197,6 +197,34 @@ else
 fi
 st=$(WAIT_S=30 wait_state "$cid" cancelled done failed interrupted)
 [ "$st" = cancelled ] && pass "group $cid ends cancelled" || fail "cancelled group is $st"
+if [ -x "$CLI" ]; then
+  cid=$(submit_job "$(group '"host":["fleet-2","fleet-3"]' 4 300ms)") ||
+    fail "submit the group to cancel from the CLI"
+  out=$("$CLI" --server "http://127.0.0.1:${PORTS[1]}" cancel "$cid" 2>&1)
+  ok=1
+  for h in fleet-2 fleet-3; do
+    grep -Eq "^  $h: job [0-9]+ (cancelled|running: running on host $h)" <<<"$out" || ok=0
+  done
+  [ "$ok" = 1 ] && pass "biobench cancel $cid: $(tr '\n' '|' <<<"$out")" ||
+    fail "biobench cancel $cid: $out"
+  WAIT_S=30 wait_state "$cid" cancelled done failed interrupted >/dev/null
+fi
+# a group's job running on another host: named, not stopped; its own
+# daemon cancels it
+cid=$(submit_job "$(group '"host":["fleet-2"]' 10 500ms)") || fail "submit a group for fleet-2"
+kid=$(api_get 'd["children"][0]["id"]')
+wait_cond "$kid" 'd["state"] == "running"' 30
+api POST "/api/v1/jobs/$cid/cancel"
+[ "$API_STATUS" = 200 ] && [ "$(api_get 'd["children"][0]["cancelled"]')" = false ] &&
+  grep -q "running on host fleet-2: cancel job $kid on that host's daemon" "$API_BODY" &&
+  pass "cancel of a group whose job runs on fleet-2, from fleet-1: named, not stopped" ||
+  fail "cross-host group cancel: $API_STATUS $(cat "$API_BODY")"
+use 2
+api POST "/api/v1/jobs/$kid/cancel"
+st=$(WAIT_S=20 wait_state "$cid" cancelled done failed interrupted)
+[ "$st" = cancelled ] && pass "fleet-2 cancels its job; group $cid ends cancelled" ||
+  fail "group $cid after fleet-2's cancel: $st"
+use 1
 
 # --- kill -9 of fleet-3 mid-job: interrupted after its lease ------------------
 id=$(submit_job "$(job long fleet-3 500ms 10)") || fail "submit the long job"
