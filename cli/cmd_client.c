@@ -1528,18 +1528,34 @@ static int print_hosts(struct csess *s, struct json_object *doc)
 	       "VERSION", "RUNNING");
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *h = json_object_array_get_idx(hosts, i);
-		char name[4 * 24 + 8], kernel[4 * 28 + 8], seen[32], job[32];
+		char name[4 * 24 + 8], kernel[4 * 28 + 8], seen[32], job[64];
+		struct json_object *list;
 
 		bb_cli_fit(name, sizeof(name), bb_cli_jstr(h, "name", "?"), 24);
 		bb_cli_fit(kernel, sizeof(kernel),
 			   bb_cli_jstr(h, "kernel", "-"), 28);
 		bb_cli_fmt_duration(seen, sizeof(seen),
 				    bb_cli_jnum(h, "seen_s_ago", 0));
-		if (bb_cli_jget(h, "running_job"))
+		list = bb_cli_jget(h, "running_jobs");
+		if (list && json_object_is_type(list, json_type_array) &&
+		    json_object_array_length(list) > 1) {
+			/* max_parallel_jobs: "jobs 3,4" */
+			size_t off = (size_t)snprintf(job, sizeof(job), "jobs ");
+
+			for (size_t k = 0; k < json_object_array_length(list) &&
+					   off < sizeof(job); k++)
+				off += (size_t)snprintf(job + off,
+					sizeof(job) - off, "%s%lld",
+					k ? "," : "",
+					(long long)json_object_get_int64(
+						json_object_array_get_idx(list,
+									  k)));
+		} else if (bb_cli_jget(h, "running_job")) {
 			snprintf(job, sizeof(job), "job %.0f",
 				 bb_cli_jnum(h, "running_job", 0));
-		else
+		} else {
 			snprintf(job, sizeof(job), "idle");
+		}
 		printf("%s %-10s %s %-10s %s\n", name, seen, kernel,
 		       bb_cli_jstr(h, "version", "?"), job);
 	}

@@ -129,10 +129,12 @@ static const struct dopt dopt_table[] = {
 	  "bearer token (first line), mode 0600" },
 	{ "server", "http_cpus", "http-cpus", "LIST", DT_CPULIST, F(http_cpus),
 	  offsetof(struct bb_dconfig, n_http_cpus), 0, 0, NULL,
-	  "CPUs of the HTTP threads" },
+	  "CPUs of the HTTP threads (none: not pinned, every CPU free for "
+	  "jobs)" },
 	{ "server", "bench_cpus", "bench-cpus", "LIST", DT_CPULIST,
 	  F(bench_cpus), offsetof(struct bb_dconfig, n_bench_cpus), 0, 0,
-	  "last online CPU", "default CPUs of jobs (none of http_cpus)" },
+	  "last online CPU", "default CPUs of jobs (none of http_cpus; none: jobs without "
+	  "cpus are not pinned)" },
 	{ "server", "http_threads", "http-threads", "N", DT_UINT,
 	  F(http_threads), 0, 1, 64, NULL, "HTTP threads (1..64)" },
 	{ "server", "max_body", "max-body", "SIZE", DT_SIZE, F(max_body), 0,
@@ -160,6 +162,11 @@ static const struct dopt dopt_table[] = {
 	{ "server", "max_queued_jobs", "max-queued-jobs", "N", DT_UINT,
 	  F(max_queued_jobs), 0, 1, 1000000, NULL,
 	  "jobs that may wait in the queue (1..1000000)" },
+	{ "server", "max_parallel_jobs", "max-parallel-jobs", "N", DT_UINT,
+	  F(max_parallel_jobs), 0, 1, BB_DCONFIG_MAX_PARALLEL, NULL,
+	  "jobs run at the same time, each on its own device and CPUs; jobs "
+	  "that conflict (a device, a CPU, no CPU list, a boot job) wait "
+	  "(1..16)" },
 	{ "server", "host_name", "host-name", "NAME", DT_NAME, F(host_name), 0,
 	  0, 0, "the system host name", "this daemon's name in a shared "
 	  "store: jobs addressed to it (\"host\"), its claims; one daemon per "
@@ -303,6 +310,7 @@ void bb_dconfig_default(struct bb_dconfig *c)
 	c->request_timeout_s = DEFAULT_REQUEST_TIMEOUT_S;
 	c->max_per_peer = DEFAULT_MAX_PER_PEER;
 	c->max_queued_jobs = DEFAULT_MAX_QUEUED;
+	c->max_parallel_jobs = 1;
 	c->lease_s = DEFAULT_LEASE_S;
 	/* a system name that is no host name (an '_' in it) is "localhost":
 	 * a single daemon does not mind, a fleet sets host_name */
@@ -595,7 +603,10 @@ static int dopt_set(struct bb_dconfig *c, const struct dopt *o,
 	case DT_CPULIST: {
 		int cpus[BB_DCONFIG_MAX_CPUS];
 
-		ret = bb_parse_cpulist(v, cpus, BB_DCONFIG_MAX_CPUS, &n);
+		/* none: not pinned (http_cpus), no default (bench_cpus) */
+		ret = strcmp(v, "none") ? bb_parse_cpulist(v, cpus,
+							   BB_DCONFIG_MAX_CPUS,
+							   &n) : (n = 0, 0);
 		if (ret == -E2BIG)
 			return fail(err, errlen, -EINVAL,
 				    "%s: '%s' names more than %d CPUs", where,
@@ -1065,6 +1076,8 @@ static void dopt_default_text(const struct dopt *o, const struct bb_dconfig *d,
 		for (unsigned i = 0; i < n && off < len; i++)
 			off += (unsigned)snprintf(buf + off, len - off, "%s%d",
 						  i ? "," : "", cpus[i]);
+		if (!n)
+			snprintf(buf, len, "none");
 		break;
 	}
 	default:
@@ -1227,8 +1240,7 @@ out:
 static int check_cpus(const char *what, const int *cpus, unsigned n,
 		      char *err, size_t errlen)
 {
-	if (!n)
-		return fail(err, errlen, -EINVAL, "%s: no CPU given", what);
+	/* n == 0: "none" */
 	for (unsigned i = 0; i < n; i++)
 		if (!cpu_online(cpus[i]))
 			return fail(err, errlen, -EINVAL,

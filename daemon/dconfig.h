@@ -78,6 +78,7 @@
 #define BB_DCONFIG_MAX_ALLOW 64
 #define BB_DCONFIG_MAX_CPUS 64
 #define BB_DCONFIG_MAX_HOSTS 16
+#define BB_DCONFIG_MAX_PARALLEL 16 /* max_parallel_jobs at most */
 #define BB_DCONFIG_HOST_MAX 256
 #define BB_DCONFIG_TOKEN_MIN 16
 
@@ -137,6 +138,7 @@ struct bb_dconfig {
 	unsigned nhosts;
 	char hosts[BB_DCONFIG_MAX_HOSTS][BB_DCONFIG_HOST_MAX]; /* lower case */
 	unsigned max_queued_jobs;
+	unsigned max_parallel_jobs;  /* jobs run at once (1: one at a time) */
 	unsigned max_job_s;
 	char host_name[254];         /* the fleet: this daemon's name */
 	unsigned lease_s;            /* a claimed job's lease */

@@ -248,6 +248,20 @@ static void notify_status(struct bb_sched *sched, char *last, size_t len)
 		snprintf(status, sizeof(status), "running job %lld",
 			 (long long)id);
 	}
+	if (id) {
+		/* max_parallel_jobs: the others after the oldest's progress */
+		int64_t ids[BB_DCONFIG_MAX_PARALLEL];
+		size_t n = bb_sched_running_all(sched, ids,
+						BB_DCONFIG_MAX_PARALLEL);
+
+		for (size_t i = 1, off = strlen(status);
+		     i < n && off < sizeof(status); i++)
+			off += (size_t)snprintf(status + off,
+						sizeof(status) - off,
+						"%s%lld", i == 1 ?
+						"; also job " : ", ",
+						(long long)ids[i]);
+	}
 	if (!strcmp(status, last))
 		return;
 	snprintf(last, len, "%s", status);

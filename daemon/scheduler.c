@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* scheduler.c - see scheduler.h.
  *
- * One thread.  It takes the oldest queued job from the store, marks it
- * running, and runs it through bb_jobrun_exec with three hooks:
+ * A dispatcher thread ("bb-sched") takes queued jobs from the store and
+ * hands each to a runner (struct sched_runner: one per slot, up to
+ * max_parallel_jobs of them at once, each its own thread "bb-run-N"),
+ * which marks it running and runs it through bb_jobrun_exec with three
+ * hooks:
  *   before_run: for each sysfs knob of the variant, read the original,
  *               journal it (state pending) in the store, write the new
  *               value, mark the row applied;
@@ -16,6 +19,7 @@
 #include "reboot.h"
 #include <biobench/boot.h>
 #include <biobench/hostinfo.h>
+#include <biobench/jobconflict.h>
 #include <biobench/jobrun.h>
 #include "log.h"
 #include <biobench/result_json.h>
@@ -47,8 +51,10 @@
  * of a job can still be recorded when the filesystem fills up during it:
  * released on -ENOSPC, the write retried, re-made before the next job. */
 #define SCHED_RESERVE_BYTES (1 << 20)
-#define SCHED_FINISH_RETRY_S 10 /* then kept in memory (see unrec_*) and
+#define SCHED_FINISH_RETRY_S 10 /* then kept in memory (see unrec) and
 				   retried before each next job */
+#define SCHED_MAX_SLOTS BB_DCONFIG_MAX_PARALLEL /* runners at most */
+#define SCHED_CANDIDATES 32 /* queued jobs looked at per dispatch */
 
 struct sched_progress {
 	unsigned run;          /* 1-based current run */
@@ -67,8 +73,42 @@ struct sched_progress {
 	char boot[96];         /* boot jobs: "boot 3 of 8 (B)", "" */
 };
 
+/* A job whose end the store refused (disk full, I/O error): the API shows
+ * it ended; the dispatcher records it before it starts another job. */
+struct sched_unrec {
+	int64_t id;            /* 0: the entry is free */
+	char state[16];
+	char *verdict, *cmp, *error, *why;
+};
+
+/* One slot of max_parallel_jobs: a thread running one job. */
+struct sched_runner {
+	struct bb_sched *s;
+	unsigned slot;
+	pthread_t tid;
+	bool joinable;         /* dispatcher only: tid is to be joined */
+	/* under s->lock */
+	bool busy;             /* a job handed to it, until its thread ends */
+	int64_t running_id;    /* the job, once the thread took it */
+	struct sched_progress prog;
+	struct bb_job_footprint fp; /* what the job holds (jobconflict.h) */
+	_Atomic bool cancel;   /* stop its job */
+	/* handed over by the dispatcher before the thread starts */
+	int64_t start_id;
+	char *spec;
+	bool resume;
+	/* the runner's thread only */
+	int64_t job_id;
+	struct bb_job *job;
+	struct bb_sysknob_set knobs;  /* applied for the current run */
+	struct bb_sysknob_dev knob_dev; /* the device they belong to */
+	bool knob_disk_mounted;         /* the device's disk holds a mount */
+	char knob_mounted_at[PATH_MAX]; /* which, for messages */
+};
+
 struct bb_sched {
-	struct bb_store *st;   /* the scheduler thread's own handle */
+	struct bb_store *st;   /* the scheduler's own handle (its functions
+				  lock it: shared by the runners) */
 	char reserve[4096];    /* DB-reserve, "" when none */
 	char reserve_dir[4096]; /* its directory */
 	pthread_t tid;
@@ -77,22 +117,19 @@ struct bb_sched {
 	pthread_cond_t cond;
 	bool kicked;           /* under lock */
 	bool stopping;         /* under lock */
-	_Atomic bool cancel;   /* stop the running job */
-	_Atomic bool shutdown; /* the cancel is a daemon stop */
-	int64_t running_id;    /* under lock */
+	_Atomic bool shutdown; /* the runners' cancel is a daemon stop */
 	pthread_rwlock_t *cfg_lock;      /* under lock: set once */
 	struct bb_dconfig *const *cfgp;  /* under lock: NULL = no checks */
-	struct sched_progress prog; /* under lock */
-	/* under lock: a job whose end the store refused (disk full, I/O
-	 * error): the API shows it ended, the thread records it before it
-	 * starts another job */
-	int64_t unrec_id;
-	char unrec_state[16];
-	char *unrec_verdict, *unrec_cmp, *unrec_error, *unrec_why;
-	bool store_bad_logged;  /* scheduler thread only */
+	struct sched_runner run[SCHED_MAX_SLOTS]; /* see sched_runner */
+	/* under lock: ends the store refused, at most one per runner (no
+	 * job starts while one is left) */
+	struct sched_unrec unrec[SCHED_MAX_SLOTS];
+	bool store_bad_logged;  /* dispatcher only */
+	int64_t wait_logged;    /* dispatcher only: the head job whose wait
+				   was logged */
 	/* boot jobs */
 	int64_t resume_id;      /* a boot job whose boot came up right at
-				   start: run before the queue (thread) */
+				   start: run before the queue (dispatcher) */
 	bool kexec_pending;     /* under lock: kexec-exec armed; main runs
 				   kexec -e after the clean stop */
 	char kexec_path[PATH_MAX]; /* under lock */
@@ -106,18 +143,10 @@ struct bb_sched {
 	pthread_t hb_tid;
 	bool hb_started;
 	pthread_cond_t hb_cond;
-
-	/* scheduler thread only */
-	int64_t job_id;
-	struct bb_job *job;
-	struct bb_sysknob_set knobs;  /* applied for the current run */
-	struct bb_sysknob_dev knob_dev; /* the device they belong to */
-	bool knob_disk_mounted;         /* the device's disk holds a mount */
-	char knob_mounted_at[PATH_MAX]; /* which, for messages */
 };
 
-static int recheck_target(struct bb_sched *s, struct bb_job *job, bool first,
-			  char *err, size_t errlen);
+static int recheck_target(struct bb_sched *s, int64_t id, struct bb_job *job,
+			  bool first, char *err, size_t errlen);
 static int job_spec(struct bb_store *st, int64_t id, char **spec, char *err,
 		    size_t errlen);
 
@@ -129,36 +158,36 @@ static int job_spec(struct bb_store *st, int64_t id, char **spec, char *err,
 static int knob_journal(void *arg, struct bb_sysknob_applied *k,
 			const char *value, char *err, size_t errlen)
 {
-	struct bb_sched *s = arg;
+	struct sched_runner *r = arg;
 
-	return bb_store_knob_journal(s->st, s->job_id, s->job->target, k->knob,
-				     k->path, k->original, value, &s->knob_dev,
-				     &k->journal_id, err, errlen);
+	return bb_store_knob_journal(r->s->st, r->job_id, r->job->target,
+				     k->knob, k->path, k->original, value,
+				     &r->knob_dev, &k->journal_id, err, errlen);
 }
 
 static void knob_applied(void *arg, const struct bb_sysknob_applied *k)
 {
-	struct bb_sched *s = arg;
+	struct sched_runner *r = arg;
 
-	bb_store_knob_mark(s->st, k->journal_id, "applied", NULL, 0);
+	bb_store_knob_mark(r->s->st, k->journal_id, "applied", NULL, 0);
 }
 
 static void knob_restored(void *arg, const struct bb_sysknob_applied *k,
 			  int ret, const char *msg)
 {
-	struct bb_sched *s = arg;
+	struct sched_runner *r = arg;
 
 	if (ret < 0) {
 		bb_log(LOG_ERR, "job %lld: cannot restore %s to '%s': %s",
-		       (long long)s->job_id, k->path, k->original, msg);
-		bb_store_event(s->st, s->job_id, "error", msg);
+		       (long long)r->job_id, k->path, k->original, msg);
+		bb_store_event(r->s->st, r->job_id, "error", msg);
 		return;
 	}
-	bb_store_knob_mark(s->st, k->journal_id, "restored", NULL, 0);
+	bb_store_knob_mark(r->s->st, k->journal_id, "restored", NULL, 0);
 	/* a variant that set the value the device had: nothing to say */
 	if (ret != BB_SYSKNOB_UNCHANGED)
 		bb_log(LOG_INFO, "job %lld: restored %s = %s",
-		       (long long)s->job_id, k->path, k->original);
+		       (long long)r->job_id, k->path, k->original);
 }
 
 static const struct bb_sysknob_hooks sched_knob_hooks = {
@@ -168,9 +197,9 @@ static const struct bb_sysknob_hooks sched_knob_hooks = {
 };
 
 /* Write back every applied knob, newest first; the first error. */
-static int restore_knobs(struct bb_sched *s, char *err, size_t errlen)
+static int restore_knobs(struct sched_runner *r, char *err, size_t errlen)
 {
-	return bb_sysknob_restore_set(&s->knobs, &sched_knob_hooks, s, err,
+	return bb_sysknob_restore_set(&r->knobs, &sched_knob_hooks, r, err,
 				      errlen);
 }
 
@@ -191,9 +220,11 @@ static struct bb_dconfig *const *sched_config(struct bb_sched *s,
 /* Before knobs are written: each is still allowed by the current
  * configuration (allow_knobs, reloaded meanwhile perhaps).  0 or -EACCES
  * with the reason. */
-static int recheck_knobs(struct bb_sched *s, const struct bb_job_variant *v,
-			 char *err, size_t errlen)
+static int recheck_knobs(struct sched_runner *r,
+			 const struct bb_job_variant *v, char *err,
+			 size_t errlen)
 {
+	struct bb_sched *s = r->s;
 	pthread_rwlock_t *lock;
 	struct bb_dconfig *const *cfgp;
 	char why[1024];
@@ -205,10 +236,10 @@ static int recheck_knobs(struct bb_sched *s, const struct bb_job_variant *v,
 	pthread_rwlock_rdlock(lock);
 	for (unsigned i = 0; !ret && i < v->nsysfs; i++) {
 		ret = bb_dconfig_knob_allowed(
-			*cfgp, s->job->target, v->sysfs[i].name,
-			s->knob_disk_mounted &&
+			*cfgp, r->job->target, v->sysfs[i].name,
+			r->knob_disk_mounted &&
 				bb_sysknob_dangerous(v->sysfs[i].name),
-			s->knob_mounted_at, why, sizeof(why));
+			r->knob_mounted_at, why, sizeof(why));
 		if (ret)
 			snprintf(err, errlen, "not run: sysfs.%s: %s",
 				 v->sysfs[i].name, why);
@@ -221,8 +252,9 @@ static int hook_before_run(void *arg, struct bb_jobrun *jr,
 			   const struct bb_job_step *st, char *err,
 			   size_t errlen)
 {
-	struct bb_sched *s = arg;
-	const struct bb_job_variant *v = &s->job->v[st->variant];
+	struct sched_runner *r = arg;
+	struct bb_sched *s = r->s;
+	const struct bb_job_variant *v = &r->job->v[st->variant];
 	int ret;
 
 	/* a store that lost its file, cannot write or has no room left
@@ -232,33 +264,34 @@ static int hook_before_run(void *arg, struct bb_jobrun *jr,
 		return ret;
 	pthread_mutex_lock(&s->lock);
 	/* (a boot job's seq goes on past the runs of a redone boot) */
-	s->prog.run = (s->job->boot_job ? jr->runs_done : jr->seq) + 1;
-	s->prog.runs_planned = jr->runs_planned;
-	snprintf(s->prog.variant, sizeof(s->prog.variant), "%s", v->name);
-	s->prog.warmup = st->warmup;
+	r->prog.run = (r->job->boot_job ? jr->runs_done : jr->seq) + 1;
+	r->prog.runs_planned = jr->runs_planned;
+	snprintf(r->prog.variant, sizeof(r->prog.variant), "%s", v->name);
+	r->prog.warmup = st->warmup;
 	pthread_mutex_unlock(&s->lock);
 
-	ret = recheck_knobs(s, v, err, errlen);
+	ret = recheck_knobs(r, v, err, errlen);
 	if (ret)
 		return ret;
-	ret = bb_sysknob_apply_set(&s->knobs, v->sysfs, v->nsysfs,
-				   &sched_knob_hooks, s, err, errlen);
+	ret = bb_sysknob_apply_set(&r->knobs, v->sysfs, v->nsysfs,
+				   &sched_knob_hooks, r, err, errlen);
 	if (ret)
 		return ret;
 	/* last: the target checked; the run opens that canonical path
 	 * without following any symlink (cfg.no_symlinks) */
-	return recheck_target(s, s->job, false, err, errlen);
+	return recheck_target(s, r->job_id, r->job, false, err, errlen);
 }
 
 static int hook_after_run(void *arg, struct bb_jobrun *jr,
 			  const struct bb_job_step *st, int rc,
 			  const struct bb_result *r, char *err, size_t errlen)
 {
-	struct bb_sched *s = arg;
-	struct bb_job_variant *v = &s->job->v[st->variant];
+	struct sched_runner *rn = arg;
+	struct bb_sched *s = rn->s;
+	struct bb_job_variant *v = &rn->job->v[st->variant];
 	struct json_object *doc = NULL;
 	struct bb_store_run run = {
-		.job_id = s->job_id,
+		.job_id = rn->job_id,
 		.variant = v->name,
 		.seq = jr->seq,
 		.round = st->round,
@@ -267,10 +300,10 @@ static int hook_after_run(void *arg, struct bb_jobrun *jr,
 	char kerr[512] = "";
 	int ret, kret;
 
-	kret = restore_knobs(s, kerr, sizeof(kerr));
+	kret = restore_knobs(rn, kerr, sizeof(kerr));
 	if (!rc) {
 		run.state = "done";
-		run.metric = bb_metric_value(s->job->metric, r);
+		run.metric = bb_metric_value(rn->job->metric, r);
 	} else {
 		run.state = rc == -ECANCELED ? "cancelled" : "failed";
 		run.error = r && r->error[0] ? r->error : "run failed";
@@ -281,7 +314,7 @@ static int hook_after_run(void *arg, struct bb_jobrun *jr,
 			json_object_object_add(
 				doc, "quiescence",
 				bb_quiesce_to_json(&jr->quiet,
-						   &s->job->quiesce));
+						   &rn->job->quiesce));
 			/* boot, kernel, version, queue settings at the start */
 			bb_run_context_add_json(doc, &jr->run_ctx);
 		}
@@ -301,15 +334,15 @@ static int hook_after_run(void *arg, struct bb_jobrun *jr,
 	pthread_mutex_lock(&s->lock);
 	/* jr->runs_done counts this run once it finished (after this hook):
 	 * the same count as the store's, never a failed or cancelled run */
-	s->prog.runs_done = jr->runs_done + (rc == 0);
-	s->prog.eta_s = bb_jobrun_eta_s(jr);
+	rn->prog.runs_done = jr->runs_done + (rc == 0);
+	rn->prog.eta_s = bb_jobrun_eta_s(jr);
 	if (!rc && r) {
-		s->prog.latest_iops = bb_result_iops(r);
-		s->prog.last_run = jr->seq + 1;
-		snprintf(s->prog.last_variant, sizeof(s->prog.last_variant),
+		rn->prog.latest_iops = bb_result_iops(r);
+		rn->prog.last_run = jr->seq + 1;
+		snprintf(rn->prog.last_variant, sizeof(rn->prog.last_variant),
 			 "%s", v->name);
-		s->prog.last_warmup = st->warmup;
-		s->prog.last_iops = s->prog.latest_iops;
+		rn->prog.last_warmup = st->warmup;
+		rn->prog.last_iops = rn->prog.latest_iops;
 	}
 	pthread_mutex_unlock(&s->lock);
 	return 0;
@@ -317,20 +350,21 @@ static int hook_after_run(void *arg, struct bb_jobrun *jr,
 
 static void hook_on_round(void *arg, struct bb_jobrun *jr)
 {
-	struct bb_sched *s = arg;
+	struct sched_runner *r = arg;
+	struct bb_sched *s = r->s;
 	struct json_object *cmp = bb_jobrun_to_json(jr);
 	char err[256];
 
 	pthread_mutex_lock(&s->lock);
-	s->prog.runs_planned = jr->runs_planned;
+	r->prog.runs_planned = jr->runs_planned;
 	pthread_mutex_unlock(&s->lock);
-	if (bb_store_job_progress(s->st, s->job_id, jr->runs_planned,
+	if (bb_store_job_progress(s->st, r->job_id, jr->runs_planned,
 				  cmp ? json_object_to_json_string_ext(
 						cmp, JSON_C_TO_STRING_PLAIN) :
 					NULL,
 				  err, sizeof(err)))
 		bb_log(LOG_WARNING, "job %lld: cannot store progress: %s",
-		       (long long)s->job_id, err);
+		       (long long)r->job_id, err);
 	json_object_put(cmp);
 }
 
@@ -338,19 +372,20 @@ static void hook_on_sample(const struct bb_config *cfg,
 			   const struct bb_sample *smp, uint64_t interval_ms,
 			   void *arg)
 {
-	struct bb_sched *s = arg;
+	struct sched_runner *r = arg;
 
 	(void)cfg;
 	if (!interval_ms)
 		return;
-	pthread_mutex_lock(&s->lock);
-	s->prog.latest_iops = (double)smp->ios * 1000.0 / (double)interval_ms;
-	pthread_mutex_unlock(&s->lock);
+	pthread_mutex_lock(&r->s->lock);
+	r->prog.latest_iops = (double)smp->ios * 1000.0 / (double)interval_ms;
+	pthread_mutex_unlock(&r->s->lock);
 }
 
 /* An A/A job that ended done: the spread of its pairs is the host's noise
  * floor for this target and metric (shown next to later verdicts). */
-static void record_noise_floor(struct bb_sched *s, const struct bb_job *job,
+static void record_noise_floor(struct bb_sched *s, int64_t id,
+			       const struct bb_job *job,
 			       const struct bb_jobrun *jr, int64_t host_id)
 {
 	const struct bb_ab_result *c = &jr->cmp[1];
@@ -359,13 +394,13 @@ static void record_noise_floor(struct bb_sched *s, const struct bb_job *job,
 	if (!job->aa || !jr->have_cmp || jr->cmp_ret[1] ||
 	    c->method != BB_AB_METHOD_PAIRED || c->n < 2)
 		return;
-	if (bb_store_host_noise_add(s->st, host_id, s->job_id, job->target,
+	if (bb_store_host_noise_add(s->st, host_id, id, job->target,
 				    bb_metric_name(job->metric),
 				    (unsigned)c->n, c->log_sd,
 				    (log1p(c->ci_hi) - log1p(c->ci_lo)) / 2,
 				    err, sizeof(err)))
 		bb_log(LOG_WARNING, "job %lld: cannot store the noise floor: %s",
-		       (long long)s->job_id, err);
+		       (long long)id, err);
 }
 
 /* ---- disk-full reserve --------------------------------------------------- */
@@ -393,14 +428,13 @@ static char *dup_or_null(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
-static void unrecorded_clear(struct bb_sched *s)
+static void unrecorded_clear(struct sched_unrec *u)
 {
-	free(s->unrec_verdict);
-	free(s->unrec_cmp);
-	free(s->unrec_error);
-	free(s->unrec_why);
-	s->unrec_verdict = s->unrec_cmp = s->unrec_error = s->unrec_why = NULL;
-	s->unrec_id = 0;
+	free(u->verdict);
+	free(u->cmp);
+	free(u->error);
+	free(u->why);
+	memset(u, 0, sizeof(*u));
 }
 
 /* Remember an end the store refused (why: the store's message). */
@@ -408,45 +442,65 @@ static void unrecorded_set(struct bb_sched *s, int64_t id, const char *state,
 			   const char *verdict, const char *cmp,
 			   const char *error, const char *why)
 {
+	struct sched_unrec *u = NULL;
+
 	pthread_mutex_lock(&s->lock);
-	unrecorded_clear(s);
-	s->unrec_id = id;
-	snprintf(s->unrec_state, sizeof(s->unrec_state), "%s", state);
-	s->unrec_verdict = dup_or_null(verdict);
-	s->unrec_cmp = dup_or_null(cmp);
-	s->unrec_error = dup_or_null(error);
-	s->unrec_why = dup_or_null(why);
+	/* one per runner at most: no job starts while one is left */
+	for (unsigned i = 0; !u && i < SCHED_MAX_SLOTS; i++)
+		if (!s->unrec[i].id || s->unrec[i].id == id)
+			u = &s->unrec[i];
+	if (u) {
+		unrecorded_clear(u);
+		u->id = id;
+		snprintf(u->state, sizeof(u->state), "%s", state);
+		u->verdict = dup_or_null(verdict);
+		u->cmp = dup_or_null(cmp);
+		u->error = dup_or_null(error);
+		u->why = dup_or_null(why);
+	}
 	pthread_mutex_unlock(&s->lock);
 }
 
-/* Record a remembered end again.  0 when there is none (left). */
+/* The first remembered end, under lock (NULL: none). */
+static struct sched_unrec *unrecorded_first(struct bb_sched *s)
+{
+	for (unsigned i = 0; i < SCHED_MAX_SLOTS; i++)
+		if (s->unrec[i].id)
+			return &s->unrec[i];
+	return NULL;
+}
+
+/* Record the remembered ends again.  0 when there is none (left). */
 static int unrecorded_retry(struct bb_sched *s)
 {
-	char err[512] = "";
-	int64_t id;
-	int ret;
+	for (unsigned i = 0; i < SCHED_MAX_SLOTS; i++) {
+		struct sched_unrec *u = &s->unrec[i];
+		char err[512] = "";
+		int64_t id;
+		int ret;
 
-	pthread_mutex_lock(&s->lock);
-	id = s->unrec_id;
-	pthread_mutex_unlock(&s->lock);
-	if (!id)
-		return 0;
-	/* the strings change only on this thread */
-	ret = bb_store_job_finish(s->st, id, s->unrec_state, s->unrec_verdict,
-				  s->unrec_cmp, s->unrec_error, err,
-				  sizeof(err));
-	if (ret && ret != -EALREADY && ret != -ENOENT) {
 		pthread_mutex_lock(&s->lock);
-		free(s->unrec_why);
-		s->unrec_why = strdup(err);
+		id = u->id;
 		pthread_mutex_unlock(&s->lock);
-		return ret;
+		if (!id)
+			continue;
+		/* a set entry changes only on the dispatcher (this thread)
+		 * and bb_sched_stop after it: its strings stay */
+		ret = bb_store_job_finish(s->st, id, u->state, u->verdict,
+					  u->cmp, u->error, err, sizeof(err));
+		if (ret && ret != -EALREADY && ret != -ENOENT) {
+			pthread_mutex_lock(&s->lock);
+			free(u->why);
+			u->why = strdup(err);
+			pthread_mutex_unlock(&s->lock);
+			return ret;
+		}
+		bb_log(LOG_INFO, "job %lld: its end (%s) is recorded now",
+		       (long long)id, u->state);
+		pthread_mutex_lock(&s->lock);
+		unrecorded_clear(u);
+		pthread_mutex_unlock(&s->lock);
 	}
-	bb_log(LOG_INFO, "job %lld: its end (%s) is recorded now",
-	       (long long)id, s->unrec_state);
-	pthread_mutex_lock(&s->lock);
-	unrecorded_clear(s);
-	pthread_mutex_unlock(&s->lock);
 	return 0;
 }
 
@@ -545,8 +599,8 @@ static int recheck_one(struct bb_dconfig *const *cfgp, pthread_rwlock_t *lock,
 	return ret;
 }
 
-static int recheck_target(struct bb_sched *s, struct bb_job *job, bool first,
-			  char *err, size_t errlen)
+static int recheck_target(struct bb_sched *s, int64_t id, struct bb_job *job,
+			  bool first, char *err, size_t errlen)
 {
 	pthread_rwlock_t *lock;
 	struct bb_dconfig *const *cfgp;
@@ -597,7 +651,7 @@ static int recheck_target(struct bb_sched *s, struct bb_job *job, bool first,
 	}
 	if (memcmp(canon->target, job->target, sizeof(job->target))) {
 		bb_log(LOG_INFO, "job %lld: target %s%s runs as %s%s",
-		       (long long)s->job_id, job->target,
+		       (long long)id, job->target,
 		       job->ntargets > 1 ? " ..." : "", canon->target,
 		       job->ntargets > 1 ? " ..." : "");
 		memcpy(job->target, canon->target, sizeof(job->target));
@@ -804,10 +858,11 @@ out:
  * rebooting (the next start goes on).  0 when the daemon is stopping for
  * the reboot, else -errno with err (the job then ends: cancelled,
  * failed). */
-static int boot_reboot(struct bb_sched *s, const struct bb_job *job,
+static int boot_reboot(struct sched_runner *r, const struct bb_job *job,
 		       int64_t id, unsigned b, bool *rebooting, char *err,
 		       size_t errlen)
 {
+	struct bb_sched *s = r->s;
 	const struct bb_job_variant *v =
 		&job->v[bb_boot_variant(b, job->nvariants)];
 	struct bb_boot_progress p = { 0 };
@@ -842,7 +897,7 @@ static int boot_reboot(struct bb_sched *s, const struct bb_job *job,
 			 v->name, e);
 		return ret;
 	}
-	if (atomic_load(&s->cancel)) {
+	if (atomic_load(&r->cancel)) {
 		bb_reboot_unarm(&bc.cmds, e, sizeof(e));
 		snprintf(err, errlen, "cancelled");
 		return -ECANCELED;
@@ -879,7 +934,7 @@ static int boot_reboot(struct bb_sched *s, const struct bb_job *job,
 	end = bb_now_ns() + (uint64_t)bc.timeout_s * 1000000000ull;
 	while (!atomic_load(&s->shutdown) && bb_now_ns() < end) {
 		/* bb_sched_stop sets shutdown before cancel */
-		if (atomic_load(&s->cancel) && !atomic_load(&s->shutdown)) {
+		if (atomic_load(&r->cancel) && !atomic_load(&s->shutdown)) {
 			*rebooting = false;
 			pthread_mutex_lock(&s->lock);
 			s->kexec_pending = false;
@@ -904,10 +959,11 @@ static int boot_reboot(struct bb_sched *s, const struct bb_job *job,
  * the statistics so far, then the reboot into the next boot.  *rebooting
  * as boot_reboot; 0 with *rebooting false: every boot ran (jr holds the
  * comparison). */
-static int boot_run(struct bb_sched *s, const struct bb_job *job, int64_t id,
-		    struct bb_jobrun *jr, bool resume, bool *rebooting,
-		    char *err, size_t errlen)
+static int boot_run(struct sched_runner *r, const struct bb_job *job,
+		    int64_t id, struct bb_jobrun *jr, bool resume,
+		    bool *rebooting, char *err, size_t errlen)
 {
+	struct bb_sched *s = r->s;
 	unsigned nv = job->nvariants, total = job->boots * nv;
 	unsigned per = job->warmup + job->repeat, b = 0, vi;
 	struct bb_boot_progress p;
@@ -939,7 +995,7 @@ static int boot_run(struct bb_sched *s, const struct bb_job *job, int64_t id,
 		bb_log(LOG_INFO, "job %lld: this kernel is not variant %s's "
 		       "(%s): rebooting into it for boot %u", (long long)id,
 		       job->v[vi].name, why, b + 1);
-		return boot_reboot(s, job, id, b, rebooting, err, errlen);
+		return boot_reboot(r, job, id, b, rebooting, err, errlen);
 	}
 	if (!resume) {
 		/* the progress before the first run: an interruption
@@ -961,32 +1017,33 @@ static int boot_run(struct bb_sched *s, const struct bb_job *job, int64_t id,
 		return ret;
 	jr->runs_done = b * per;
 	pthread_mutex_lock(&s->lock);
-	snprintf(s->prog.boot, sizeof(s->prog.boot), "boot %u of %u (%s)",
+	snprintf(r->prog.boot, sizeof(r->prog.boot), "boot %u of %u (%s)",
 		 b + 1, total, job->v[vi].name);
-	s->prog.runs_planned = jr->runs_planned;
+	r->prog.runs_planned = jr->runs_planned;
 	pthread_mutex_unlock(&s->lock);
 	for (unsigned k = 0; k < per; k++) {
 		struct bb_job_step st = { .variant = vi, .round = b,
 					  .warmup = k < job->warmup };
 
 		jr->seq = (unsigned)next_seq + k;
-		ret = bb_jobrun_step(jr, &st, &sched_ops, s, err, errlen);
+		ret = bb_jobrun_step(jr, &st, &sched_ops, r, err, errlen);
 		if (ret)
 			return ret;
 	}
 	ret = boot_results(s, job, id, jr, &next_seq, true, err, errlen);
 	if (ret || b + 1 == total)
 		return ret;
-	if (atomic_load(&s->cancel)) {
+	if (atomic_load(&r->cancel)) {
 		snprintf(err, errlen, "cancelled");
 		return -ECANCELED;
 	}
-	return boot_reboot(s, job, id, b + 1, rebooting, err, errlen);
+	return boot_reboot(r, job, id, b + 1, rebooting, err, errlen);
 }
 
-static void run_job(struct bb_sched *s, int64_t id, const char *spec,
+static void run_job(struct sched_runner *r, int64_t id, const char *spec,
 		    bool resume)
 {
+	struct bb_sched *s = r->s;
 	struct bb_job_errors *errs = calloc(1, sizeof(*errs));
 	struct bb_job *job = calloc(1, sizeof(*job));
 	struct bb_jobrun jr;
@@ -999,18 +1056,17 @@ static void run_job(struct bb_sched *s, int64_t id, const char *spec,
 	int ret;
 
 	pthread_mutex_lock(&s->lock);
-	s->running_id = id;
-	memset(&s->prog, 0, sizeof(s->prog));
-	s->prog.t_start_ns = bb_now_ns();
-	s->prog.eta_s = -1;
+	r->running_id = id;
+	memset(&r->prog, 0, sizeof(r->prog));
+	r->prog.t_start_ns = bb_now_ns();
+	r->prog.eta_s = -1;
 	/* a stop requested before this point still stops this job */
-	atomic_store(&s->cancel, s->stopping);
+	atomic_store(&r->cancel, s->stopping);
 	pthread_mutex_unlock(&s->lock);
-	s->job_id = id;
-	s->job = job;
-	memset(&s->knobs, 0, sizeof(s->knobs));
-	memset(&s->knob_dev, 0, sizeof(s->knob_dev));
-	reserve_make(s);
+	r->job_id = id;
+	r->job = job;
+	memset(&r->knobs, 0, sizeof(r->knobs));
+	memset(&r->knob_dev, 0, sizeof(r->knob_dev));
 
 	if (!errs || !job) {
 		snprintf(err, sizeof(err), "out of memory");
@@ -1024,7 +1080,7 @@ static void run_job(struct bb_sched *s, int64_t id, const char *spec,
 	}
 	if (job->boot_job && boot_gate(s, job, resume, err, sizeof(err)))
 		goto finish;
-	if (recheck_target(s, job, true, err, sizeof(err)))
+	if (recheck_target(s, id, job, true, err, sizeof(err)))
 		goto finish;
 	/* the device is the job's until it ends: no local `biobench run`
 	 * or `ab` on it, nor their knob changes, meanwhile */
@@ -1054,17 +1110,17 @@ static void run_job(struct bb_sched *s, int64_t id, const char *spec,
 	bb_log(LOG_INFO, "job %lld (%s) started on %s", (long long)id,
 	       job->name, job->target);
 	if (job_has_knobs(job) &&
-	    (bb_sysknob_queue_dir(job->target, s->knobs.queue_dir,
-				  sizeof(s->knobs.queue_dir), err,
+	    (bb_sysknob_queue_dir(job->target, r->knobs.queue_dir,
+				  sizeof(r->knobs.queue_dir), err,
 				  sizeof(err)) ||
-	     bb_sysknob_dev_of_queue(s->knobs.queue_dir, &s->knob_dev, err,
+	     bb_sysknob_dev_of_queue(r->knobs.queue_dir, &r->knob_dev, err,
 				     sizeof(err))))
 		goto finish;
-	s->knob_disk_mounted =
+	r->knob_disk_mounted =
 		job_has_knobs(job) &&
-		bb_sysknob_disk_mounted(s->knobs.queue_dir, s->knob_mounted_at,
-					sizeof(s->knob_mounted_at)) != 0;
-	ret = bb_jobrun_init(&jr, job, &s->cancel);
+		bb_sysknob_disk_mounted(r->knobs.queue_dir, r->knob_mounted_at,
+					sizeof(r->knob_mounted_at)) != 0;
+	ret = bb_jobrun_init(&jr, job, &r->cancel);
 	if (ret) {
 		snprintf(err, sizeof(err), "cannot set up the job: %s",
 			 strerror(-ret));
@@ -1072,12 +1128,12 @@ static void run_job(struct bb_sched *s, int64_t id, const char *spec,
 	}
 	jr_ok = true;
 	if (job->boot_job)
-		ret = boot_run(s, job, id, &jr, resume, &rebooting, err,
+		ret = boot_run(r, job, id, &jr, resume, &rebooting, err,
 			       sizeof(err));
 	else
-		ret = bb_jobrun_exec(&jr, &sched_ops, s, err, sizeof(err));
+		ret = bb_jobrun_exec(&jr, &sched_ops, r, err, sizeof(err));
 	/* a hook may have failed half way through applying knobs */
-	restore_knobs(s, err + strlen(err), sizeof(err) - strlen(err));
+	restore_knobs(r, err + strlen(err), sizeof(err) - strlen(err));
 	if (rebooting) {
 		/* the job stays rebooting: the next start goes on */
 		bb_log(LOG_INFO, "job %lld: stopping for the reboot",
@@ -1089,7 +1145,7 @@ static void run_job(struct bb_sched *s, int64_t id, const char *spec,
 		 * down, an admin stops it): the job stays running, and the
 		 * next start redoes this boot (recover_boot) */
 		snprintf(what, sizeof(what), "daemon stopped during %s: the "
-			 "boot is redone at the next start", s->prog.boot);
+			 "boot is redone at the next start", r->prog.boot);
 		bb_log(LOG_WARNING, "job %lld: %s", (long long)id, what);
 		if (bb_store_event(s->st, id, "warning", what))
 			bb_log(LOG_ERR, "job %lld: cannot store the event",
@@ -1103,7 +1159,7 @@ static void run_job(struct bb_sched *s, int64_t id, const char *spec,
 	if (!ret) {
 		state = BB_JOB_DONE;
 		err[0] = '\0';
-		record_noise_floor(s, job, &jr, host_id);
+		record_noise_floor(s, id, job, &jr, host_id);
 	} else if (ret == -ECANCELED) {
 		bool down = atomic_load(&s->shutdown);
 
@@ -1139,13 +1195,274 @@ out:
 		bb_job_free(job);
 	free(job);
 	free(errs);
-	s->job = NULL;
+	r->job = NULL;
 	pthread_mutex_lock(&s->lock);
-	s->running_id = 0;
+	r->running_id = 0;
 	pthread_mutex_unlock(&s->lock);
 }
 
-/* ---- thread ------------------------------------------------------------- */
+/* ---- runners ------------------------------------------------------------ */
+
+static void *runner_main(void *arg)
+{
+	struct sched_runner *r = arg;
+	struct bb_sched *s = r->s;
+
+	run_job(r, r->start_id, r->spec, r->resume);
+	free(r->spec);
+	r->spec = NULL;
+	pthread_mutex_lock(&s->lock);
+	r->busy = false;
+	/* a slot is free: the dispatcher looks at the queue again */
+	s->kicked = true;
+	pthread_cond_signal(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+/* Hand job id (spec: malloc'd, the runner's now) to the free runner r.
+ * When no thread can be made the dispatcher runs it itself. */
+static void runner_start(struct bb_sched *s, struct sched_runner *r,
+			 int64_t id, char *spec, bool resume,
+			 const struct bb_job_footprint *fp)
+{
+	char name[16];
+	int ret;
+
+	r->start_id = id;
+	r->spec = spec;
+	r->resume = resume;
+	pthread_mutex_lock(&s->lock);
+	r->busy = true;
+	r->fp = *fp;
+	pthread_mutex_unlock(&s->lock);
+	ret = pthread_create(&r->tid, NULL, runner_main, r);
+	if (!ret) {
+		r->joinable = true;
+		snprintf(name, sizeof(name), "bb-run-%u", r->slot);
+		pthread_setname_np(r->tid, name);
+		return;
+	}
+	bb_log(LOG_WARNING, "job %lld: no runner thread (%s): run by the "
+	       "dispatcher", (long long)id, strerror(ret));
+	runner_main(r);
+}
+
+/* Join the runners whose job ended. */
+static void runners_join(struct bb_sched *s, bool all)
+{
+	for (unsigned i = 0; i < SCHED_MAX_SLOTS; i++) {
+		struct sched_runner *r = &s->run[i];
+		bool done;
+
+		if (!r->joinable)
+			continue;
+		pthread_mutex_lock(&s->lock);
+		done = !r->busy;
+		pthread_mutex_unlock(&s->lock);
+		if (done || all) {
+			pthread_join(r->tid, NULL);
+			r->joinable = false;
+		}
+	}
+}
+
+/* The runner of job id, under lock (NULL: not running here). */
+static struct sched_runner *runner_of(struct bb_sched *s, int64_t id)
+{
+	for (unsigned i = 0; id && i < SCHED_MAX_SLOTS; i++)
+		if (s->run[i].running_id == id)
+			return &s->run[i];
+	return NULL;
+}
+
+/* max_parallel_jobs of the current configuration (1 without one). */
+static unsigned max_parallel(struct bb_sched *s)
+{
+	pthread_rwlock_t *lock;
+	struct bb_dconfig *const *cfgp = sched_config(s, &lock);
+	unsigned n;
+
+	if (!cfgp)
+		return 1;
+	pthread_rwlock_rdlock(lock);
+	n = (*cfgp)->max_parallel_jobs;
+	pthread_rwlock_unlock(lock);
+	return n < 1 ? 1 : n > SCHED_MAX_SLOTS ? SCHED_MAX_SLOTS : n;
+}
+
+/* The footprint of a stored spec (jobconflict.h). */
+static void spec_footprint(const char *spec, struct bb_job_footprint *fp)
+{
+	struct bb_job_errors *errs = calloc(1, sizeof(*errs));
+	struct bb_job *job = calloc(1, sizeof(*job));
+
+	if (!errs || !job)
+		bb_job_footprint_alone(fp, "out of memory");
+	else if (bb_job_parse_string(job, spec, strlen(spec), errs))
+		bb_job_footprint_alone(fp, "its stored spec does not parse");
+	else
+		bb_job_footprint(job, fp);
+	if (job && job->spec)
+		bb_job_free(job);
+	free(job);
+	free(errs);
+}
+
+/* max_parallel_jobs > 1: the oldest queued job that conflicts neither
+ * with a running job nor with an older queued one (which waits: nothing
+ * overtakes a job it would then keep waiting, so the head of the queue
+ * runs as soon as the jobs it conflicts with ended), claimed; its id,
+ * spec and footprint.  -ENOENT when none may start now. */
+static int pick_job(struct bb_sched *s, int64_t *id, char **spec,
+		    struct bb_job_footprint *fp)
+{
+	struct bb_job_footprint *cand = calloc(SCHED_CANDIDATES, sizeof(*cand));
+	struct bb_job_footprint *run = calloc(SCHED_MAX_SLOTS, sizeof(*run));
+	int64_t run_id[SCHED_MAX_SLOTS];
+	struct bb_store_queued *q = NULL;
+	unsigned nrun = 0;
+	size_t n = 0;
+	char err[512], why[256];
+	int ret;
+
+	if (!cand || !run) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	pthread_mutex_lock(&s->lock);
+	for (unsigned i = 0; i < SCHED_MAX_SLOTS; i++)
+		if (s->run[i].busy) {
+			run_id[nrun] = s->run[i].start_id;
+			run[nrun++] = s->run[i].fp;
+		}
+	pthread_mutex_unlock(&s->lock);
+	ret = bb_store_jobs_candidates(s->st, SCHED_CANDIDATES, &q, &n, err,
+				       sizeof(err));
+	if (ret) {
+		bb_log(LOG_ERR, "scheduler: %s", err);
+		goto out;
+	}
+	ret = -ENOENT;
+	for (size_t i = 0; i < n; i++) {
+		int64_t other = 0;
+		bool mine = false;
+
+		/* claimed and handed to a runner, not started yet */
+		for (unsigned k = 0; k < nrun; k++)
+			mine |= run_id[k] == q[i].id;
+		if (mine) {
+			/* in the running ones: holds nothing back twice */
+			memset(&cand[i], 0, sizeof(cand[i]));
+			continue;
+		}
+		spec_footprint(q[i].spec, &cand[i]);
+		for (unsigned k = 0; !other && k < nrun; k++)
+			if (bb_job_conflict(&cand[i], &run[k], why,
+					    sizeof(why)))
+				other = run_id[k];
+		for (size_t k = 0; !other && k < i; k++)
+			if (bb_job_conflict(&cand[i], &cand[k], why,
+					    sizeof(why)))
+				other = q[k].id;
+		if (other) {
+			if (!i && s->wait_logged != q[i].id) {
+				bb_log(LOG_INFO, "job %lld waits for job %lld: "
+				       "%s", (long long)q[i].id,
+				       (long long)other, why);
+				s->wait_logged = q[i].id;
+			}
+			continue;
+		}
+		ret = bb_store_job_claim_id(s->st, q[i].id, spec, err,
+					    sizeof(err));
+		if (ret == -ENOENT)
+			continue; /* taken or cancelled meanwhile: it still
+				     holds back what conflicts with it */
+		if (ret) {
+			bb_log(LOG_ERR, "scheduler: %s", err);
+			break;
+		}
+		*id = q[i].id;
+		*fp = cand[i];
+		break;
+	}
+out:
+	bb_store_queued_free(q, n);
+	free(cand);
+	free(run);
+	return ret;
+}
+
+/* Start jobs while a runner is free: a boot job to go on first, then the
+ * queue's (one at a time with max_parallel_jobs 1: the oldest, as
+ * bb_store_job_next_queued claims it; else pick_job's). */
+static void dispatch(struct bb_sched *s)
+{
+	for (;;) {
+		struct sched_runner *fr = NULL;
+		struct bb_job_footprint fp;
+		unsigned busy = 0, max;
+		char *spec = NULL;
+		char err[512];
+		int64_t id;
+		int ret;
+
+		runners_join(s, false);
+		pthread_mutex_lock(&s->lock);
+		for (unsigned i = 0; i < SCHED_MAX_SLOTS; i++) {
+			if (s->run[i].busy)
+				busy++;
+			else if (!fr && !s->run[i].joinable)
+				fr = &s->run[i];
+		}
+		if (s->stopping)
+			fr = NULL;
+		pthread_mutex_unlock(&s->lock);
+		max = max_parallel(s);
+		if (!fr || busy >= max)
+			return;
+		/* no new job while the store cannot keep it */
+		reserve_make(s);
+		if (unrecorded_retry(s) ||
+		    bb_sched_store_check(s, err, sizeof(err))) {
+			if (!s->store_bad_logged)
+				bb_log(LOG_ERR, "scheduler: queued jobs wait: %s",
+				       err);
+			s->store_bad_logged = true;
+			return;
+		}
+		s->store_bad_logged = false;
+		/* a boot job whose boot came up right goes first, alone */
+		if (s->resume_id) {
+			if (busy)
+				return;
+			id = s->resume_id;
+			s->resume_id = 0;
+			if (job_spec(s->st, id, &spec, err, sizeof(err))) {
+				bb_log(LOG_ERR, "scheduler: job %lld: %s",
+				       (long long)id, err);
+				continue;
+			}
+			bb_job_footprint_alone(&fp, "a boot job");
+			runner_start(s, fr, id, spec, true, &fp);
+			continue;
+		}
+		if (max == 1) {
+			ret = bb_store_job_next_queued(s->st, &id, &spec, err,
+						       sizeof(err));
+			if (ret && ret != -ENOENT)
+				bb_log(LOG_ERR, "scheduler: %s", err);
+			if (!ret)
+				spec_footprint(spec, &fp);
+		} else {
+			ret = pick_job(s, &id, &spec, &fp);
+		}
+		if (ret)
+			return;
+		runner_start(s, fr, id, spec, false, &fp);
+	}
+}
 
 static void *sched_main(void *arg)
 {
@@ -1159,10 +1476,6 @@ static void *sched_main(void *arg)
 	pthread_mutex_unlock(&s->lock);
 	for (;;) {
 		struct timespec ts;
-		int64_t id;
-		char *spec = NULL;
-		char err[256];
-		int ret;
 
 		pthread_mutex_lock(&s->lock);
 		if (!s->kicked && !s->stopping) {
@@ -1176,54 +1489,10 @@ static void *sched_main(void *arg)
 			break;
 		}
 		pthread_mutex_unlock(&s->lock);
-
-		for (;;) {
-			pthread_mutex_lock(&s->lock);
-			if (s->stopping) {
-				pthread_mutex_unlock(&s->lock);
-				break;
-			}
-			pthread_mutex_unlock(&s->lock);
-			/* no new job while the store cannot keep it */
-			reserve_make(s);
-			if (unrecorded_retry(s) ||
-			    bb_sched_store_check(s, err, sizeof(err))) {
-				if (!s->store_bad_logged)
-					bb_log(LOG_ERR, "scheduler: queued jobs "
-					       "wait: %s", s->unrec_why ?
-					       s->unrec_why : err);
-				s->store_bad_logged = true;
-				break;
-			}
-			s->store_bad_logged = false;
-			/* a boot job whose boot came up right goes first */
-			if (s->resume_id) {
-				id = s->resume_id;
-				s->resume_id = 0;
-				if (job_spec(s->st, id, &spec, err,
-					     sizeof(err))) {
-					bb_log(LOG_ERR, "scheduler: job %lld: "
-					       "%s", (long long)id, err);
-					continue;
-				}
-				run_job(s, id, spec, true);
-				free(spec);
-				spec = NULL;
-				continue;
-			}
-			ret = bb_store_job_next_queued(s->st, &id, &spec, err,
-						       sizeof(err));
-			if (ret == -ENOENT)
-				break;
-			if (ret) {
-				bb_log(LOG_ERR, "scheduler: %s", err);
-				break;
-			}
-			run_job(s, id, spec, false);
-			free(spec);
-			spec = NULL;
-		}
+		dispatch(s);
 	}
+	/* bb_sched_stop cancelled every runner's job */
+	runners_join(s, true);
 	return NULL;
 }
 
@@ -1541,27 +1810,31 @@ static void recover_boots(struct bb_sched *s)
 
 /* ---- the fleet's heartbeat --------------------------------------------- */
 
-/* One beat: last seen, the leases renewed (the running job's lost: stop
- * it), the other daemons' expired leases swept. */
+/* One beat: last seen, the leases renewed (a running job that was lost:
+ * stop it), the other daemons' expired leases swept. */
 static void heartbeat_beat(struct bb_sched *s, bool *bad_logged)
 {
-	int64_t id = bb_sched_running(s);
+	int64_t ids[SCHED_MAX_SLOTS], lost = 0;
+	size_t nids = bb_sched_running_all(s, ids, SCHED_MAX_SLOTS);
 	unsigned n = 0;
 	char err[512];
-	int ret = bb_store_daemon_heartbeat(s->st, id, err, sizeof(err));
+	int ret = bb_store_daemon_heartbeat_jobs(s->st, ids, nids, &lost, err,
+						 sizeof(err));
 
 	if (ret == -ESTALE) {
+		struct sched_runner *r;
 		bool stopping;
 
 		pthread_mutex_lock(&s->lock);
 		/* a stop marks the job interrupted itself: not lost */
 		stopping = s->stopping;
-		if (s->running_id == id && !stopping)
-			atomic_store(&s->cancel, true);
+		r = runner_of(s, lost);
+		if (r && !stopping)
+			atomic_store(&r->cancel, true);
 		pthread_mutex_unlock(&s->lock);
 		if (!stopping)
 			bb_log(LOG_ERR, "job %lld: this daemon lost it: %s; "
-			       "stopping it", (long long)id, err);
+			       "stopping it", (long long)lost, err);
 	} else if (ret) {
 		if (!*bad_logged)
 			bb_log(LOG_ERR, "heartbeat: %s", err);
@@ -1631,6 +1904,10 @@ int bb_sched_start_fleet(struct bb_sched **out, const char *db_path,
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->cond, NULL);
 	pthread_cond_init(&s->hb_cond, NULL);
+	for (unsigned i = 0; i < SCHED_MAX_SLOTS; i++) {
+		s->run[i].s = s;
+		s->run[i].slot = i;
+	}
 	s->poll_s = bb_store_is_pg(db_path) ? SCHED_POLL_SHARED_S :
 					      SCHED_POLL_S;
 	ret = bb_store_open(&s->st, db_path, err, errlen);
@@ -1702,6 +1979,7 @@ int bb_sched_start_fleet(struct bb_sched **out, const char *db_path,
 		goto fail;
 	}
 	s->started = true;
+	pthread_setname_np(s->tid, "bb-sched");
 	*out = s;
 	return 0;
 fail:
@@ -1744,12 +2022,14 @@ void bb_sched_kick(struct bb_sched *s)
 int bb_sched_cancel(struct bb_sched *s, struct bb_store *st, int64_t id,
 		    char *err, size_t errlen)
 {
+	struct sched_runner *r;
 	char state[16];
 	int ret;
 
 	pthread_mutex_lock(&s->lock);
-	if (s->running_id == id) {
-		atomic_store(&s->cancel, true);
+	r = runner_of(s, id);
+	if (r) {
+		atomic_store(&r->cancel, true);
 		pthread_mutex_unlock(&s->lock);
 		return 0;
 	}
@@ -1781,8 +2061,9 @@ int bb_sched_cancel(struct bb_sched *s, struct bb_store *st, int64_t id,
 	}
 	/* it started meanwhile */
 	pthread_mutex_lock(&s->lock);
-	if (s->running_id == id) {
-		atomic_store(&s->cancel, true);
+	r = runner_of(s, id);
+	if (r) {
+		atomic_store(&r->cancel, true);
 		ret = 0;
 	} else {
 		snprintf(err, errlen, "job %lld already finished",
@@ -1795,15 +2076,17 @@ int bb_sched_cancel(struct bb_sched *s, struct bb_store *st, int64_t id,
 
 struct json_object *bb_sched_progress(struct bb_sched *s, int64_t id)
 {
+	struct sched_runner *r;
 	struct json_object *o;
 	struct sched_progress p;
 
 	pthread_mutex_lock(&s->lock);
-	if (!id || s->running_id != id) {
+	r = runner_of(s, id);
+	if (!r) {
 		pthread_mutex_unlock(&s->lock);
 		return NULL;
 	}
-	p = s->prog;
+	p = r->prog;
 	pthread_mutex_unlock(&s->lock);
 
 	o = json_object_new_object();
@@ -1861,10 +2144,31 @@ int64_t bb_sched_running(struct bb_sched *s)
 {
 	int64_t id;
 
+	return bb_sched_running_all(s, &id, 1) ? id : 0;
+}
+
+size_t bb_sched_running_all(struct bb_sched *s, int64_t *ids, size_t max)
+{
+	int64_t all[SCHED_MAX_SLOTS];
+	size_t n = 0;
+
 	pthread_mutex_lock(&s->lock);
-	id = s->running_id;
+	for (unsigned i = 0; i < SCHED_MAX_SLOTS; i++)
+		if (s->run[i].running_id)
+			all[n++] = s->run[i].running_id;
 	pthread_mutex_unlock(&s->lock);
-	return id;
+	/* oldest first (a handful: insertion sort) */
+	for (size_t i = 1; i < n; i++)
+		for (size_t k = i; k > 0 && all[k - 1] > all[k]; k--) {
+			int64_t t = all[k];
+
+			all[k] = all[k - 1];
+			all[k - 1] = t;
+		}
+	if (n > max)
+		n = max;
+	memcpy(ids, all, n * sizeof(*ids));
+	return n;
 }
 
 void bb_sched_stop(struct bb_sched *s)
@@ -1874,19 +2178,25 @@ void bb_sched_stop(struct bb_sched *s)
 	pthread_mutex_lock(&s->lock);
 	s->stopping = true;
 	atomic_store(&s->shutdown, true);
-	atomic_store(&s->cancel, true);
+	for (unsigned i = 0; i < SCHED_MAX_SLOTS; i++)
+		atomic_store(&s->run[i].cancel, true);
 	pthread_cond_signal(&s->cond);
 	pthread_cond_signal(&s->hb_cond);
 	pthread_mutex_unlock(&s->lock);
+	/* the dispatcher joins the runners (their knobs restored) */
 	if (s->started)
 		pthread_join(s->tid, NULL);
-	/* after the scheduler: its job's lease is renewed to the end */
+	/* after the scheduler: its jobs' leases are renewed to the end */
 	if (s->hb_started)
 		pthread_join(s->hb_tid, NULL);
-	if (s->unrec_id && unrecorded_retry(s))
+	if (unrecorded_retry(s)) {
+		struct sched_unrec *u = unrecorded_first(s);
+
 		bb_log(LOG_ERR, "job %lld: its end is not recorded: the next "
-		       "start marks it interrupted", (long long)s->unrec_id);
-	unrecorded_clear(s);
+		       "start marks it interrupted", (long long)u->id);
+	}
+	for (unsigned i = 0; i < SCHED_MAX_SLOTS; i++)
+		unrecorded_clear(&s->unrec[i]);
 	bb_store_close(s->st);
 	pthread_cond_destroy(&s->hb_cond);
 	pthread_cond_destroy(&s->cond);
@@ -1896,6 +2206,7 @@ void bb_sched_stop(struct bb_sched *s)
 
 int bb_sched_store_check(struct bb_sched *s, char *err, size_t errlen)
 {
+	struct sched_unrec *u;
 	struct statvfs sv;
 	int ret;
 
@@ -1913,10 +2224,11 @@ int bb_sched_store_check(struct bb_sched *s, char *err, size_t errlen)
 		return -ENOSPC;
 	}
 	pthread_mutex_lock(&s->lock);
-	if (s->unrec_id) {
+	u = unrecorded_first(s);
+	if (u) {
 		snprintf(err, errlen, "the end of job %lld (%s) is not "
-			 "recorded: %s", (long long)s->unrec_id,
-			 s->unrec_state, s->unrec_why ? s->unrec_why : "");
+			 "recorded: %s", (long long)u->id, u->state,
+			 u->why ? u->why : "");
 		pthread_mutex_unlock(&s->lock);
 		return -EIO;
 	}
@@ -1931,12 +2243,15 @@ bool bb_sched_unrecorded(struct bb_sched *s, int64_t id, char *state,
 	bool ret = false;
 
 	pthread_mutex_lock(&s->lock);
-	if (id && s->unrec_id == id) {
-		snprintf(state, slen, "%s", s->unrec_state);
+	for (unsigned i = 0; id && !ret && i < SCHED_MAX_SLOTS; i++) {
+		const struct sched_unrec *u = &s->unrec[i];
+
+		if (u->id != id)
+			continue;
+		snprintf(state, slen, "%s", u->state);
 		snprintf(error, elen, "%s%snot recorded in the database: %s",
-			 s->unrec_error ? s->unrec_error : "",
-			 s->unrec_error ? "; " : "",
-			 s->unrec_why ? s->unrec_why : "");
+			 u->error ? u->error : "", u->error ? "; " : "",
+			 u->why ? u->why : "");
 		ret = true;
 	}
 	pthread_mutex_unlock(&s->lock);

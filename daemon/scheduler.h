@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* scheduler.h - the scheduler (not "sched.h": that would shadow <sched.h>):
- * one thread that runs queued jobs one at a time, FIFO (so at most one job
- * per device), through bb_jobrun_exec;
+ * a dispatcher thread that hands queued jobs to runner threads, one job
+ * at a time (max_parallel_jobs 1, the default: FIFO), or up to
+ * max_parallel_jobs at once when they do not conflict (jobconflict.h:
+ * disjoint devices, disjoint CPU lists, no boot job; among them FIFO,
+ * and no job overtakes an older one it conflicts with, so the oldest
+ * waits only for running jobs), each through bb_jobrun_exec;
  * journals and applies sysfs knobs around each run; stores every run;
  * takes cancellation within a second; publishes progress. */
 #ifndef BB_SCHEDULER_H
@@ -30,7 +34,7 @@ int bb_sched_start(struct bb_sched **out, const char *db_path,
  * allow-list) and version; it claims the jobs it runs with a lease of
  * lease_s, and a heartbeat thread ("bb-heartbeat", every third of the
  * lease, at least every second) refreshes the registry, renews the
- * leases (the running job is stopped when it was lost) and interrupts
+ * leases (a running job is stopped when it was lost) and interrupts
  * other daemons' running jobs whose leases expired.  f NULL: as
  * bb_sched_start (no registry, no claims: every job is this one's). */
 struct bb_sched_fleet {
@@ -54,13 +58,14 @@ void bb_sched_set_config(struct bb_sched *s, pthread_rwlock_t *lock,
 /* Wake the thread: a job was queued in the store. */
 void bb_sched_kick(struct bb_sched *s);
 
-/* Cancel job id: a queued job is marked cancelled at once; the running
- * one stops within a second (knobs restored, state cancelled).
+/* Cancel job id: a queued job is marked cancelled at once; a running
+ * one stops within a second (knobs restored, state cancelled; the other
+ * running jobs go on).
  * 0, -ENOENT (no such job), -EALREADY (already finished). */
 int bb_sched_cancel(struct bb_sched *s, struct bb_store *st, int64_t id,
 		    char *err, size_t errlen);
 
-/* Progress of the running job, NULL when id is not running:
+/* Progress of running job id, NULL when id is not running:
  * {"run": i (1-based current), "runs_planned", "runs_done",
  *  "elapsed_s", "eta_s" | null, "variant", "warmup", "boot" ("boot 3 of
  *  8 (B)" for a boot job, else null), "latest_iops"}. */
@@ -71,8 +76,11 @@ struct json_object *bb_sched_progress(struct bb_sched *s, int64_t id);
  * Ask before bb_sched_stop. */
 bool bb_sched_kexec_pending(struct bb_sched *s, char *kexec, size_t len);
 
-/* Id of the running job, 0 if idle. */
+/* Id of the oldest running job, 0 if idle. */
 int64_t bb_sched_running(struct bb_sched *s);
+/* The ids of the running jobs (max_parallel_jobs > 1: several), oldest
+ * first, at most max of them; how many. */
+size_t bb_sched_running_all(struct bb_sched *s, int64_t *ids, size_t max);
 
 /* The health of the scheduler's store (bb_store_check), or -EIO while a
  * job's end could not be recorded (the message names the job).  While
@@ -82,12 +90,13 @@ int bb_sched_store_check(struct bb_sched *s, char *err, size_t errlen);
 
 /* A job that ended but whose end the store refused: its state (as it
  * ended) and error (with the store's reason); false when id is not
- * such a job.  The thread records it before it starts another job. */
+ * such a job.  The dispatcher records it before it starts another job
+ * (one such end per runner at most). */
 bool bb_sched_unrecorded(struct bb_sched *s, int64_t id, char *state,
 			 size_t slen, char *error, size_t elen);
 
-/* Stop: cancel the running job (its knobs restored, state cancelled),
- * join the thread, close its store. */
+/* Stop: interrupt every running job (their knobs restored, state
+ * interrupted), join the dispatcher and the runners, close its store. */
 void bb_sched_stop(struct bb_sched *s);
 
 #endif

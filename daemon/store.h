@@ -151,6 +151,33 @@ int bb_store_daemon_register(struct bb_store *s, const char *host,
  * interrupted it, or another claimed it): stop it. */
 int bb_store_daemon_heartbeat(struct bb_store *s, int64_t running_id,
 			      char *err, size_t errlen);
+/* The heartbeat of a daemon running n jobs (ids, oldest first; the
+ * registry's running_job is ids[0]): as bb_store_daemon_heartbeat, the
+ * leases renewed either way; -ESTALE (why in err) with *lost the first
+ * of them that is no longer this daemon's. */
+int bb_store_daemon_heartbeat_jobs(struct bb_store *s, const int64_t *ids,
+				   size_t n, int64_t *lost, char *err,
+				   size_t errlen);
+/* The queued jobs this daemon may claim (on a handle without a daemon:
+ * every queued job), oldest first, at most max: *out (malloc'd, free
+ * with bb_store_queued_free), *n of them.  Nothing is claimed: the
+ * scheduler chooses among them (max_parallel_jobs) and claims one with
+ * bb_store_job_claim_id. */
+struct bb_store_queued {
+	int64_t id;
+	char *spec;
+};
+int bb_store_jobs_candidates(struct bb_store *s, unsigned max,
+			     struct bb_store_queued **out, size_t *n,
+			     char *err, size_t errlen);
+void bb_store_queued_free(struct bb_store_queued *q, size_t n);
+/* Claim job id as bb_store_job_claim claims the oldest (on PostgreSQL
+ * skipping it when another claim holds its row); its spec (malloc'd).
+ * -ENOENT when it is no longer a job this daemon may claim (claimed by
+ * another, cancelled, started).  On a handle without a daemon: its spec
+ * while it is queued. */
+int bb_store_job_claim_id(struct bb_store *s, int64_t id, char **spec,
+			  char *err, size_t errlen);
 /* The oldest queued job this daemon may run, claimed with a lease: its
  * id and spec (malloc'd); -ENOENT when there is none.  Two daemons never
  * claim the same job (a claim whose claimer let its lease expire before
@@ -190,7 +217,8 @@ int bb_store_job_children(struct bb_store *s, int64_t id,
 			  struct json_object **out, char *err, size_t errlen);
 
 /* GET /api/v1/hosts: {"hosts":[{"name","version","pid","started",
- * "last_seen","running_job" | null,"host": {..} | null,"devices": {..}
+ * "last_seen","running_job" | null (the oldest running),"running_jobs":
+ * [ids of the running jobs it claimed],"host": {..} | null,"devices": {..}
  * | null,"kernel" | null,"seen_s_ago"}]} by name. */
 int bb_store_hosts_list(struct bb_store *s, struct json_object **out,
 			char *err, size_t errlen);

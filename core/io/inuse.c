@@ -321,6 +321,34 @@ static void push_disk_relatives(struct alias_walk *w,
 	closedir(d);
 }
 
+/* The neighbours of node i pushed: a file's loop devices; a device's
+ * backing file or device (a loop device), the loop devices on it, its
+ * partitions or the loops on its disk. */
+static void walk_expand(struct alias_walk *w, const struct loop_table *lt,
+			unsigned i)
+{
+	const struct alias_node *a = &w->n[i];
+	bool file = a->file;
+	dev_t dev = a->dev;
+	ino_t ino = a->ino;
+
+	if (file) {
+		push_loops_on(w, lt, true, dev, ino, (int)i);
+		return;
+	}
+	for (unsigned k = 0; k < lt->n; k++) {
+		const struct loop_dev *l = &lt->l[k];
+
+		if (l->dev != dev)
+			continue;
+		walk_push(w, !l->brdev, l->brdev ? l->brdev : l->bdev,
+			  l->brdev ? 0 : l->bino, (int)i, l->backing,
+			  l->brdev ? "its backing device" : "its backing file");
+	}
+	push_loops_on(w, lt, false, dev, 0, (int)i);
+	push_disk_relatives(w, lt, dev, (int)i);
+}
+
 /* "/dev/loop2 -> /dev/loop1": how node i was reached from the target. */
 static void chain_text(const struct alias_walk *w, unsigned i, char *buf,
 		       size_t len)
@@ -352,11 +380,7 @@ static int walk_check(struct alias_walk *w, const char *path, char *err,
 	for (unsigned i = 0; i < w->count; i++) {
 		struct alias_node *a = &w->n[i];
 
-		if (a->file) {
-			push_loops_on(w, &lt, true, a->dev, a->ino, (int)i);
-			continue;
-		}
-		if (dev_in_use(a->dev, why, sizeof(why))) {
+		if (!a->file && dev_in_use(a->dev, why, sizeof(why))) {
 			free(lt.l);
 			if (!i)
 				return bb_errf(err, len, -EBUSY,
@@ -368,18 +392,7 @@ static int walk_check(struct alias_walk *w, const char *path, char *err,
 				       "%s",
 				       path, a->name, a->rel, chain, why);
 		}
-		for (unsigned k = 0; k < lt.n; k++) {
-			const struct loop_dev *l = &lt.l[k];
-
-			if (l->dev != a->dev)
-				continue;
-			walk_push(w, !l->brdev, l->brdev ? l->brdev : l->bdev,
-				  l->brdev ? 0 : l->bino, (int)i, l->backing,
-				  l->brdev ? "its backing device"
-					   : "its backing file");
-		}
-		push_loops_on(w, &lt, false, a->dev, 0, (int)i);
-		push_disk_relatives(w, &lt, a->dev, (int)i);
+		walk_expand(w, &lt, i);
 	}
 	free(lt.l);
 	return 0;
@@ -435,4 +448,174 @@ int bb_target_write_check(const char *target, char *err, size_t len)
 	if (S_ISREG(st.st_mode))
 		return bb_file_check_writable(target, &st, err, len);
 	return 0;
+}
+
+/* --- footprints (which devices a target's I/O reaches) -------------------- */
+
+/* A block device's whole disk: the disk of a partition, else itself. */
+static dev_t whole_disk(dev_t dev)
+{
+	char pf[PATH_MAX];
+	dev_t disk;
+
+	snprintf(pf, sizeof(pf), "/sys/dev/block/%u:%u/partition", major(dev),
+		 minor(dev));
+	if (access(pf, F_OK))
+		return dev;
+	snprintf(pf, sizeof(pf), "/sys/dev/block/%u:%u/../dev", major(dev),
+		 minor(dev));
+	return read_devnum(pf, &disk) ? disk : dev;
+}
+
+/* Whether dev is a block device the kernel lists (not the anonymous
+ * device of tmpfs, overlayfs, ...). */
+static bool block_known(dev_t dev)
+{
+	char pf[PATH_MAX];
+
+	snprintf(pf, sizeof(pf), "/sys/dev/block/%u:%u", major(dev),
+		 minor(dev));
+	return !access(pf, F_OK);
+}
+
+static void fp_add(struct bb_dev_footprint *fp, enum bb_fp_kind kind,
+		   dev_t dev, ino_t ino)
+{
+	if (kind == BB_FP_BLOCK)
+		dev = whole_disk(dev);
+	for (unsigned i = 0; i < fp->n; i++)
+		if (fp->node[i].kind == kind && fp->node[i].dev == dev &&
+		    fp->node[i].ino == ino)
+			return;
+	if (fp->n == BB_FP_MAX) {
+		fp->overflow = true;
+		return;
+	}
+	fp->node[fp->n].kind = kind;
+	fp->node[fp->n].dev = dev;
+	fp->node[fp->n].ino = ino;
+	fp->n++;
+}
+
+/* The devices a device-mapper or md device is made of (sysfs slaves):
+ * pushed, so that an LVM volume reaches its disks. */
+static void push_slaves(struct alias_walk *w, dev_t dev, int from)
+{
+	char dir[PATH_MAX], pf[PATH_MAX + 300];
+	struct dirent *de;
+	dev_t sdev;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u/slaves", major(dev),
+		 minor(dev));
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char name[64];
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(pf, sizeof(pf), "%s/%s/dev", dir, de->d_name);
+		if (!read_devnum(pf, &sdev))
+			continue;
+		snprintf(name, sizeof(name), "/dev/%.50s", de->d_name);
+		walk_push(w, false, sdev, 0, from, name, "a device under it");
+	}
+	closedir(d);
+}
+
+int bb_target_footprint(const char *target, struct bb_dev_footprint *fp,
+			char *err, size_t len)
+{
+	struct alias_walk *w;
+	struct loop_table lt;
+	char dir[PATH_MAX], *slash;
+	struct stat st;
+	int ret;
+
+	if (bb_target_is_nop(target))
+		return 0;
+	if (stat(target, &st)) {
+		/* a file the run creates: the filesystem of its directory */
+		snprintf(dir, sizeof(dir), "%s", target);
+		slash = strrchr(dir, '/');
+		if (slash)
+			*(slash == dir ? slash + 1 : slash) = '\0';
+		if (!slash || stat(dir, &st))
+			return bb_errf(err, len, -errno, "%s: %s", target,
+				       strerror(errno));
+		if (block_known(st.st_dev))
+			fp_add(fp, BB_FP_BLOCK, st.st_dev, 0);
+		return 0;
+	}
+	if (S_ISCHR(st.st_mode)) {
+		/* an NVMe generic device: itself only */
+		fp_add(fp, BB_FP_CHAR, st.st_rdev, 0);
+		return 0;
+	}
+	if (!S_ISBLK(st.st_mode) && !S_ISREG(st.st_mode))
+		return bb_errf(err, len, -EINVAL, "%s: neither a block device "
+			       "nor a regular file", target);
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return bb_errf(err, len, -ENOMEM, "out of memory");
+	if (S_ISBLK(st.st_mode))
+		walk_push(w, false, st.st_rdev, 0, -1, target, "");
+	else
+		walk_push(w, true, st.st_dev, st.st_ino, -1, target, "");
+	ret = loops_read(&lt);
+	if (ret) {
+		free(w);
+		return bb_errf(err, len, ret, "%s: cannot list loop devices: "
+			       "%s", target, strerror(-ret));
+	}
+	for (unsigned i = 0; i < w->count; i++) {
+		const struct alias_node *a = &w->n[i];
+
+		if (a->file) {
+			fp_add(fp, BB_FP_FILE, a->dev, a->ino);
+			/* the disk of the filesystem holding it */
+			if (block_known(a->dev))
+				fp_add(fp, BB_FP_BLOCK, a->dev, 0);
+		} else {
+			fp_add(fp, BB_FP_BLOCK, a->dev, 0);
+			push_slaves(w, a->dev, (int)i);
+		}
+		walk_expand(w, &lt, i);
+	}
+	if (w->count == BB_ALIAS_MAX)
+		fp->overflow = true;
+	free(lt.l);
+	free(w);
+	return 0;
+}
+
+bool bb_footprint_overlap(const struct bb_dev_footprint *a,
+			  const struct bb_dev_footprint *b, char *why,
+			  size_t len)
+{
+	for (unsigned i = 0; i < a->n; i++)
+		for (unsigned k = 0; k < b->n; k++) {
+			const struct bb_fp_node *x = &a->node[i], *y = &b->node[k];
+
+			if (x->kind != y->kind || x->dev != y->dev ||
+			    x->ino != y->ino)
+				continue;
+			if (x->kind == BB_FP_FILE)
+				snprintf(why, len, "the same file (device "
+					 "%u:%u, inode %llu)", major(x->dev),
+					 minor(x->dev),
+					 (unsigned long long)x->ino);
+			else
+				snprintf(why, len, "the same device %u:%u",
+					 major(x->dev), minor(x->dev));
+			return true;
+		}
+	if ((a->overflow && b->n) || (b->overflow && a->n)) {
+		snprintf(why, len, "too many aliasing devices to tell them "
+			 "apart");
+		return true;
+	}
+	return false;
 }

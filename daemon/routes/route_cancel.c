@@ -39,9 +39,9 @@ static bool bb_cancel_active(const char *state)
 	       !strcmp(state, BB_JOB_REBOOTING);
 }
 
-/* The children of group id cancelled, each told in the answer's
- * "children"; -EALREADY when none had to be. */
-static int bb_cancel_group(const struct bb_route_req *r, int64_t id,
+/* The children of a group (kids: its document's) cancelled, each told
+ * in the answer's "children"; -EALREADY when none had to be. */
+static int bb_cancel_group(const struct bb_route_req *r,
 			   struct json_object *kids, struct json_object *o)
 {
 	struct json_object *out = json_object_new_array();
@@ -89,7 +89,6 @@ static int bb_cancel_group(const struct bb_route_req *r, int64_t id,
 					       json_object_new_string(err));
 		json_object_array_add(out, one);
 	}
-	(void)id;
 	json_object_object_add(o, "children", out);
 	return active ? 0 : -EALREADY;
 }
@@ -108,7 +107,7 @@ void bb_route_job_cancel(const struct bb_route_req *r,
 	o = json_object_new_object();
 	ret = bb_store_job_children(st, id, &kids, err, sizeof(err));
 	if (!ret) {
-		ret = bb_cancel_group(r, id, kids, o);
+		ret = bb_cancel_group(r, kids, o);
 		json_object_put(kids);
 	} else if (ret == -ENOTDIR) {
 		ret = bb_cancel_one(r, id, err, sizeof(err));

@@ -81,7 +81,7 @@ void bb_route_group_compare(const struct bb_route_req *r,
 	struct json_object *warnings = json_object_new_array();
 	struct json_object *kids = jget(group, "children"), *comb, *v;
 	const char *state = json_object_get_string(jget(group, "state"));
-	const char *metric = NULL, *unit = NULL;
+	bool have_metric = false;
 	double conf = 0.95;
 	size_t n = kids && json_object_is_type(kids, json_type_array) ?
 			   json_object_array_length(kids) : 0;
@@ -102,17 +102,15 @@ void bb_route_group_compare(const struct bb_route_req *r,
 			continue;
 		}
 		cmp = jget(job, "compare");
-		if (!metric && jget(cmp, "metric")) {
-			metric = json_object_get_string(jget(cmp, "metric"));
-			unit = json_object_get_string(jget(cmp, "unit"));
+		if (!have_metric && jget(cmp, "metric")) {
+			have_metric = true;
 			json_object_object_add(o, "metric", jcopy(cmp, "metric"));
 			json_object_object_add(o, "unit", jcopy(cmp, "unit"));
 		}
 		bb_group_rows(kid, job, rows, warnings);
 		json_object_put(job);
 	}
-	(void)unit;
-	if (!metric) {
+	if (!have_metric) {
 		json_object_object_add(o, "metric",
 				       jcopy(jget(group, "spec"), "metric"));
 		json_object_object_add(o, "unit", NULL);

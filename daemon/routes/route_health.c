@@ -5,6 +5,25 @@
  * reason otherwise). */
 #include "routes.h"
 
+/* running_jobs: every job the scheduler runs (max_parallel_jobs), oldest
+ * first; without a scheduler the one found in the store. */
+static struct json_object *running_list(const struct bb_route_req *r,
+					int64_t running)
+{
+	struct json_object *a = json_object_new_array();
+	int64_t ids[BB_DCONFIG_MAX_PARALLEL];
+	size_t n = 0;
+
+	if (r->ctx->sched)
+		n = bb_sched_running_all(r->ctx->sched, ids,
+					 BB_DCONFIG_MAX_PARALLEL);
+	else if (running)
+		ids[n++] = running;
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(a, json_object_new_int64(ids[i]));
+	return a;
+}
+
 void bb_route_health(const struct bb_route_req *r,
 		     struct bb_http_response *rs)
 {
@@ -41,6 +60,7 @@ void bb_route_health(const struct bb_route_req *r,
 	json_object_object_add(o, "schema_version", json_object_new_int(sv));
 	json_object_object_add(o, "running_job",
 			       running ? json_object_new_int64(running) : NULL);
+	json_object_object_add(o, "running_jobs", running_list(r, running));
 	bb_http_json(rs, 200, o);
 out:
 	json_object_put(list);

@@ -104,6 +104,10 @@ struct bb_store_backend {
 	 * opened (sqlite: the file was deleted or replaced), with a
 	 * message. */
 	int (*check)(struct bb_be *c, char *err, size_t errlen);
+	/* NULL, or: a connection check reports lost is tried again now
+	 * (called under db.c's mutex, outside a transaction); 0 once it is
+	 * back, else check's error. */
+	int (*revive)(struct bb_be *c, char *err, size_t errlen);
 
 	/* SQL without parameters or rows, one or several statements (a
 	 * migration); what NULL names the SQL itself in a message. */

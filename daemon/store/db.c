@@ -24,6 +24,7 @@
 #define BB_DB_ERROR_MS 60000
 #define BB_DB_MAXARGS 24
 #define BB_DB_MSG 768
+#define BB_DB_REVIVE_MS 200
 
 struct bb_db_stmt {
 	const struct bb_query *q;
@@ -45,6 +46,7 @@ struct bb_db {
 	int64_t werr_ms;
 	uint64_t werr_seq, wok_seq, seq; /* which came last */
 	char wmsg[512];
+	int64_t revive_ms; /* the last bb_db_revive, under lock */
 };
 
 void bb_store_seterr(char *err, size_t errlen, const char *fmt, ...)
@@ -107,11 +109,33 @@ static int bb_db_failed(struct bb_db_op *op, int ret, const char *msg)
 	return ret;
 }
 
+/* A lost connection is tried again by the check itself, at most once a
+ * second and only when no operation holds the handle: a thread that
+ * checks the store before it uses it (the scheduler's loop) would
+ * otherwise see it lost until its next operation, which it never
+ * starts while the check fails. */
+static int bb_db_revive(struct bb_db *db, int64_t now, char *err,
+			size_t errlen)
+{
+	int ret = -EIO;
+
+	if (!db->be->revive || pthread_mutex_trylock(&db->lock))
+		return ret;
+	if (now - db->revive_ms >= BB_DB_REVIVE_MS) {
+		db->revive_ms = now;
+		ret = db->be->revive(db->c, err, errlen);
+	}
+	pthread_mutex_unlock(&db->lock);
+	return ret;
+}
+
 int bb_db_check(struct bb_db *db, char *err, size_t errlen)
 {
 	int64_t now = bb_store_now_ms();
 	int ret = db->be->check(db->c, err, errlen);
 
+	if (ret == -EIO)
+		ret = bb_db_revive(db, now, err, errlen);
 	if (ret)
 		return ret;
 	pthread_mutex_lock(&db->hlock);

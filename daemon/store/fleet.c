@@ -52,12 +52,16 @@ static const struct bb_col bb_claim_cols[] = {
 	{ "id", BB_COL_INT64, NULL },
 	{ "spec", BB_COL_TEXT, NULL },
 };
-/* ?1 this daemon, ?2 its lease's end, ?3 now */
+/* ?1 this daemon, ?2 its lease's end, ?3 now: a job it may claim */
+#define BB_CLAIM_ELIGIBLE \
+	"state = 'queued' AND is_group = 0" \
+	" AND (for_host IS NULL OR for_host = ?1)" \
+	" AND (claimed_by IS NULL OR claimed_by = ?1 OR lease_ms < ?3)"
 #define BB_CLAIM_PICK \
-	"SELECT id FROM jobs WHERE state = 'queued'" \
-	" AND is_group = 0 AND (for_host IS NULL OR for_host = ?1)" \
-	" AND (claimed_by IS NULL OR claimed_by = ?1 OR lease_ms < ?3)" \
-	" ORDER BY id LIMIT 1"
+	"SELECT id FROM jobs WHERE " BB_CLAIM_ELIGIBLE " ORDER BY id LIMIT 1"
+/* ?4: that one job (the scheduler's choice among the candidates) */
+#define BB_CLAIM_PICK_ID \
+	"SELECT id FROM jobs WHERE id = ?4 AND " BB_CLAIM_ELIGIBLE
 #define BB_CLAIM(pick) \
 	"UPDATE jobs SET claimed_by = ?1, lease_ms = ?2 WHERE id = (" pick \
 	") RETURNING id, spec"
@@ -66,6 +70,32 @@ static const struct bb_query q_claim_skip_locked = BB_RETURNING(
 	"claiming a queued job");
 static const struct bb_query q_claim = BB_RETURNING(bb_claim_cols,
 	BB_CLAIM(BB_CLAIM_PICK), "claiming a queued job");
+static const struct bb_query q_claim_id_skip_locked = BB_RETURNING(
+	bb_claim_cols, BB_CLAIM(BB_CLAIM_PICK_ID " FOR UPDATE SKIP LOCKED"),
+	"claiming a queued job");
+static const struct bb_query q_claim_id = BB_RETURNING(bb_claim_cols,
+	BB_CLAIM(BB_CLAIM_PICK_ID), "claiming a queued job");
+/* the candidates: ?1 this daemon, ?2 how many, ?3 now */
+static const struct bb_query q_candidates = BB_SELECT(bb_claim_cols,
+	"FROM jobs WHERE " BB_CLAIM_ELIGIBLE " ORDER BY id LIMIT ?2",
+	"reading the queue");
+/* a handle without a daemon: every queued job (a group's parent is
+ * never one to run) */
+static const struct bb_query q_candidates_any = BB_SELECT(bb_claim_cols,
+	"FROM jobs WHERE state = 'queued' AND is_group = 0 ORDER BY id"
+	" LIMIT ?1",
+	"reading the queue");
+static const struct bb_query q_queued_id = BB_SELECT(bb_claim_cols,
+	"FROM jobs WHERE id = ?1 AND state = 'queued' AND is_group = 0",
+	"reading a queued job");
+/* what each daemon runs now (GET /api/v1/hosts: running_jobs) */
+static const struct bb_col bb_running_cols[] = {
+	{ "id", BB_COL_INT64, NULL },
+	{ "claimed_by", BB_COL_TEXT, NULL },
+};
+static const struct bb_query q_running_claims = BB_SELECT(bb_running_cols,
+	"FROM jobs WHERE state = 'running' AND claimed_by IS NOT NULL"
+	" ORDER BY id", "listing the running jobs");
 
 static const struct bb_col bb_expired_cols[] = {
 	{ "id", BB_COL_INT64, NULL },
@@ -165,44 +195,78 @@ int bb_store_daemon_register(struct bb_store *s, const char *host,
 int bb_store_daemon_heartbeat(struct bb_store *s, int64_t running_id,
 			      char *err, size_t errlen)
 {
-	int64_t now = bb_store_now_ms(), n = 0;
+	int64_t lost;
+
+	return bb_store_daemon_heartbeat_jobs(s, &running_id,
+					      running_id > 0 ? 1 : 0, &lost,
+					      err, errlen);
+}
+
+/* Whether the job (this daemon's running job) is still ours: another
+ * daemon's sweep may have taken it (this one did not renew in time:
+ * stalled, or cut off from the database).  0, or -ESTALE with why. */
+static int bb_store_job_still_mine(struct bb_db_op *op, struct bb_store *s,
+				   int64_t id, char *why, size_t len)
+{
 	struct bb_db_rows r;
+	int ret = bb_db_row(&r, op, &q_job_mine, "i", id);
+
+	if (ret <= 0)
+		return ret;
+	if (bb_db_text(&r, "claimed_by") &&
+	    strcmp(bb_db_text(&r, "claimed_by"), s->me)) {
+		snprintf(why, len, "job %lld is claimed by %s now",
+			 (long long)id, bb_db_text(&r, "claimed_by"));
+		return -ESTALE;
+	}
+	if (!strcmp(bb_db_text(&r, "state"), BB_JOB_INTERRUPTED)) {
+		snprintf(why, len, "job %lld was interrupted: its lease "
+			 "expired", (long long)id);
+		return -ESTALE;
+	}
+	return 0;
+}
+
+int bb_store_daemon_heartbeat_jobs(struct bb_store *s, const int64_t *ids,
+				   size_t n, int64_t *lost, char *err,
+				   size_t errlen)
+{
+	int64_t now = bb_store_now_ms(), changed = 0;
+	char why[512] = "";
 	struct bb_db_op op;
 	int ret;
 
+	*lost = 0;
 	if (!s->me[0])
 		return 0;
 	ret = bb_db_begin(&op, s->db, BB_TX_WRITE, err, errlen);
 	if (ret)
 		goto out;
-	ret = bb_db_run(&op, &q_daemon_seen, &n, "tiI", s->me, now,
-			running_id);
-	if (!ret && !n)
+	/* the registry's running_job: the oldest of them */
+	ret = bb_db_run(&op, &q_daemon_seen, &changed, "tiI", s->me, now,
+			n ? ids[0] : 0);
+	if (!ret && !changed)
 		ret = bb_db_err(&op, -ENOENT, "daemon %s is not registered",
 				s->me);
 	if (!ret)
 		ret = bb_db_run(&op, &q_lease_renew, NULL, "ti", s->me,
 				bb_store_lease_until(s));
-	if (ret || running_id <= 0)
-		goto out;
-	/* still ours?  Another daemon's sweep may have taken it (this one
-	 * did not renew in time: stalled, or cut off from the database) */
-	ret = bb_db_row(&r, &op, &q_job_mine, "i", running_id);
-	if (ret < 0)
-		goto out;
-	if (ret > 0 && bb_db_text(&r, "claimed_by") &&
-	    strcmp(bb_db_text(&r, "claimed_by"), s->me))
-		ret = bb_db_err(&op, -ESTALE, "job %lld is claimed by %s now",
-				(long long)running_id,
-				bb_db_text(&r, "claimed_by"));
-	else if (ret > 0 && !strcmp(bb_db_text(&r, "state"),
-				    BB_JOB_INTERRUPTED))
-		ret = bb_db_err(&op, -ESTALE, "job %lld was interrupted: "
-				"its lease expired", (long long)running_id);
-	else
-		ret = 0;
+	for (size_t i = 0; !ret && !*lost && i < n; i++) {
+		ret = bb_store_job_still_mine(&op, s, ids[i], why,
+					      sizeof(why));
+		if (ret == -ESTALE) {
+			/* the others' leases are renewed all the same */
+			*lost = ids[i];
+			ret = 0;
+		}
+	}
 out:
-	return bb_db_end(&op, ret);
+	ret = bb_db_end(&op, ret);
+	if (!ret && *lost) {
+		bb_store_seterr(err, errlen, "%s", why);
+		ret = -ESTALE;
+	}
+	return ret;
 }
 
 /* The registered names, ", "-separated, into buf ("none" when none). */
@@ -282,6 +346,34 @@ int bb_store_daemons_select(struct bb_db_op *op, struct json_object *sel,
 			 (long long)(seen_ms / 1000), names[0] ? names : "none");
 }
 
+/* Each host's running_jobs: the ids of the running jobs it claimed. */
+static int bb_store_hosts_running(struct bb_db_op *op,
+				  struct json_object *hosts)
+{
+	size_t nh = json_object_array_length(hosts);
+	struct bb_db_rows r;
+	int ret = bb_db_query(&r, op, &q_running_claims, "");
+
+	while (!ret && (ret = bb_db_next(&r)) > 0) {
+		const char *by = bb_db_text(&r, "claimed_by");
+
+		ret = 0;
+		for (size_t i = 0; by && i < nh; i++) {
+			struct json_object *h = json_object_array_get_idx(hosts,
+									  i);
+			struct json_object *name, *list;
+
+			if (json_object_object_get_ex(h, "name", &name) &&
+			    !strcmp(json_object_get_string(name), by) &&
+			    json_object_object_get_ex(h, "running_jobs", &list))
+				json_object_array_add(list,
+					json_object_new_int64(
+						bb_db_int(&r, "id")));
+		}
+	}
+	return ret;
+}
+
 int bb_store_hosts_list(struct bb_store *s, struct json_object **out,
 			char *err, size_t errlen)
 {
@@ -299,6 +391,8 @@ int bb_store_hosts_list(struct bb_store *s, struct json_object **out,
 	while (!ret && (ret = bb_db_next(&r)) > 0) {
 		ret = 0;
 		h = bb_db_json(&r);
+		json_object_object_add(h, "running_jobs",
+				       json_object_new_array());
 		/* the kernel at the top: the hosts page's column */
 		k = NULL;
 		if (json_object_object_get_ex(h, "host", &info) &&
@@ -309,6 +403,8 @@ int bb_store_hosts_list(struct bb_store *s, struct json_object **out,
 			(double)(now - bb_db_int(&r, "last_seen_ms")) / 1e3));
 		json_object_array_add(hosts, h);
 	}
+	if (!ret)
+		ret = bb_store_hosts_running(&op, hosts);
 	if (!ret) {
 		*out = doc;
 		doc = NULL;
@@ -344,6 +440,87 @@ int bb_store_job_claim(struct bb_store *s, int64_t *id, char **spec,
 	ret = bb_db_row(&r, &op, skip ? &q_claim_skip_locked : &q_claim,
 			"tii", s->me, now + (int64_t)s->lease_s * 1000, now);
 	ret = bb_store_row_job(&op, &r, ret, s->me, id, spec);
+out:
+	ret = bb_db_end(&op, ret);
+	if (ret) {
+		free(*spec);
+		*spec = NULL;
+	}
+	return ret;
+}
+
+int bb_store_jobs_candidates(struct bb_store *s, unsigned max,
+			     struct bb_store_queued **out, size_t *n,
+			     char *err, size_t errlen)
+{
+	struct bb_store_queued *q = calloc(max ? max : 1, sizeof(*q));
+	int64_t now = bb_store_now_ms();
+	struct bb_db_rows r;
+	struct bb_db_op op;
+	int ret;
+
+	*out = NULL;
+	*n = 0;
+	if (!q)
+		return -ENOMEM;
+	bb_db_lock(&op, s->db, err, errlen);
+	ret = s->me[0] ? bb_db_query(&r, &op, &q_candidates, "tui", s->me, max,
+				     now)
+		       : bb_db_query(&r, &op, &q_candidates_any, "u", max);
+	while (!ret && (ret = bb_db_next(&r)) > 0 && *n < max) {
+		const char *t = bb_db_text(&r, "spec");
+
+		ret = 0;
+		q[*n].id = bb_db_int(&r, "id");
+		q[*n].spec = strdup(t ? t : "{}");
+		if (!q[*n].spec) {
+			ret = bb_db_err(&op, -ENOMEM, "out of memory");
+			break;
+		}
+		(*n)++;
+	}
+	ret = bb_db_end(&op, ret > 0 ? 0 : ret);
+	if (ret) {
+		bb_store_queued_free(q, *n);
+		*n = 0;
+		return ret;
+	}
+	*out = q;
+	return 0;
+}
+
+void bb_store_queued_free(struct bb_store_queued *q, size_t n)
+{
+	for (size_t i = 0; q && i < n; i++)
+		free(q[i].spec);
+	free(q);
+}
+
+int bb_store_job_claim_id(struct bb_store *s, int64_t id, char **spec,
+			  char *err, size_t errlen)
+{
+	bool skip = bb_db_skip_locked(s->db);
+	int64_t now = bb_store_now_ms(), got = 0;
+	struct bb_db_rows r;
+	struct bb_db_op op;
+	int ret = 0;
+
+	*spec = NULL;
+	/* see the top of this file: no write lock with row locks */
+	if (skip || !s->me[0])
+		bb_db_lock(&op, s->db, err, errlen);
+	else
+		ret = bb_db_begin(&op, s->db, BB_TX_WRITE, err, errlen);
+	if (ret)
+		goto out;
+	if (!s->me[0])
+		ret = bb_db_row(&r, &op, &q_queued_id, "i", id);
+	else
+		ret = bb_db_row(&r, &op, skip ? &q_claim_id_skip_locked :
+				&q_claim_id, "tiii", s->me,
+				now + (int64_t)s->lease_s * 1000, now, id);
+	ret = bb_store_row_job(&op, &r, ret, s->me[0] ? s->me : NULL, &got,
+			       spec);
 out:
 	ret = bb_db_end(&op, ret);
 	if (ret) {

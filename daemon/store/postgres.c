@@ -29,7 +29,8 @@
  *   configure and set in each migration's transaction.
  * - errors: SQLSTATE mapped to -errno (see pg_errno); a lost connection
  *   is -EIO, reported by check until the connection is back: the next
- *   operation outside a transaction reconnects (PQreset) and prepares
+ *   operation outside a transaction, or revive (db.c's check, when no
+ *   operation holds the handle), reconnects (PQreset) and prepares
  *   its statements again (a transaction cut by the loss is lost and
  *   fails; the caller's retry runs on the new connection).  A connection
  *   the server closed while it was idle (a restart) is found before it
@@ -427,6 +428,19 @@ static int pg_check(struct bb_be *c, char *err, size_t errlen)
 	bb_store_seterr(err, errlen, "%s", c->lostmsg);
 	pthread_mutex_unlock(&c->mlock);
 	return -EIO;
+}
+
+/* A lost connection tried again now, not only at the next statement:
+ * a handle whose thread waits for the store to come back before it
+ * sends one (the scheduler) would otherwise never see it back. */
+static int pg_revive(struct bb_be *c, char *err, size_t errlen)
+{
+	int ret;
+
+	if (!atomic_load(&c->lost))
+		return 0;
+	ret = pg_ready(c, "reconnecting", err, errlen);
+	return ret ? ret : pg_check(c, err, errlen);
 }
 
 /* The one value of a query without parameters (NULL when no row; *res
@@ -900,6 +914,7 @@ const struct bb_store_backend bb_store_postgres = {
 	.opened = pg_opened,
 	.close = pg_close,
 	.check = pg_check,
+	.revive = pg_revive,
 	.exec = pg_exec,
 	.version_get = pg_version_get,
 	.version_set = pg_version_set,

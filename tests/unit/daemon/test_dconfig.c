@@ -286,6 +286,10 @@ static void test_load_bad_values(void **state)
 		{ "server", "bench_cpus = 0-99", "bench_cpus",
 		  "more than 64 CPUs" },
 		{ "server", "bench_cpus =", "bench_cpus", "not a CPU list" },
+		{ "server", "max_parallel_jobs = 0", "max_parallel_jobs",
+		  "out of range (1..16)" },
+		{ "server", "max_parallel_jobs = 17", "max_parallel_jobs",
+		  "out of range (1..16)" },
 		{ "server", "db =", "db", "a path is required" },
 		{ "server", "store = /srv/bb.db", "store", "sqlite:///PATH" },
 		{ "server", "store = sqlite://bb.db", "store", "absolute path" },
@@ -524,11 +528,18 @@ static void test_args_new(void **state)
 			 "--allowed-hosts=[fe80::1]:80", "--request-timeout",
 			 "3", "--max-connections-per-peer=5",
 			 "--max-queued-jobs", "7", "--max-job-seconds", "60",
-			 "--pidfile", "/run/biobenchd.pid", NULL };
+			 "--pidfile", "/run/biobenchd.pid",
+			 "--max-parallel-jobs", "3", "--http-cpus", "none",
+			 NULL };
 	char *ver[] = { "biobenchd", "--version", "--nope", NULL };
 
 	(void)state;
-	assert_int_equal(bb_dconfig_args(c, 13, argv, err, sizeof(err)), 0);
+	assert_int_equal(c->max_parallel_jobs, 1); /* the default */
+	assert_int_equal(bb_dconfig_args(c, 17, argv, err, sizeof(err)), 0);
+	assert_int_equal(c->max_parallel_jobs, 3);
+	/* none: the HTTP threads unpinned, every CPU free for jobs */
+	assert_int_equal(c->n_http_cpus, 0);
+	assert_int_equal(bb_dconfig_check(c, err, sizeof(err)), 0);
 	assert_int_equal(c->nhosts, 3);
 	assert_string_equal(c->hosts[0], "bench.lab");
 	assert_string_equal(c->hosts[1], "x:8443");

@@ -11,6 +11,10 @@
  *    all their runs stored; cancel answers -EALREADY / -ENOENT where it
  *    must;
  *  - bb_sched_stop during a run: the job is interrupted, not cancelled;
+ *  - max_parallel_jobs 2: jobs on disjoint CPUs overlap in time, jobs on
+ *    one CPU do not, no job overtakes an older one it conflicts with;
+ *    cancel, stop and recovery with two running; two knob jobs on two
+ *    loop devices both restored at a stop;
  *  - startup recovery: a job left running becomes interrupted; a journaled
  *    knob is written back only when its path is a sysfs file (a tampered
  *    database must not make the daemon write elsewhere);
@@ -1245,6 +1249,318 @@ static void test_boot_redo(void **state)
 	free(cfg);
 }
 
+/* ---- parallel jobs (max_parallel_jobs) ----------------------------------- */
+
+#define PAR_JOB(n, cpus, runtime, repeat)                                 \
+	"{\"name\":\"" n "\",\"target\":\"nop\",\"workload\":"              \
+	"{\"runtime\":\"" runtime "\",\"iodepth\":4,\"cpus\":" cpus "},"    \
+	"\"variants\":{\"A\":{},\"B\":{}},\"repeat\":" repeat ","           \
+	"\"warmup\":0}"
+
+/* A stored time ("2026-12-02T16:04:40.123Z") in ms since the epoch. */
+static int64_t time_ms(const char *iso)
+{
+	struct tm tm = { 0 };
+	const char *rest = strptime(iso, "%Y-%m-%dT%H:%M:%S", &tm);
+	int ms = 0;
+
+	if (!rest || sscanf(rest, ".%3dZ", &ms) != 1)
+		fail_msg("not a stored time: '%s'", iso);
+	return (int64_t)timegm(&tm) * 1000 + ms;
+}
+
+struct span {
+	int64_t start, end;
+};
+
+static struct span span_of(int64_t id)
+{
+	char buf[64];
+	struct span sp;
+
+	sp.start = time_ms(job_text(g_st, id, "started", buf, sizeof(buf)));
+	sp.end = time_ms(job_text(g_st, id, "finished", buf, sizeof(buf)));
+	assert_true(sp.start <= sp.end);
+	return sp;
+}
+
+static bool overlap(struct span a, struct span b)
+{
+	return a.start < b.end && b.start < a.end;
+}
+
+/* Until the scheduler runs n jobs (fails after END_TIMEOUT_S); their ids
+ * in ids. */
+static void wait_running(struct bb_sched *s, size_t n, int64_t *ids)
+{
+	double t0 = now_s();
+
+	while (bb_sched_running_all(s, ids, 4) != n) {
+		if (now_s() - t0 > END_TIMEOUT_S)
+			fail_msg("%zu jobs never ran at once", n);
+		usleep(2000);
+	}
+}
+
+/* The ids of host name's running_jobs in GET /hosts, ascending. */
+static size_t host_running(struct bb_store *st, const char *name,
+			   int64_t *ids, size_t max)
+{
+	struct json_object *doc = NULL, *hosts, *h, *list;
+	char err[256];
+	size_t n = 0;
+
+	assert_int_equal(bb_store_hosts_list(st, &doc, err, sizeof(err)), 0);
+	assert_true(json_object_object_get_ex(doc, "hosts", &hosts));
+	for (size_t i = 0; i < json_object_array_length(hosts); i++) {
+		h = json_object_array_get_idx(hosts, i);
+		if (strcmp(json_object_get_string(
+				   json_object_object_get(h, "name")), name) ||
+		    !json_object_object_get_ex(h, "running_jobs", &list))
+			continue;
+		for (size_t k = 0; k < json_object_array_length(list) &&
+				   n < max; k++)
+			ids[n++] = json_object_get_int64(
+				json_object_array_get_idx(list, k));
+	}
+	json_object_put(doc);
+	return n;
+}
+
+/* max_parallel_jobs 2 on the fleet's claims: two nop jobs on CPUs 0 and
+ * 1 run at the same time (their stored start and end overlap, both are
+ * in the host's running_jobs meanwhile); two on CPU 0 one after the
+ * other; a job that conflicts with none running but with an older queued
+ * one does not overtake it; a cancel stops one of two running jobs, and
+ * a stop interrupts the other; a stop with two running interrupts both,
+ * and so does the next start after a daemon died with two running. */
+static void test_parallel(void **state)
+{
+	struct fx *f = *state;
+	struct bb_dconfig *cfg = calloc(1, sizeof(*cfg)), *cur = cfg;
+	struct bb_sched_fleet fl = {
+		.host_name = "par-a", .lease_s = 5, .version = "test",
+	};
+	pthread_rwlock_t lock;
+	struct bb_sched *s = NULL;
+	char err[512] = "", buf[64];
+	int64_t a, b, c, d, e, fj, g, h, i, ids[4], hr[4];
+	struct span sa, sb, sc, sd, se, sf, sg;
+	double t0;
+
+	assert_non_null(cfg);
+	g_st = store_open(f);
+	assert_int_equal(pthread_rwlock_init(&lock, NULL), 0);
+	bb_dconfig_default(cfg);
+	assert_int_equal(cfg->max_parallel_jobs, 1);
+	cfg->max_parallel_jobs = 2;
+	cfg->nallow = 1;
+	snprintf(cfg->allow[0].pattern, sizeof(cfg->allow[0].pattern), "nop");
+	assert_int_equal(bb_sched_start_fleet(&s, f->db, &fl, err,
+					      sizeof(err)), 0);
+
+	/* disjoint CPUs: at the same time */
+	a = insert(g_st, PAR_JOB("cpu0", "[0]", "500ms", "2"), 4);
+	b = insert(g_st, PAR_JOB("cpu1", "[1]", "500ms", "2"), 4);
+	bb_sched_set_config(s, &lock, &cur);
+	wait_running(s, 2, ids);
+	assert_int_equal(ids[0], a);
+	assert_int_equal(ids[1], b);
+	/* the registry shows both (the claims of this daemon, once the
+	 * runners marked them running) */
+	t0 = now_s();
+	while (host_running(g_st, "par-a", hr, 4) != 2) {
+		if (now_s() - t0 > END_TIMEOUT_S)
+			fail_msg("the registry never showed both jobs");
+		usleep(2000);
+	}
+	assert_int_equal(hr[0], a);
+	assert_int_equal(hr[1], b);
+	assert_string_equal(wait_end(a, buf), BB_JOB_DONE);
+	assert_string_equal(wait_end(b, buf), BB_JOB_DONE);
+	sa = span_of(a);
+	sb = span_of(b);
+	if (!overlap(sa, sb))
+		fail_msg("disjoint jobs ran one after the other: %lld..%lld, "
+			 "%lld..%lld", (long long)sa.start, (long long)sa.end,
+			 (long long)sb.start, (long long)sb.end);
+
+	/* the same CPU: one after the other */
+	c = insert(g_st, PAR_JOB("cpu0 again", "[0]", "300ms", "2"), 4);
+	d = insert(g_st, PAR_JOB("cpu0 too", "[0]", "300ms", "2"), 4);
+	bb_sched_kick(s);
+	assert_string_equal(wait_end(c, buf), BB_JOB_DONE);
+	assert_string_equal(wait_end(d, buf), BB_JOB_DONE);
+	sc = span_of(c);
+	sd = span_of(d);
+	assert_false(overlap(sc, sd));
+	assert_true(sd.start >= sc.end);
+
+	/* no overtaking: g (CPU 1) is free to run next to e (CPU 0), but
+	 * the older f (both CPUs) waits for e, and g for f */
+	e = insert(g_st, PAR_JOB("e", "[0]", "300ms", "2"), 4);
+	fj = insert(g_st, PAR_JOB("f", "[0,1]", "200ms", "2"), 4);
+	g = insert(g_st, PAR_JOB("g", "[1]", "200ms", "2"), 4);
+	bb_sched_kick(s);
+	assert_string_equal(wait_end(g, buf), BB_JOB_DONE);
+	assert_string_equal(state_of(g_st, e, buf), BB_JOB_DONE);
+	assert_string_equal(state_of(g_st, fj, buf), BB_JOB_DONE);
+	se = span_of(e);
+	sf = span_of(fj);
+	sg = span_of(g);
+	assert_true(sf.start >= se.end);
+	assert_true(sg.start >= sf.end);
+
+	/* a cancel stops one of two running jobs, a stop the other */
+	h = insert(g_st, PAR_JOB("long 0", "[0]", "5s", "10"), 20);
+	i = insert(g_st, PAR_JOB("long 1", "[1]", "5s", "10"), 20);
+	bb_sched_kick(s);
+	wait_running(s, 2, ids);
+	assert_int_equal(bb_sched_cancel(s, g_st, h, err, sizeof(err)), 0);
+	t0 = now_s();
+	assert_string_equal(wait_end(h, buf), BB_JOB_CANCELLED);
+	assert_true(now_s() - t0 < CANCEL_BOUND_S * 3);
+	assert_string_equal(state_of(g_st, i, buf), BB_JOB_RUNNING);
+	assert_int_equal(bb_sched_running(s), i);
+	bb_sched_stop(s);
+	assert_string_equal(state_of(g_st, i, buf), BB_JOB_INTERRUPTED);
+
+	/* a stop with two running interrupts both */
+	h = insert(g_st, PAR_JOB("long 0 again", "[0]", "5s", "10"), 20);
+	i = insert(g_st, PAR_JOB("long 1 again", "[1]", "5s", "10"), 20);
+	assert_int_equal(bb_sched_start_fleet(&s, f->db, &fl, err,
+					      sizeof(err)), 0);
+	bb_sched_set_config(s, &lock, &cur);
+	wait_running(s, 2, ids);
+	bb_sched_stop(s);
+	assert_string_equal(state_of(g_st, h, buf), BB_JOB_INTERRUPTED);
+	assert_string_equal(state_of(g_st, i, buf), BB_JOB_INTERRUPTED);
+
+	/* the daemon died with two running: the next start interrupts both */
+	{
+		struct bb_store *dead = store_open(f);
+		char *spec = NULL;
+		int64_t got;
+
+		assert_int_equal(bb_store_set_daemon(dead, "par-a", 5, err,
+						     sizeof(err)), 0);
+		h = insert(g_st, PAR_JOB("left 0", "[0]", "5s", "10"), 20);
+		i = insert(g_st, PAR_JOB("left 1", "[1]", "5s", "10"), 20);
+		for (int k = 0; k < 2; k++) {
+			assert_int_equal(bb_store_job_claim(dead, &got, &spec,
+							    err, sizeof(err)),
+					 0);
+			free(spec);
+			assert_int_equal(bb_store_job_start(dead, got, 0, 0,
+							    err, sizeof(err)),
+					 0);
+		}
+		bb_store_close(dead);
+	}
+	assert_string_equal(state_of(g_st, h, buf), BB_JOB_RUNNING);
+	assert_string_equal(state_of(g_st, i, buf), BB_JOB_RUNNING);
+	assert_int_equal(bb_sched_start_fleet(&s, f->db, &fl, err,
+					      sizeof(err)), 0);
+	assert_string_equal(state_of(g_st, h, buf), BB_JOB_INTERRUPTED);
+	assert_string_equal(state_of(g_st, i, buf), BB_JOB_INTERRUPTED);
+	bb_sched_stop(s);
+	bb_store_close(g_st);
+	pthread_rwlock_destroy(&lock);
+	free(cfg);
+}
+
+/* Two parallel jobs, each on its own loop device (images in tmpfs: no
+ * disk in common) and CPU, each setting its device's read_ahead_kb: both
+ * knobs set at the same time, and a stop restores both (every runner's
+ * knobs) and interrupts both jobs.  Root only. */
+static void test_parallel_knobs(void **state)
+{
+	struct fx *f = *state;
+	struct bb_dconfig *cfg = calloc(1, sizeof(*cfg)), *cur = cfg;
+	pthread_rwlock_t lock;
+	struct bb_sched *s = NULL;
+	char err[512] = "", buf[64], img[2][128], loop[2][64] = { "", "" },
+	     knob[2][256], orig[2][32], now[32], cmd[256], spec[1024];
+	int64_t id[2], ids[4];
+	bool both = false;
+	double t0;
+
+	assert_non_null(cfg);
+	if (geteuid()) {
+		print_message("  skipped: needs root for loop devices\n");
+		skip();
+	}
+	for (int k = 0; k < 2; k++) {
+		snprintf(img[k], sizeof(img[k]), "/dev/shm/bb-test-par.%d.%d",
+			 (int)getpid(), k);
+		assert_int_equal(run("truncate -s 16M '%s'", img[k]), 0);
+		snprintf(cmd, sizeof(cmd), "losetup -f --show '%s' 2>/dev/null",
+			 img[k]);
+		if (run_out(loop[k], sizeof(loop[k]), cmd) || !loop[k][0]) {
+			print_message("  skipped: losetup failed\n");
+			unlink(img[k]);
+			if (k)
+				run("losetup -d '%s'", loop[0]);
+			if (k)
+				unlink(img[0]);
+			skip();
+		}
+		snprintf(knob[k], sizeof(knob[k]),
+			 "/sys/block/%s/queue/read_ahead_kb", loop[k] + 5);
+		read_text(knob[k], orig[k], sizeof(orig[k]));
+	}
+	g_st = store_open(f);
+	assert_int_equal(pthread_rwlock_init(&lock, NULL), 0);
+	bb_dconfig_default(cfg);
+	cfg->max_parallel_jobs = 2;
+	cfg->nallow = 1;
+	snprintf(cfg->allow[0].pattern, sizeof(cfg->allow[0].pattern),
+		 "/dev/loop*");
+	cfg->nknob_rules = 1;
+	snprintf(cfg->knob_rules[0].pattern, sizeof(cfg->knob_rules[0].pattern),
+		 "/dev/loop*");
+	cfg->knob_rules[0].n = 1;
+	snprintf(cfg->knob_rules[0].knob[0], sizeof(cfg->knob_rules[0].knob[0]),
+		 "read_ahead_kb");
+	for (int k = 0; k < 2; k++) {
+		/* both variants move the knob off its original */
+		unsigned a = strcmp(orig[k], "12") ? 12 : 20;
+
+		snprintf(spec, sizeof(spec),
+			 "{\"name\":\"knobs %d\",\"target\":\"%s\",\"workload\":"
+			 "{\"runtime\":\"5s\",\"iodepth\":4,\"cpus\":[%d]},"
+			 "\"variants\":{\"A\":{\"sysfs.read_ahead_kb\":%u},"
+			 "\"B\":{\"sysfs.read_ahead_kb\":%u}},\"repeat\":10,"
+			 "\"warmup\":0}", k, loop[k], k, a, a + 4);
+		id[k] = insert(g_st, spec, 20);
+	}
+	assert_int_equal(bb_sched_start(&s, f->db, err, sizeof(err)), 0);
+	bb_sched_set_config(s, &lock, &cur);
+	wait_running(s, 2, ids);
+	t0 = now_s();
+	while (!both && now_s() - t0 < END_TIMEOUT_S) {
+		char n0[32], n1[32];
+
+		read_text(knob[0], n0, sizeof(n0));
+		read_text(knob[1], n1, sizeof(n1));
+		both = strcmp(n0, orig[0]) && strcmp(n1, orig[1]);
+		usleep(5000);
+	}
+	bb_sched_stop(s);
+	for (int k = 0; k < 2; k++) {
+		read_text(knob[k], now, sizeof(now));
+		run("losetup -d '%s'", loop[k]);
+		unlink(img[k]);
+		assert_string_equal(now, orig[k]);
+		assert_string_equal(state_of(g_st, id[k], buf),
+				    BB_JOB_INTERRUPTED);
+	}
+	assert_true(both);
+	bb_store_close(g_st);
+	pthread_rwlock_destroy(&lock);
+	free(cfg);
+}
+
 static int have_io_uring(void)
 {
 	struct io_uring ring;
@@ -1276,6 +1592,9 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_boot_job, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_boot_redo, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_parallel, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_parallel_knobs, setup,
+						teardown),
 	};
 
 	if (have_io_uring()) {
