@@ -130,6 +130,15 @@ const char *bb_cli_signame(int sig);
  * warnings and "verdict: <worst>". */
 void bb_cli_compare_jobs_print(FILE *f, struct json_object *doc);
 
+/* ---- compare_group_fmt.c: the comparison of a group job ---------------- */
+
+/* Print GET /api/v1/jobs/{parent}/compare of a group (one job on several
+ * hosts): a row per host and comparison (host, its job, state, n, change,
+ * the CI under its real coverage, p, verdict), then each comparison's
+ * combined line (the hosts' range, pooled estimate, between-host SD,
+ * I^2) and the hosts that disagree, the warnings and "verdict: ...". */
+void bb_cli_compare_group_print(FILE *f, struct json_object *doc);
+
 /* ---- util.c ----------------------------------------------------------- */
 
 /* Read a whole file ("-": stdin) into a NUL-terminated buffer (at most

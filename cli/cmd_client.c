@@ -92,15 +92,17 @@ static const struct ccmd cmd_submit = {
 	"Submit the job in FILE (a job JSON document, schema/job.schema.json;\n"
 	"`-` reads standard input) and print its id.  With --wait, follow it\n"
 	"like `watch` and exit 0 when it is done, 1 when it failed, was\n"
-	"cancelled or interrupted.  --json prints the API's answer (with\n"
-	"--wait: the job's documents as `watch --json` does).",
+	"cancelled or interrupted (a group job: its hosts side by side at\n"
+	"the end).  --json prints the API's answer (with --wait: the job's\n"
+	"documents as `watch --json` does).",
 	NULL, NULL, NULL, /* its own: bb_cmd_submit */
 };
 static const struct ccmd cmd_jobs = {
 	"jobs", "", 0, 0, O_JSON | O_STATE | O_LIMIT,
 	"List jobs, newest first: id, name, state, progress, the change of B\n"
 	"against A (the estimate compare shows; a + when the job has more\n"
-	"variants), verdict, age.",
+	"variants), verdict, age.  A group job's name says [group], each of\n"
+	"its hosts' jobs @HOST and its group.",
 	"GET", NULL /* jobs_path() */, print_jobs,
 };
 static const struct ccmd cmd_show = {
@@ -117,7 +119,10 @@ static const struct ccmd cmd_compare = {
 	"the p-value and the verdict; then warnings (e.g. variants run on\n"
 	"different devices, runs that did not finish, disturbed runs and what\n"
 	"disturbed them).  A job that failed, was cancelled or interrupted\n"
-	"says so first and exits 1: its comparison is of the runs before.\n\n"
+	"says so first and exits 1: its comparison is of the runs before.\n"
+	"A group job (one job on several hosts): a row per host (its job,\n"
+	"n, change, CI, p, verdict) and the combined line (the hosts' range,\n"
+	"pooled estimate, between-host spread, the hosts that disagree).\n\n"
 	"With two or more ids (BASE OTHER...; at most 8 others), compare the\n"
 	"jobs (e.g. the same job on two kernels): each variant of OTHER against\n"
 	"the same-named variant of BASE (an A/A job's A and A2 pool), as\n"
@@ -145,7 +150,8 @@ static const struct ccmd cmd_cancel = {
 	"cancel", "ID", 1, 0, O_JSON,
 	"Cancel a job: a queued one at once, a running one within a second\n"
 	"(its sysfs knobs restored); one that runs on another daemon of the\n"
-	"fleet at that daemon's next heartbeat.",
+	"fleet at that daemon's next heartbeat.  A group job: each of its\n"
+	"hosts' jobs that has not ended.",
 	"POST", "/api/v1/jobs/%" PRId64 "/cancel", print_cancel,
 };
 static const struct ccmd cmd_devices = {
@@ -166,7 +172,8 @@ static const struct ccmd cmd_hosts = {
 	"hosts", "", 0, 0, O_JSON,
 	"List the daemons that share the daemon's store (the fleet: one per\n"
 	"host_name): when each was last seen, its kernel, the job it runs.\n"
-	"A job's \"host\" names one of them.",
+	"A job's \"host\" names one of them (or several: a group job);\n"
+	"\"hosts\" selects them by their metadata.",
 	"GET", "/api/v1/hosts", print_hosts,
 };
 
@@ -716,15 +723,23 @@ static int print_end(struct bb_client *c, const struct ccmd *cmd, int64_t id,
 	const char *error = bb_cli_jstr(job, "error", NULL);
 	struct json_object *cmp = NULL, *shown = NULL;
 	char path[64];
+	bool group;
 	int ret = 0;
 
-	if (bb_cli_jget(job, "compare")) {
+	/* a group has no comparison of its own: its hosts side by side */
+	group = bb_cli_jget(job, "group") &&
+		json_object_get_boolean(bb_cli_jget(job, "group"));
+	if (bb_cli_jget(job, "compare") || group) {
 		snprintf(path, sizeof(path), "/api/v1/jobs/%" PRId64 "/compare",
 			 id);
 		ret = api(c, cmd, "GET", path, NULL, 0, &cmp, NULL);
 		if (ret == BB_EXIT_UNREACHABLE)
 			goto out;
 		shown = bb_cli_json_escaped(cmp);
+	}
+	if (group && shown) {
+		bb_cli_compare_group_print(stdout, shown);
+	} else if (bb_cli_jget(job, "compare")) {
 		cmp_sync(shown ? bb_cli_jget(shown, "compare") :
 				 bb_cli_jget(job, "compare"),
 			 job);
@@ -952,7 +967,7 @@ static int print_jobs(struct csess *s, struct json_object *doc)
 		const char *verdict = bb_cli_jstr(j, "verdict", NULL);
 		double planned = bb_cli_jnum(j, "runs_planned", 0);
 		double done = bb_cli_jnum(j, "runs_done", 0);
-		char prog[32], age[32], chg[32];
+		char prog[32], age[32], chg[32], label[512];
 		double a = age_s(bb_cli_jstr(j, "created", NULL));
 		struct json_object *cmps = bb_cli_jget(j, "compare.comparisons");
 		struct json_object *c0 = cmps && json_object_is_type(
@@ -976,8 +991,20 @@ static int print_jobs(struct csess *s, struct json_object *doc)
 		else
 			snprintf(prog, sizeof(prog), "-");
 		bb_cli_fmt_duration(age, sizeof(age), a < 0 ? 0 : a);
-		bb_cli_fit(name, sizeof(name), bb_cli_jstr(j, "name", ""),
-			   JOBS_NAME_COLS);
+		/* a group's parent and its hosts' jobs told apart */
+		if (bb_cli_jget(j, "group") &&
+		    json_object_get_boolean(bb_cli_jget(j, "group")))
+			snprintf(label, sizeof(label), "%s [group]",
+				 bb_cli_jstr(j, "name", ""));
+		else if (bb_cli_jget(j, "group_id"))
+			snprintf(label, sizeof(label), "%s @%s (group %.0f)",
+				 bb_cli_jstr(j, "name", ""),
+				 bb_cli_jstr(j, "for_host", "?"),
+				 bb_cli_jnum(j, "group_id", 0));
+		else
+			snprintf(label, sizeof(label), "%s",
+				 bb_cli_jstr(j, "name", ""));
+		bb_cli_fit(name, sizeof(name), label, JOBS_NAME_COLS);
 		printf("%6.0f  %s  %-11s  %-12s  %8s  %-12s  %s\n",
 		       bb_cli_jnum(j, "id", 0), name, state, prog, chg,
 		       verdict ? (!strcmp(verdict, "no_change") ? "no change" :
@@ -1134,6 +1161,25 @@ static void show_device(struct json_object *dev)
 		printf("  %-10s %s\n", "limits", buf);
 }
 
+/* A group's jobs, one line per host. */
+static void show_children(struct json_object *kids)
+{
+	size_t n = kids && json_object_is_type(kids, json_type_array) ?
+			   json_object_array_length(kids) : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *k = json_object_array_get_idx(kids, i);
+		const char *v = bb_cli_jstr(k, "verdict", NULL);
+
+		printf("  %-10s %s: job %.0f %s, %.0f of %.0f runs%s%s\n",
+		       i ? "" : "hosts", bb_cli_jstr(k, "host", "?"),
+		       bb_cli_jnum(k, "id", 0), bb_cli_jstr(k, "state", "?"),
+		       bb_cli_jnum(k, "runs_done", 0),
+		       bb_cli_jnum(k, "runs_planned", 0), v ? ", " : "",
+		       v ? v : "");
+	}
+}
+
 static void show_job(struct json_object *job)
 {
 	struct json_object *spec = bb_cli_jget(job, "spec");
@@ -1194,6 +1240,10 @@ static void show_job(struct json_object *job)
 			first = false;
 		}
 	}
+	if (bb_cli_jget(job, "group_id"))
+		printf("  %-10s of group job %.0f\n", "group",
+		       bb_cli_jnum(job, "group_id", 0));
+	show_children(bb_cli_jget(job, "children"));
 	if (host) {
 		char mem[32];
 
@@ -1256,6 +1306,13 @@ static int print_compare(struct csess *s, struct json_object *doc)
 	printf("job %" PRId64 ": %s (%s on %s)\n", s->id,
 	       bb_cli_jstr(job, "name", ""), state,
 	       bb_cli_jstr(job, "target", "?"));
+	/* a group: its hosts side by side */
+	if (bb_cli_jget(doc, "group") &&
+	    json_object_get_boolean(bb_cli_jget(doc, "group"))) {
+		bb_cli_compare_group_print(stdout, doc);
+		ret = state_unfinished(state) ? BB_EXIT_FAIL : BB_EXIT_OK;
+		goto out;
+	}
 	/* a job that ended without finishing says so first, and the
 	 * command fails: its comparison is only of the runs before */
 	if (state_unfinished(state))
@@ -1273,6 +1330,7 @@ static int print_compare(struct csess *s, struct json_object *doc)
 			     bb_cli_jget(doc, "warnings"),
 			     bb_cli_jget(job, "noise_floor"));
 	ret = state_unfinished(state) ? BB_EXIT_FAIL : BB_EXIT_OK;
+out:
 	json_object_put(job);
 	json_object_put(raw);
 	return ret;
@@ -1350,8 +1408,11 @@ out:
 static int print_cancel(struct csess *s, struct json_object *doc)
 {
 	const char *state = bb_cli_jstr(doc, "state", "?");
+	struct json_object *kids = bb_cli_jget(doc, "children");
+	size_t n = kids && json_object_is_type(kids, json_type_array) ?
+			   json_object_array_length(kids) : 0;
 
-	if (!strcmp(state, "running"))
+	if (!strcmp(state, "running") && !n)
 		printf("job %" PRId64 ": cancelling (a running job stops "
 		       "within a second)\n",
 		       s->id);
@@ -1361,6 +1422,18 @@ static int print_cancel(struct csess *s, struct json_object *doc)
 		       bb_cli_jstr(doc, "host", "another daemon"));
 	else
 		printf("job %" PRId64 ": %s\n", s->id, state);
+	/* a group: each host's job */
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *k = json_object_array_get_idx(kids, i);
+		bool done = bb_cli_jget(k, "cancelled") &&
+			    json_object_get_boolean(bb_cli_jget(k, "cancelled"));
+
+		printf("  %s: job %.0f %s%s%s\n", bb_cli_jstr(k, "host", "?"),
+		       bb_cli_jnum(k, "id", 0),
+		       done ? "cancelled" : bb_cli_jstr(k, "state", "?"),
+		       bb_cli_jget(k, "why") ? ": " : "",
+		       bb_cli_jstr(k, "why", ""));
+	}
 	return BB_EXIT_OK;
 }
 

@@ -18,7 +18,8 @@
  * opened) with a one-line message in err when err is not NULL.
  *
  * Implemented in daemon/store/: one file per subject (jobs.c, runs.c,
- * meta.c, knobs.c, events.c, noise.c, history.c, migrate.c, handle.c),
+ * meta.c, knobs.c, events.c, noise.c, history.c, migrate.c, handle.c,
+ * fleet.c, groups.c),
  * each declaring its SQL once with the column table of its JSON (db.h),
  * over a backend seam (backend.h; sqlite.c and postgres.c). */
 #ifndef BB_STORE_H
@@ -222,6 +223,33 @@ int bb_store_job_claim(struct bb_store *s, int64_t *id, char **spec,
  * host; *n of them. */
 int bb_store_jobs_expire(struct bb_store *s, unsigned *n, char *err,
 			 size_t errlen);
+/* ---- groups: one job on several hosts (store/groups.c) ----------------
+ *
+ * A job whose "host" is an array of host names or whose "hosts" is a
+ * selector (biobench/jobgroup.h) is stored by bb_store_job_submit as a
+ * group: a parent ("group": true, never claimed, its runs_planned the
+ * sum of its children's) and one child per host, an ordinary job
+ * addressed to it ("host" its name in the child's spec, for_host) whose
+ * "group_id" is the parent's id, all in one transaction.  The names of a
+ * list must be registered (any last_seen, as a single "host"); a
+ * selector matches the daemons seen within the group window (default
+ * BB_STORE_GROUP_SEEN_S; a daemon not seen for that long would leave its
+ * child queued).  -ENXIO naming the registered hosts when a name is not
+ * registered or the selector matches none; -EAGAIN when the children
+ * would pass max_queued.  The parent's state, started, finished,
+ * runs_done and verdict are derived from its children in the
+ * transaction of each child's change (bb_group_state); it cannot be
+ * ended itself (bb_store_job_finish: -EISDIR).  The job document of a
+ * parent has "children": [{"id","host","state","runs_done",
+ * "runs_planned","verdict","claimed_by"}]. */
+#define BB_STORE_GROUP_SEEN_S 600
+/* The group window in seconds (0: every registered daemon). */
+void bb_store_set_group_window(struct bb_store *s, unsigned seconds);
+/* The children of group id (as in its document); -ENOENT no such job,
+ * -ENOTDIR not a group. */
+int bb_store_job_children(struct bb_store *s, int64_t id,
+			  struct json_object **out, char *err, size_t errlen);
+
 /* GET /api/v1/hosts: {"hosts":[{"name","version","pid","started",
  * "last_seen","running_job" | null (the oldest running),"running_jobs":
  * [ids of the running jobs it claimed],"host": {..} | null,"devices": {..}
@@ -335,6 +363,8 @@ int bb_store_run_insert(struct bb_store *s, const struct bb_store_run *run,
  *                "deadline","text" ("rebooting into B (boot 3 of 8)"
  *                while rebooting, else "boot 3 of 8 (B)")} | null (boot
  *                jobs once they rebooted),
+ *       "group": true for a group's parent, "group_id": a child's
+ *       parent | null, "children": [..] (parents only: see groups),
  *       "noise_floor": {..} | null (bb_store_host_noise_add),
  *       "knobs": [bb_store_job_knobs rows]}
  * list: {"jobs":[job without spec/host/device/knobs, its "compare"
@@ -355,12 +385,13 @@ int bb_store_job_get(struct bb_store *s, int64_t id,
 int bb_store_jobs_list(struct bb_store *s, const char *state,
 		       unsigned limit, int64_t cursor,
 		       struct json_object **out, char *err, size_t errlen);
-/* The list of the jobs of one host (NULL: all): addressed to it
- * (for_host) or claimed by it (claimed_by). */
-int bb_store_jobs_list_host(struct bb_store *s, const char *state,
-			    const char *host, unsigned limit, int64_t cursor,
-			    struct json_object **out, char *err,
-			    size_t errlen);
+/* The same, of one host (NULL: all; the jobs addressed to it, for_host,
+ * or claimed by it, claimed_by); children false leaves the children of
+ * groups out (their parents stay). */
+int bb_store_jobs_list_ex(struct bb_store *s, const char *state,
+			  const char *host, bool children, unsigned limit,
+			  int64_t cursor, struct json_object **out, char *err,
+			  size_t errlen);
 int bb_store_job_runs(struct bb_store *s, int64_t id, bool with_samples,
 		      struct json_object **out, char *err, size_t errlen);
 
@@ -396,7 +427,8 @@ int bb_store_job_state(struct bb_store *s, int64_t id, char *state,
 		       char *err, size_t errlen);
 
 /* For /metrics: {"jobs_by_state":{"queued":n,...all seven},
- * "runs_total": n} (runs_total: every stored run).  Two counting queries
+ * "runs_total": n} (runs_total: every stored run; a group's parent is
+ * not counted, its hosts' jobs are).  Two counting queries
  * on indexes, whatever the number of targets. */
 int bb_store_metrics(struct bb_store *s, struct json_object **out,
 		     char *err, size_t errlen);

@@ -156,6 +156,11 @@ static size_t bb_ab_paired_nmin(double alpha)
 }
 
 /* log C(n, k) */
+double bb_ab_norm_quantile(double p)
+{
+	return p > 0 && p < 1 ? bb_ab_norm_ppf(p) : NAN;
+}
+
 static double bb_ab_lchoose(double n, double k)
 {
 	int sg;

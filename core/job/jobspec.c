@@ -10,6 +10,7 @@
 #include <biobench/jobspec.h>
 
 #include <biobench/hostinfo.h>
+#include <biobench/jobgroup.h>
 
 #include "util/rng.h"
 #include <biobench/options.h>
@@ -358,7 +359,6 @@ struct job_ctx {
 	bool bad_uint;            /* the last TOP_UINT field was invalid */
 	bool repeat_bad;          /* repeat was invalid (max_repeat not compared) */
 	bool max_repeat_given;
-	bool host_given;
 	bool target_given;
 	/* the job's t/io_uring line ("tiou"), parsed; its words (the parsed
 	 * line points into them) and where its long options start */
@@ -1076,7 +1076,10 @@ static void parse_quiescence_field(struct job_ctx *c,
 				   const struct top_field *f,
 				   struct json_object *val);
 static void check_max_repeat(struct job_ctx *c, const struct top_field *f);
-static void check_host(struct job_ctx *c, const struct top_field *f);
+static void parse_host(struct job_ctx *c, const struct top_field *f,
+		       struct json_object *val);
+static void parse_hosts(struct job_ctx *c, const struct top_field *f,
+			struct json_object *val);
 static struct json_object *def_workload(const struct bb_job *job,
 					struct json_object *given);
 static struct json_object *def_variants(const struct bb_job *job,
@@ -1136,10 +1139,14 @@ static const struct top_field top_fields[] = {
 	{ .name = "allow_other_jobs", .type = TOP_BOOL,
 	  TOP_MEMBER(allow_other_jobs), .omitted = true,
 	  .hint = "true: a boot job may start while other jobs are queued" },
-	/* the fleet: the daemon (host_name) that is to run the job; left
-	 * out when not given (any host) */
-	{ .name = "host", .type = TOP_STRING, TOP_MEMBER(host),
-	  .omitted = true, .check = check_host },
+	/* the fleet: the daemon (host_name) that is to run the job, or an
+	 * array of them (a group job, jobgroup.h); left out when not given
+	 * (any host) */
+	{ .name = "host", .type = TOP_CUSTOM, .parse = parse_host,
+	  .omitted = true },
+	/* the fleet: a selector on host and device metadata (a group job) */
+	{ .name = "hosts", .type = TOP_CUSTOM, .parse = parse_hosts,
+	  .omitted = true },
 };
 
 static void *top_member(struct bb_job *job, const struct top_field *f)
@@ -1396,17 +1403,101 @@ static void parse_quiescence_field(struct job_ctx *c,
 		parse_quiescence(c->errs, val, c->job);
 }
 
-static void check_host(struct job_ctx *c, const struct top_field *f)
+/* One host name of "host" (field where) into out[254]. */
+static int host_one(struct job_ctx *c, const char *where,
+		    struct json_object *val, char *out)
 {
-	const char *why;
+	const char *s, *why;
 
-	if (!c->job->host[0] && !c->host_given)
+	if (get_string(c->errs, where, val, 253, &s))
+		return -EINVAL;
+	why = bb_host_name_check(s);
+	if (why) {
+		err_add(c->errs, where, "\"%.64s\" is not a host name: %s "
+			"(a daemon's host_name, e.g. bench-3.lab)", s, why);
+		return -EINVAL;
+	}
+	snprintf(out, 254, "%s", s);
+	return 0;
+}
+
+/* "host": a host name, or an array of 1..BB_GROUP_MAX_HOSTS distinct
+ * ones (a group job). */
+static void parse_host(struct job_ctx *c, const struct top_field *f,
+		       struct json_object *val)
+{
+	struct bb_job *job = c->job;
+	char where[64];
+	size_t n;
+
+	if (!val)
 		return;
-	why = bb_host_name_check(c->job->host);
-	if (why)
-		err_add(c->errs, f->name, "\"%.64s\" is not a host name: %s "
-			"(a daemon's host_name, e.g. bench-3.lab)",
-			c->job->host, why);
+	if (!json_object_is_type(val, json_type_array)) {
+		if (json_object_is_type(val, json_type_string))
+			host_one(c, f->name, val, job->host);
+		else
+			err_add(c->errs, f->name, "expected a string (a "
+				"daemon's host_name, e.g. bench-3.lab) or an "
+				"array of 1..%d of them", BB_GROUP_MAX_HOSTS);
+		return;
+	}
+	n = json_object_array_length(val);
+	if (!n || n > BB_GROUP_MAX_HOSTS) {
+		err_add(c->errs, f->name, "expected an array of 1..%d host "
+			"names (got %zu)", BB_GROUP_MAX_HOSTS, n);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		snprintf(where, sizeof(where), "%s[%zu]", f->name, i);
+		if (host_one(c, where, json_object_array_get_idx(val, i),
+			     job->hosts[job->nhosts]))
+			return;
+		for (unsigned k = 0; k < job->nhosts; k++) {
+			if (strcmp(job->hosts[k], job->hosts[job->nhosts]))
+				continue;
+			err_add(c->errs, where, "\"%s\" is given twice",
+				job->hosts[k]);
+			return;
+		}
+		job->nhosts++;
+	}
+	job->group = true;
+}
+
+/* "hosts": {"KEY": "GLOB", ...} on host and device metadata
+ * (jobgroup.h); not with "host". */
+static void parse_hosts(struct job_ctx *c, const struct top_field *f,
+			struct json_object *val)
+{
+	char where[160];
+	const char *s;
+
+	if (!val)
+		return;
+	if (json_object_object_get(c->doc, "host")) {
+		err_add(c->errs, f->name, "\"host\" and \"hosts\" are both "
+			"given: give one (host names the hosts, hosts selects "
+			"them by their metadata)");
+		return;
+	}
+	if (!json_object_is_type(val, json_type_object) ||
+	    !json_object_object_length(val)) {
+		err_add(c->errs, f->name, "expected an object of one or more "
+			"selectors, {\"KEY\": \"GLOB\"} (keys: %s)",
+			bb_group_keys());
+		return;
+	}
+	json_object_object_foreach(val, key, glob)
+	{
+		snprintf(where, sizeof(where), "%s.%.100s", f->name, key);
+		if (!bb_group_key_ok(key)) {
+			err_add(c->errs, where, "unknown selector key (keys: "
+				"%s)", bb_group_keys());
+			continue;
+		}
+		get_string(c->errs, where, glob, BB_GROUP_GLOB_MAX, &s);
+	}
+	c->job->group = true;
 }
 
 static void check_max_repeat(struct job_ctx *c, const struct top_field *f)
@@ -1639,8 +1730,6 @@ static void parse_top(struct job_ctx *c, struct json_object *doc)
 	job->aa = false;
 	job->boots = BB_JOB_DEF_BOOTS;
 	c->max_repeat_given = json_object_object_get(doc, "max_repeat") != NULL;
-	c->host_given = json_object_is_type(json_object_object_get(doc, "host"),
-					    json_type_string);
 
 	for (size_t i = 0; i < bb_array_size(top_fields); i++) {
 		if (top_fields[i].late)

@@ -114,6 +114,11 @@ void bb_route_job_compare(const struct bb_route_req *r,
 		bb_route_store_error(rs, ret, id, err);
 		return;
 	}
+	if (json_object_object_get_ex(job, "group", &v) &&
+	    json_object_get_boolean(v)) {
+		bb_route_group_compare(r, rs, id, job);
+		goto out;
+	}
 	if (json_object_object_get_ex(job, "state", &v))
 		state = json_object_get_string(v);
 	bb_compare_end_text(job, state, end, sizeof(end));

@@ -523,6 +523,17 @@ static int bb_jobs_memory(const struct bb_dconfig *cfg,
 	return 0;
 }
 
+/* A group's answer: "group": true and its "children" (id, host). */
+static void bb_jobs_add_children(const struct bb_route_req *r, int64_t id,
+				 struct json_object *o)
+{
+	struct json_object *kids = NULL;
+
+	json_object_object_add(o, "group", json_object_new_boolean(true));
+	if (!bb_store_job_children(r->ctx->store, id, &kids, NULL, 0))
+		json_object_object_add(o, "children", kids);
+}
+
 void bb_route_jobs_post(const struct bb_route_req *r,
 			struct bb_http_response *rs)
 {
@@ -603,8 +614,11 @@ void bb_route_jobs_post(const struct bb_route_req *r,
 		goto out;
 	}
 	if (ret == -ENXIO) {
-		/* addressed to a host no daemon registered */
-		bb_http_error(rs, 400, "invalid_job", "host", "%s", err);
+		/* addressed to a host no daemon registered, or a selector
+		 * that matches none */
+		bb_jobs_invalid(rs, json_object_object_get_ex(job->spec,
+							      "hosts", NULL) ?
+				"hosts" : "host", "%s", err);
 		goto out;
 	}
 	if (ret) {
@@ -619,6 +633,8 @@ void bb_route_jobs_post(const struct bb_route_req *r,
 	json_object_object_add(o, "state",
 			       json_object_new_string(BB_JOB_QUEUED));
 	json_object_object_add(o, "url", json_object_new_string(url));
+	if (job->group)
+		bb_jobs_add_children(r, id, o);
 	bb_http_json(rs, 201, o);
 out:
 	if (parsed)
@@ -651,6 +667,7 @@ void bb_route_jobs_list(const struct bb_route_req *r,
 	const char *limit_s = bb_http_arg(r->rq, "limit");
 	const char *cursor_s = bb_http_arg(r->rq, "cursor");
 	const char *host = bb_http_arg(r->rq, "host");
+	const char *children_s = bb_http_arg(r->rq, "children");
 	struct json_object *out = NULL, *jobs;
 	const char *why;
 	uint64_t limit = BB_LIST_DEFAULT, cursor = 0;
@@ -688,9 +705,17 @@ void bb_route_jobs_list(const struct bb_route_req *r,
 			      why);
 		return;
 	}
-	ret = bb_store_jobs_list_host(r->ctx->store, state, host,
-				      (unsigned)limit, (int64_t)cursor, &out,
-				      err, sizeof(err));
+	if (children_s && strcmp(children_s, "0") && strcmp(children_s, "1")) {
+		bb_http_error(rs, 400, "invalid_argument", "children",
+			      "children: '%.64s' is not 0 (leave the jobs of "
+			      "groups out) or 1 (list them, the default)",
+			      children_s);
+		return;
+	}
+	ret = bb_store_jobs_list_ex(r->ctx->store, state, host,
+				    !children_s || !strcmp(children_s, "1"),
+				    (unsigned)limit, (int64_t)cursor, &out,
+				    err, sizeof(err));
 	if (ret) {
 		bb_route_store_error(rs, ret == -ENOENT ? -EIO : ret, 0, err);
 		return;

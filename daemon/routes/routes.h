@@ -59,6 +59,12 @@ void bb_route_device_flat(struct json_object *job);
 int bb_route_store_check(const struct bb_route_req *r,
 			 struct bb_http_response *rs);
 
+/* GET /api/v1/jobs/{id}/compare of a group's parent (its document
+ * group, with "children"): the per-host rows and the combined block. */
+void bb_route_group_compare(const struct bb_route_req *r,
+			    struct bb_http_response *rs, int64_t id,
+			    struct json_object *group);
+
 bb_route_fn bb_route_jobs_post;     /* POST /api/v1/jobs */
 bb_route_fn bb_route_jobs_list;     /* GET  /api/v1/jobs */
 bb_route_fn bb_route_job_get;       /* GET  /api/v1/jobs/{id} */

@@ -282,6 +282,8 @@ int bb_store_job_boot_redo(struct bb_store *s, int64_t id, unsigned boot,
 	if (!ret)
 		ret = bb_store_event_add(&op, id, "warning", why);
 	if (!ret)
+		ret = bb_store_group_touch(&op, id);
+	if (!ret)
 		*discarded = (unsigned)n;
 out:
 	return bb_db_end(&op, ret);

@@ -26,6 +26,8 @@
  * job's claim and stops the job as a local cancel does. */
 #include "store_int.h"
 
+#include <biobench/jobgroup.h>
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,7 +59,8 @@ static const struct bb_col bb_claim_cols[] = {
 };
 /* ?1 this daemon, ?2 its lease's end, ?3 now: a job it may claim */
 #define BB_CLAIM_ELIGIBLE \
-	"state = 'queued' AND (for_host IS NULL OR for_host = ?1)" \
+	"state = 'queued' AND is_group = 0" \
+	" AND (for_host IS NULL OR for_host = ?1)" \
 	" AND (claimed_by IS NULL OR claimed_by = ?1 OR lease_ms < ?3)"
 #define BB_CLAIM_PICK \
 	"SELECT id FROM jobs WHERE " BB_CLAIM_ELIGIBLE " ORDER BY id LIMIT 1"
@@ -81,12 +84,15 @@ static const struct bb_query q_claim_id = BB_RETURNING(bb_claim_cols,
 static const struct bb_query q_candidates = BB_SELECT(bb_claim_cols,
 	"FROM jobs WHERE " BB_CLAIM_ELIGIBLE " ORDER BY id LIMIT ?2",
 	"reading the queue");
-/* a handle without a daemon: every queued job */
+/* a handle without a daemon: every queued job (a group's parent is
+ * never one to run) */
 static const struct bb_query q_candidates_any = BB_SELECT(bb_claim_cols,
-	"FROM jobs WHERE state = 'queued' ORDER BY id LIMIT ?1",
+	"FROM jobs WHERE state = 'queued' AND is_group = 0 ORDER BY id"
+	" LIMIT ?1",
 	"reading the queue");
 static const struct bb_query q_queued_id = BB_SELECT(bb_claim_cols,
-	"FROM jobs WHERE id = ?1 AND state = 'queued'", "reading a queued job");
+	"FROM jobs WHERE id = ?1 AND state = 'queued' AND is_group = 0",
+	"reading a queued job");
 /* what each daemon runs now (GET /api/v1/hosts: running_jobs) */
 static const struct bb_col bb_running_cols[] = {
 	{ "id", BB_COL_INT64, NULL },
@@ -387,6 +393,47 @@ int bb_store_daemon_known(struct bb_db_op *op, const char *name)
 			 "daemon's host name (registered: %s)", name, names);
 }
 
+int bb_store_daemons_select(struct bb_db_op *op, struct json_object *sel,
+			    const char *target, int64_t seen_ms,
+			    char (*hosts)[254], size_t *n)
+{
+	int64_t now = bb_store_now_ms();
+	struct bb_db_rows r;
+	char names[1024];
+	size_t off = 0;
+	int ret;
+
+	*n = 0;
+	names[0] = '\0';
+	ret = bb_db_query(&r, op, &q_daemons, "");
+	while (!ret && (ret = bb_db_next(&r)) > 0) {
+		struct json_object *host = bb_db_value(&r, "host");
+		struct json_object *devs = bb_db_value(&r, "devices");
+		const char *name = bb_db_text(&r, "name");
+		double ago = (double)(now - bb_db_int(&r, "last_seen_ms")) / 1e3;
+
+		ret = 0;
+		if (off < sizeof(names))
+			off += (size_t)snprintf(names + off, sizeof(names) - off,
+						"%s%s (seen %.0f s ago)",
+						off ? ", " : "", name, ago);
+		/* a daemon not seen for long would leave its job queued */
+		if ((!seen_ms || now - bb_db_int(&r, "last_seen_ms") <= seen_ms) &&
+		    *n < BB_GROUP_MAX_HOSTS &&
+		    bb_group_match(sel, name, host, devs, target))
+			snprintf(hosts[(*n)++], 254, "%s", name);
+		json_object_put(host);
+		json_object_put(devs);
+	}
+	if (ret || *n)
+		return ret;
+	return bb_db_err(op, -ENXIO, "hosts: %.300s matches no registered "
+			 "daemon seen in the last %lld s (registered: %s)",
+			 json_object_to_json_string_ext(sel,
+							JSON_C_TO_STRING_PLAIN),
+			 (long long)(seen_ms / 1000), names[0] ? names : "none");
+}
+
 /* Each host's running_jobs: the ids of the running jobs it claimed. */
 static int bb_store_hosts_running(struct bb_db_op *op,
 				  struct json_object *hosts)
@@ -625,6 +672,8 @@ int bb_store_jobs_expire(struct bb_store *s, unsigned *n, char *err,
 			continue;
 		snprintf(ev, sizeof(ev), "interrupted: %s", msg);
 		ret = bb_store_event_add(&op, ex[i].id, "warning", ev);
+		if (!ret)
+			ret = bb_store_group_touch(&op, ex[i].id);
 		if (!ret)
 			(*n)++;
 	}

@@ -63,6 +63,7 @@ int bb_store_open_journal(struct bb_store **out, const char *where,
 		s->kdb = s->db;   /* a sqlite store journals in its file */
 	if (ret)
 		goto out;
+	s->group_seen_ms = BB_STORE_GROUP_SEEN_S * 1000LL;
 	*out = s;
 	s = NULL;
 out:

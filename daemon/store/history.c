@@ -65,7 +65,7 @@ static const struct bb_col bb_history_cols[] = {
 /* target = coalesce(?2, target), not "?2 IS NULL OR ...": PostgreSQL
  * cannot tell the type of a parameter that is only tested for NULL */
 static const struct bb_query q_jobs_history = BB_SELECT(bb_history_cols,
-	"FROM jobs WHERE name = ?1 AND state = 'done'"
+	"FROM jobs WHERE name = ?1 AND state = 'done' AND is_group = 0"
 	" AND target = coalesce(?2, target) ORDER BY id DESC LIMIT ?3",
 	"reading the history");
 

@@ -55,7 +55,7 @@ static const struct bb_col bb_job_next_cols[] = {
 	{ "spec", BB_COL_TEXT, NULL },
 };
 static const struct bb_query q_job_next_queued = BB_SELECT(bb_job_next_cols,
-	"FROM jobs WHERE state = 'queued' ORDER BY id LIMIT 1",
+	"FROM jobs WHERE state = 'queued' AND is_group = 0 ORDER BY id LIMIT 1",
 	"finding the next queued job");
 
 static const struct bb_col bb_job_id_cols[] = {
@@ -63,7 +63,7 @@ static const struct bb_col bb_job_id_cols[] = {
 };
 /* this daemon's (?1; NULL: every one) */
 static const struct bb_query q_jobs_running = BB_SELECT(bb_job_id_cols,
-	"FROM jobs WHERE state = 'running' AND id NOT IN"
+	"FROM jobs WHERE state = 'running' AND is_group = 0 AND id NOT IN"
 	" (SELECT job_id FROM job_boots) AND (claimed_by IS NULL OR"
 	" claimed_by = coalesce(?1, claimed_by)) ORDER BY id",
 	"listing running jobs");
@@ -84,36 +84,43 @@ static const struct bb_col bb_job_list_cols[] = {
 	BB_JOB_COLS,
 	{ "compare", BB_COL_JSON | BB_COL_HIDDEN, NULL },
 };
-static const struct bb_query q_jobs_list = BB_SELECT(bb_job_list_cols,
-	"FROM jobs WHERE id < ?1 ORDER BY id DESC LIMIT ?2", "listing jobs");
-static const struct bb_query q_jobs_list_state = BB_SELECT(bb_job_list_cols,
-	"FROM jobs WHERE state = ?3 AND id < ?1 ORDER BY id DESC LIMIT ?2",
-	"listing jobs");
-/* a host's jobs: addressed to it or claimed by it (parameter n) */
+/* the list: newest first, ?1 the cursor, ?2 the page; then the state,
+ * then the host (addressed to it or claimed by it), each when given,
+ * then 1: a group's children too, 0: without them */
+#define BB_JOBS_LIST(where) BB_SELECT(bb_job_list_cols, \
+	"FROM jobs WHERE id < ?1" where " ORDER BY id DESC LIMIT ?2", \
+	"listing jobs")
 #define BB_JOBS_OF_HOST(n) " AND (for_host = ?" n " OR claimed_by = ?" n ")"
-static const struct bb_query q_jobs_list_host = BB_SELECT(bb_job_list_cols,
-	"FROM jobs WHERE id < ?1" BB_JOBS_OF_HOST("3")
-	" ORDER BY id DESC LIMIT ?2", "listing a host's jobs");
-static const struct bb_query q_jobs_list_state_host = BB_SELECT(
-	bb_job_list_cols, "FROM jobs WHERE state = ?3 AND id < ?1"
-	BB_JOBS_OF_HOST("4") " ORDER BY id DESC LIMIT ?2",
-	"listing a host's jobs");
+#define BB_JOBS_CHILDREN(n) " AND (?" n " = 1 OR group_id IS NULL)"
+static const struct bb_query q_jobs_list =
+	BB_JOBS_LIST(BB_JOBS_CHILDREN("3"));
+static const struct bb_query q_jobs_list_host =
+	BB_JOBS_LIST(BB_JOBS_OF_HOST("3") BB_JOBS_CHILDREN("4"));
+static const struct bb_query q_jobs_list_state =
+	BB_JOBS_LIST(" AND state = ?3" BB_JOBS_CHILDREN("4"));
+static const struct bb_query q_jobs_list_state_host =
+	BB_JOBS_LIST(" AND state = ?3" BB_JOBS_OF_HOST("4")
+		     BB_JOBS_CHILDREN("5"));
 
 static const struct bb_col bb_job_by_state_cols[] = {
 	{ "state", BB_COL_TEXT, NULL },
 	{ "n", BB_COL_INT64, "count(*)" },
 };
+/* a group's parent is not counted: its children are */
 static const struct bb_query q_jobs_by_state = BB_SELECT(
-	bb_job_by_state_cols, "FROM jobs GROUP BY state", "reading metrics");
+	bb_job_by_state_cols, "FROM jobs WHERE is_group = 0 GROUP BY state",
+	"reading metrics");
 static const struct bb_col bb_count_cols[] = {
 	{ "n", BB_COL_INT64, "count(*)" },
 };
 static const struct bb_query q_runs_total = BB_SELECT(bb_count_cols,
 	"FROM runs", "reading metrics");
 static const struct bb_query q_jobs_queued = BB_SELECT(bb_count_cols,
-	"FROM jobs WHERE state = 'queued'", "counting queued jobs");
+	"FROM jobs WHERE state = 'queued' AND is_group = 0",
+	"counting queued jobs");
 static const struct bb_query q_jobs_active = BB_SELECT(bb_count_cols,
-	"FROM jobs WHERE state IN ('queued', 'running', 'rebooting')",
+	"FROM jobs WHERE state IN ('queued', 'running', 'rebooting')"
+	" AND is_group = 0",
 	"counting the jobs that have not ended");
 
 /* ---- states ---------------------------------------------------------- */
@@ -185,6 +192,7 @@ int bb_store_job_submit(struct bb_store *s, const char *name,
 	char for_host[256] = "";
 	struct bb_db_rows r;
 	struct bb_db_op op;
+	bool group;
 	int ret;
 
 	if (!target || !spec) {
@@ -200,10 +208,18 @@ int bb_store_job_submit(struct bb_store *s, const char *name,
 	if (bb_store_jstr(o, "host"))
 		snprintf(for_host, sizeof(for_host), "%s",
 			 bb_store_jstr(o, "host"));
-	json_object_put(o);
+	/* one job on several hosts: a parent and a child for each */
+	group = json_object_object_get_ex(o, "hosts", NULL) ||
+		json_object_is_type(json_object_object_get(o, "host"),
+				    json_type_array);
 	ret = bb_db_begin(&op, s->db, BB_TX_DURABLE, err, errlen);
 	if (ret)
 		goto out;
+	if (group) {
+		ret = bb_store_group_insert(&op, s, o, name, target, spec,
+					    runs_planned, max_queued, id);
+		goto out;
+	}
 	/* a job addressed to a host no daemon registered would wait
 	 * forever */
 	if (for_host[0]) {
@@ -235,7 +251,19 @@ int bb_store_job_submit(struct bb_store *s, const char *name,
 		goto out;
 	ret = bb_store_event_add(&op, *id, "info", "submitted");
 out:
+	json_object_put(o);
 	return bb_db_end(&op, ret);
+}
+
+int bb_store_queued_count(struct bb_db_op *op, unsigned *n)
+{
+	struct bb_db_rows r;
+	int ret = bb_db_row(&r, op, &q_jobs_queued, "");
+
+	if (ret < 0)
+		return ret;
+	*n = ret ? (unsigned)bb_db_int(&r, "n") : 0;
+	return 0;
 }
 
 static int bb_store_jobs_count(struct bb_store *s, const struct bb_query *q,
@@ -332,6 +360,8 @@ int bb_store_job_start(struct bb_store *s, int64_t id, int64_t host_id,
 		goto out;
 	}
 	ret = bb_store_event_add(&op, id, "info", "started");
+	if (!ret)
+		ret = bb_store_group_touch(&op, id);
 out:
 	return bb_db_end(&op, ret);
 }
@@ -356,6 +386,8 @@ int bb_store_job_progress(struct bb_store *s, int64_t id,
 			runs_planned, compare);
 	if (!ret && !changed)
 		ret = bb_store_not_in_state(&op, id, BB_JOB_RUNNING);
+	if (!ret)
+		ret = bb_store_group_touch(&op, id);
 	return bb_db_end(&op, ret);
 }
 
@@ -418,6 +450,13 @@ int bb_store_job_finish(struct bb_store *s, int64_t id, const char *state,
 	ret = bb_store_state_read(&op, id, cur);
 	if (ret)
 		goto out;
+	/* a group's state is its children's */
+	ret = bb_store_job_is_group(&op, id);
+	if (ret > 0)
+		ret = bb_db_err(&op, -EISDIR, "job %lld is a group: its state "
+				"follows its hosts' jobs", (long long)id);
+	if (ret)
+		goto out;
 	if (strcmp(cur, BB_JOB_QUEUED) && strcmp(cur, BB_JOB_RUNNING) &&
 	    strcmp(cur, BB_JOB_REBOOTING)) {
 		ret = bb_db_err(&op, -EALREADY, "job %lld already ended (%s)",
@@ -437,6 +476,8 @@ int bb_store_job_finish(struct bb_store *s, int64_t id, const char *state,
 	if (ret)
 		goto out;
 	ret = bb_store_event_add(&op, id, level, msg);
+	if (!ret)
+		ret = bb_store_group_touch(&op, id);
 out:
 	return bb_db_end(&op, ret);
 }
@@ -479,6 +520,8 @@ int bb_store_jobs_interrupt_running(struct bb_store *s, unsigned *n,
 			ret = bb_store_event_add(&op, ids[i], "warning",
 						 "interrupted: "
 						 BB_STORE_INTERRUPTED_MSG);
+		if (!ret)
+			ret = bb_store_group_touch(&op, ids[i]);
 	}
 out:
 	ret = bb_db_end(&op, ret);
@@ -544,6 +587,12 @@ int bb_store_job_get(struct bb_store *s, int64_t id,
 	if (ret)
 		goto out;
 	json_object_object_add(doc, "boot", meta);
+	/* a group's parent: its hosts' jobs */
+	meta = NULL;
+	if (json_object_get_boolean(json_object_object_get(doc, "group")))
+		ret = bb_store_group_children_json(&op, id, &meta);
+	if (meta)
+		json_object_object_add(doc, "children", meta);
 out:
 	ret = bb_db_end(&op, ret);
 	/* the knob journal may be a database of its own */
@@ -562,19 +611,23 @@ int bb_store_jobs_list(struct bb_store *s, const char *state,
 		       unsigned limit, int64_t cursor,
 		       struct json_object **out, char *err, size_t errlen)
 {
-	return bb_store_jobs_list_host(s, state, NULL, limit, cursor, out,
-				       err, errlen);
+	return bb_store_jobs_list_ex(s, state, NULL, true, limit, cursor, out,
+				     err, errlen);
 }
 
-int bb_store_jobs_list_host(struct bb_store *s, const char *state,
-			    const char *host, unsigned limit, int64_t cursor,
-			    struct json_object **out, char *err,
-			    size_t errlen)
+int bb_store_jobs_list_ex(struct bb_store *s, const char *state,
+			  const char *host, bool children, unsigned limit,
+			  int64_t cursor, struct json_object **out, char *err,
+			  size_t errlen)
 {
 	static const struct bb_query *const lists[2][2] = {
 		{ &q_jobs_list, &q_jobs_list_host },
 		{ &q_jobs_list_state, &q_jobs_list_state_host },
 	};
+	static const char *const fmts[2][2] = {
+		{ "iui", "iuti" }, { "iuti", "iutti" },
+	};
+	const char *first = state ? state : host;
 	struct json_object *doc = NULL, *jobs, *job, *cmp;
 	int64_t last = 0;
 	unsigned n = 0;
@@ -601,11 +654,19 @@ int bb_store_jobs_list_host(struct bb_store *s, const char *state,
 	json_object_object_add(doc, "jobs", jobs);
 	bb_db_lock(&op, s->db, err, errlen);
 	/* one more than the page: whether more follow */
-	ret = bb_db_query(&r, &op, lists[state != NULL][host != NULL],
-			  state || host ? (state && host ? "iutt" : "iut")
-					: "iu",
-			  cursor > 0 ? cursor : INT64_MAX, limit + 1,
-			  state ? state : host, host);
+	if (state && host)
+		ret = bb_db_query(&r, &op, lists[1][1], fmts[1][1],
+				  cursor > 0 ? cursor : INT64_MAX, limit + 1,
+				  state, host, (int64_t)children);
+	else if (first)
+		ret = bb_db_query(&r, &op, lists[!!state][!!host],
+				  fmts[!!state][!!host],
+				  cursor > 0 ? cursor : INT64_MAX, limit + 1,
+				  first, (int64_t)children);
+	else
+		ret = bb_db_query(&r, &op, lists[0][0], fmts[0][0],
+				  cursor > 0 ? cursor : INT64_MAX, limit + 1,
+				  (int64_t)children);
 	while (!ret && (ret = bb_db_next(&r)) > 0) {
 		ret = 0;
 		if (n == limit) {

@@ -230,6 +230,8 @@ static int bb_store_run_insert_once(struct bb_store *s,
 	if (!ret)
 		ret = bb_db_run(&op, &q_job_runs_done, NULL, "it", run->job_id,
 				run->state);
+	if (!ret)
+		ret = bb_store_group_touch(&op, run->job_id);
 out:
 	ret = bb_db_end(&op, ret);
 	if (!ret && id)

@@ -40,6 +40,8 @@ struct bb_store {
 	 * tools: no claims, every job is its own), and its lease */
 	char me[254];
 	unsigned lease_s;
+	/* a group's selector picks daemons seen this recently (0: any) */
+	int64_t group_seen_ms;
 };
 
 /* s->me, or NULL for none: bound as "claimed_by = coalesce(?N,
@@ -86,7 +88,9 @@ struct json_object *bb_store_time_json(int64_t ms);
 	{ "claimed_by", BB_COL_TEXT, NULL }, \
 	{ "lease_until", BB_COL_TIME, "lease_ms" }, \
 	{ "cancel_requested", BB_COL_TIME, "cancel_requested_ms" }, \
-	{ "cancel_requested_by", BB_COL_TEXT, NULL }
+	{ "cancel_requested_by", BB_COL_TEXT, NULL }, \
+	{ "group", BB_COL_BOOL, "is_group" }, \
+	{ "group_id", BB_COL_INT64, NULL }
 
 /* history.c: a job's comparison slimmed to its figures (the history and
  * the job list); NULL when cmp is not a comparison. */
@@ -106,6 +110,35 @@ int bb_store_not_in_state(struct bb_db_op *op, int64_t id, const char *want);
 /* fleet.c: 0 when name is a registered daemon's host name, else
  * -ENXIO naming the registered ones. */
 int bb_store_daemon_known(struct bb_db_op *op, const char *name);
+
+/* fleet.c: the registered daemons that match selector sel
+ * (bb_group_match) for a job on target, seen within seen_ms (0: any),
+ * by name into hosts[BB_GROUP_MAX_HOSTS]; -ENXIO naming the registered
+ * ones (with when each was seen) when none does. */
+int bb_store_daemons_select(struct bb_db_op *op, struct json_object *sel,
+			    const char *target, int64_t seen_ms,
+			    char (*hosts)[254], size_t *n);
+
+/* jobs.c: the queued jobs (groups' parents not counted). */
+int bb_store_queued_count(struct bb_db_op *op, unsigned *n);
+
+/* groups.c: 1 when job id is a group's parent, 0 when not, -ENOENT. */
+int bb_store_job_is_group(struct bb_db_op *op, int64_t id);
+/* groups.c: a group job (spec with "host" an array or "hosts" a
+ * selector; text its normalized text) in op's write transaction: the
+ * parent (*id) and a child addressed to each host, within the queue
+ * limit.  -ENXIO (no such host, no match), -EAGAIN (queue full). */
+int bb_store_group_insert(struct bb_db_op *op, struct bb_store *s,
+			  struct json_object *spec, const char *name,
+			  const char *target, const char *text,
+			  unsigned planned, unsigned max_queued, int64_t *id);
+/* After a change of job id's state or runs, in its transaction: its
+ * group's parent (when it has one) derived again. */
+int bb_store_group_touch(struct bb_db_op *op, int64_t id);
+/* The children of group id: [{"id","host","state","runs_done",
+ * "runs_planned","verdict","claimed_by"}] by id. */
+int bb_store_group_children_json(struct bb_db_op *op, int64_t id,
+				 struct json_object **out);
 
 /* events.c: an event, within op (level checked by the caller). */
 int bb_store_event_add(struct bb_db_op *op, int64_t job_id,

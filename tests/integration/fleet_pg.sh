@@ -11,10 +11,14 @@
 # fleet-1's API (202 cancelling, fleet-2's heartbeat stops it: cancelled
 # within a few beats, its finished runs kept); a front end (--no-runner)
 # on the same database: not registered, runs nothing, its submissions
-# run on their host and its cancel is forwarded too; `kill -9` of
-# fleet-3 in the middle of a job: after its lease another daemon marks
-# the job interrupted, with its finished runs kept and the error naming
-# fleet-3.
+# run on their host and its cancel is forwarded too.  A group job by a
+# selector (host name glob fleet-[12] and the kernel) runs on fleet-1
+# and fleet-2; its comparison has a row per host and a combined block;
+# no match, an unknown selector key, host and hosts together are 400s;
+# cancelling a group cancels its hosts' jobs (one running on another
+# host by a request to its daemon).  `kill -9` of fleet-3 in the middle
+# of a job: after its lease another daemon marks the job interrupted,
+# with its finished runs kept and the error naming fleet-3.
 source "$(dirname "$0")/daemon_lib.sh"
 
 [ -n "${BB_TEST_STORE:-}" ] || skip "BB_TEST_STORE is not set (run under tests/pg/pgtmp.sh)"
@@ -180,6 +184,121 @@ fi
 grep -q "job $id (" "${LOGS[4]}" && fail "the front end's log names job $id: it ran there"
 use 4
 daemon_stop && pass "the front end stops: exit 0" || fail "front end stop"
+
+# --- one job on several hosts: a selector, the hosts side by side ------------
+KPFX=$(uname -r | cut -c1-3)
+group() { # SELECTOR-JSON-MEMBER REPEAT RUNTIME
+  printf '{"name":"grp","target":"nop",%s,"workload":{"runtime":"%s","iodepth":8},"variants":{"A":{},"B":{"inject_ns":2000}},"repeat":%s,"warmup":0}' \
+    "$1" "$3" "$2"
+}
+use 1
+gid=$(submit_job "$(group "\"hosts\":{\"name\":\"fleet-[12]\",\"kernel\":\"$KPFX*\"}" 6 100ms)") ||
+  fail "submit the selector job"
+[ "$(api_get '",".join(sorted(k["host"] for k in d["children"]))')" = "fleet-1,fleet-2" ] &&
+  [ "$(api_get 'd["group"]')" = true ] &&
+  pass "a selector (name fleet-[12], kernel $KPFX*) made group $gid: one job on fleet-1 and one on fleet-2" ||
+  fail "selector job: $(head -c 400 "$API_BODY")"
+st=$(WAIT_S=60 wait_state "$gid" done failed cancelled interrupted)
+api GET "/api/v1/jobs/$gid"
+[ "$st" = done ] && [ "$(api_get 'len(d["children"])')" = 2 ] &&
+  [ "$(api_get 'all(k["state"] == "done" for k in d["children"])')" = true ] &&
+  [ "$(api_get 'sorted(k["claimed_by"] for k in d["children"])')" = '["fleet-1", "fleet-2"]' ] &&
+  [ "$(api_get 'd["claimed_by"]')" = null ] &&
+  pass "group $gid done: its children done, each claimed by its own host, the parent by none" ||
+  fail "group $gid: $st $(head -c 600 "$API_BODY")"
+check_openapi "$API_BODY" GET "/api/v1/jobs/$gid" 200 &&
+  pass "the group's document is as openapi.yaml says" || fail "group document vs openapi"
+api GET "/api/v1/jobs/$gid/compare"
+if [ "$API_STATUS" = 200 ] &&
+   [ "$(api_get 'sorted(r["host"] for r in d["rows"])')" = '["fleet-1", "fleet-2"]' ] &&
+   [ "$(api_get 'all(r["n"] == 6 and r["ci_lo"] is not None for r in d["rows"])')" = true ] &&
+   [ "$(api_get 'd["combined"][0]["hosts"]')" = 2 ] &&
+   [ "$(api_get 'd["combined"][0]["pooled"]["change"] is not None')" = true ] &&
+   [ "$(api_get 'd["combined"][0]["disagree"]')" = false ]; then
+  pass "compare of group $gid: a row per host ($(api_get '"; ".join("%s %+.2f%% %s" % (r["host"], 100 * r["change"], r["verdict"]) for r in d["rows"])')), combined: $(api_get 'd["combined"][0]["text"]')"
+else
+  fail "group compare $API_STATUS: $(head -c 800 "$API_BODY")"
+fi
+check_openapi "$API_BODY" GET "/api/v1/jobs/$gid/compare" 200 &&
+  pass "the group's comparison is as openapi.yaml says" || fail "group compare vs openapi"
+if [ -x "$CLI" ]; then
+  out=$("$CLI" --server "http://127.0.0.1:${PORTS[1]}" compare "$gid" 2>&1)
+  grep -q '^  fleet-1 ' <<<"$out" && grep -q '^  fleet-2 ' <<<"$out" &&
+    grep -q '^combined: B vs A on 2 hosts' <<<"$out" &&
+    pass "biobench compare $gid: the hosts side by side and the combined line" ||
+    fail "biobench compare $gid: $out"
+  sed 's/^/    /' <<<"$out"
+  out=$("$CLI" --server "http://127.0.0.1:${PORTS[2]}" jobs --limit 5 2>&1)
+  grep -q "^ *$gid  grp \[group\]" <<<"$out" && grep -q "grp @fleet-2 (group $gid)" <<<"$out" &&
+    pass "biobench jobs tells the group from its hosts' jobs" ||
+    fail "biobench jobs: $out"
+  group '"host":["fleet-3","fleet-1"]' 2 100ms >"$TMP/group.json"
+  out=$(timeout 60 "$CLI" --server "http://127.0.0.1:${PORTS[2]}" submit --wait "$TMP/group.json" 2>&1)
+  rc=$?
+  [ "$rc" = 0 ] && grep -q '^  fleet-3 ' <<<"$out" && grep -q '^  fleet-1 ' <<<"$out" &&
+    grep -q '^combined: B vs A on 2 hosts' <<<"$out" && grep -q 'done$' <<<"$out" &&
+    pass "biobench submit --wait of a list group: exit 0, the hosts side by side at the end" ||
+    fail "submit --wait group: rc $rc: $out"
+fi
+api GET "/api/v1/jobs?limit=20&children=0"
+[ "$(api_get 'any(j["id"] == '"$gid"' for j in d["jobs"]) and all(j["group_id"] is None for j in d["jobs"])')" = true ] &&
+  pass "the list with children=0 shows the group, not its jobs" ||
+  fail "list children=0: $(head -c 300 "$API_BODY")"
+
+api POST /api/v1/jobs "$(group '"hosts":{"name":"lab-*"}' 6 100ms)"
+[ "$API_STATUS" = 400 ] && [ "$(api_get 'd["error"]["field"]')" = hosts ] &&
+  grep -q 'registered: fleet-1 (seen' "$API_BODY" &&
+  pass "a selector that matches no host: 400 on hosts naming the registered ones" ||
+  fail "no match: $API_STATUS $(cat "$API_BODY")"
+api POST /api/v1/jobs "$(group '"hosts":{"kernal":"6*"}' 6 100ms)"
+[ "$API_STATUS" = 400 ] && [ "$(api_get 'd["error"]["field"]')" = hosts.kernal ] &&
+  grep -q 'device.model' "$API_BODY" &&
+  pass "an unknown selector key: 400 naming it and the keys" ||
+  fail "unknown key: $API_STATUS $(cat "$API_BODY")"
+api POST /api/v1/jobs "$(group '"host":"fleet-1","hosts":{"name":"fleet-*"}' 6 100ms)"
+[ "$API_STATUS" = 400 ] && grep -q '\\"host\\" and \\"hosts\\" are both given' "$API_BODY" &&
+  pass "host and hosts together: 400 naming both" ||
+  fail "both fields: $API_STATUS $(cat "$API_BODY")"
+
+# cancel of a parent: its children that have not ended (one running on
+# another host by a request to its daemon)
+cid=$(submit_job "$(group '"host":["fleet-1","fleet-2","fleet-3"]' 4 300ms)") ||
+  fail "submit the group to cancel"
+api POST "/api/v1/jobs/$cid/cancel"
+if [ "$API_STATUS" = 200 ] &&
+   [ "$(api_get 'len(d["children"])')" = 3 ] &&
+   [ "$(api_get 'all(k["cancelled"] for k in d["children"])')" = true ]; then
+  pass "cancel of group $cid: $(api_get '"; ".join("%s %s" % (k["host"], k["state"]) for k in d["children"])')"
+else
+  fail "cancel group: $API_STATUS $(cat "$API_BODY")"
+fi
+st=$(WAIT_S=30 wait_state "$cid" cancelled done failed interrupted)
+[ "$st" = cancelled ] && pass "group $cid ends cancelled" || fail "cancelled group is $st"
+if [ -x "$CLI" ]; then
+  cid=$(submit_job "$(group '"host":["fleet-2","fleet-3"]' 4 300ms)") ||
+    fail "submit the group to cancel from the CLI"
+  out=$("$CLI" --server "http://127.0.0.1:${PORTS[1]}" cancel "$cid" 2>&1)
+  ok=1
+  for h in fleet-2 fleet-3; do
+    grep -Eq "^  $h: job [0-9]+ (cancelled|running: running on host $h)" <<<"$out" || ok=0
+  done
+  [ "$ok" = 1 ] && pass "biobench cancel $cid: $(tr '\n' '|' <<<"$out")" ||
+    fail "biobench cancel $cid: $out"
+  WAIT_S=30 wait_state "$cid" cancelled done failed interrupted >/dev/null
+fi
+# a group's job running on another host: the cancel is asked of its
+# daemon, whose heartbeat stops it
+cid=$(submit_job "$(group '"host":["fleet-2"]' 10 500ms)") || fail "submit a group for fleet-2"
+kid=$(api_get 'd["children"][0]["id"]')
+wait_cond "$kid" 'd["state"] == "running"' 30
+api POST "/api/v1/jobs/$cid/cancel"
+[ "$API_STATUS" = 200 ] && [ "$(api_get 'd["children"][0]["cancelled"]')" = true ] &&
+  [ "$(api_get 'd["children"][0]["state"]')" = cancelling ] &&
+  pass "cancel of a group whose job runs on fleet-2, from fleet-1: cancelling" ||
+  fail "cross-host group cancel: $API_STATUS $(cat "$API_BODY")"
+st=$(WAIT_S=20 wait_state "$cid" cancelled done failed interrupted)
+[ "$st" = cancelled ] && pass "fleet-2 stops its job at a heartbeat; group $cid ends cancelled" ||
+  fail "group $cid after the request: $st"
 use 1
 
 # --- kill -9 of fleet-3 mid-job: interrupted after its lease ------------------

@@ -433,4 +433,8 @@ int bb_ab_bootstrap_ratio(const double *x, size_t nx, const double *y,
 double bb_ab_t_sf(double t, double df);
 double bb_ab_t_isf(double q, double df);
 
+/* The standard normal quantile Phi^-1(p), 0 < p < 1 (NAN otherwise):
+ * the one the sequential design uses (Wichura's AS 241). */
+double bb_ab_norm_quantile(double p);
+
 #endif

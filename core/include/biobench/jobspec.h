@@ -79,6 +79,7 @@
 #include <biobench/abstats.h>
 #include <biobench/boot.h>
 #include <biobench/config.h>
+#include <biobench/jobgroup.h>
 #include <biobench/quiesce.h>
 #include <biobench/stats.h>
 #include <biobench/sysknob.h> /* struct bb_sysfs_knob */
@@ -154,6 +155,11 @@ struct bb_job {
 	char host[254];           /* "host": the fleet host (a daemon's
 				     host_name) the job is addressed to, ""
 				     any host (bb_host_name_check) */
+	bool group;               /* "host" is an array or "hosts" a
+				     selector: one job on several hosts
+				     (jobgroup.h) */
+	unsigned nhosts;          /* "host" as an array: its names */
+	char hosts[BB_GROUP_MAX_HOSTS][254];
 	struct json_object *spec; /* the normalized document: every field
 				     present with its default filled in
 				     (name, target, tiou when given,

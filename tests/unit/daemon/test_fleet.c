@@ -11,8 +11,10 @@
  * their host; an unknown host refused naming the registered ones), a
  * host's job list (addressed to it or claimed by it), a cancel requested
  * through another daemon (read by the claimer's heartbeat), the startup
- * recovery of one daemon leaving the others' jobs alone, and the
- * hosts list. */
+ * recovery of one daemon leaving the others' jobs alone, the hosts list,
+ * and group jobs (one job on several hosts: by a list of names and by a
+ * selector with globs, no match refused, the parent's state derived
+ * from its children's, its cancel). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -414,7 +416,7 @@ static const char *host_ids(struct bb_store *s, const char *state,
 	char err[512] = "";
 	size_t n = 0;
 
-	if (bb_store_jobs_list_host(s, state, host, 100, 0, &doc, err,
+	if (bb_store_jobs_list_ex(s, state, host, true, 100, 0, &doc, err,
 				    sizeof(err)))
 		fail_msg("list %s: %s", host ? host : "(all)", err);
 	buf[0] = '\0';
@@ -597,6 +599,337 @@ static void cancel_request_of_two(void **state)
 	bb_store_close(a);
 }
 
+/* ---- groups: one job on several hosts ------------------------------------ */
+
+/* A daemon's handle registered with host metadata and devices of its
+ * own (JSON text). */
+static struct bb_store *daemon_meta(struct ctx *c, const char *name,
+				    const char *host, const char *devices)
+{
+	struct bb_store *s = NULL;
+	char err[512] = "";
+
+	if (bb_store_open(&s, c->path, err, sizeof(err)) ||
+	    bb_store_set_daemon(s, name, 60, err, sizeof(err)) ||
+	    bb_store_daemon_register(s, host, devices, "test",
+				     (long)getpid(), err, sizeof(err)))
+		fail_msg("daemon %s: %s", name, err);
+	return s;
+}
+
+#define DEV(name, model) \
+	"{\"name\":\"" name "\",\"path\":\"/dev/" name "\",\"model\":\"" \
+	model "\",\"rotational\":0}"
+
+/* Three hosts told apart by kernel and devices. */
+static void three_hosts(struct ctx *c, struct bb_store **h)
+{
+	h[0] = daemon_meta(c, "host-a", "{\"kernel\":\"6.18.0-rc1\","
+			   "\"cpu_model\":\"AMD EPYC 9654\",\"cpus\":8}",
+			   "{\"devices\":[" DEV("nvme0n1", "QEMU NVMe Ctrl")
+			   "],\"allow\":[]}");
+	h[1] = daemon_meta(c, "host-b", "{\"kernel\":\"6.17.3\","
+			   "\"cpu_model\":\"Intel Xeon\",\"cpus\":4}",
+			   "{\"devices\":[" DEV("nvme0n1", "QEMU NVMe Ctrl")
+			   "],\"allow\":[]}");
+	h[2] = daemon_meta(c, "host-c", "{\"kernel\":\"6.18.2\","
+			   "\"cpu_model\":\"AMD EPYC 9654\",\"cpus\":8}",
+			   "{\"devices\":[" DEV("nvme0n1", "QEMU NVMe Ctrl")
+			   "," DEV("nvme1n1", "Samsung 990") "],\"allow\":[]}");
+}
+
+static void close_hosts(struct bb_store **h)
+{
+	for (unsigned i = 0; i < 3; i++)
+		bb_store_close(h[i]);
+}
+
+/* Submit a group (or fail): the parent's id. */
+static int64_t submit_group(struct bb_store *s, const char *target,
+			    const char *sel)
+{
+	char spec[1024], err[512] = "";
+	int64_t id = 0;
+	int ret;
+
+	snprintf(spec, sizeof(spec), "{\"name\":\"g\",\"target\":\"%s\",%s}",
+		 target, sel);
+	ret = bb_store_job_submit(s, "g", target, spec, 2, 0, &id, err,
+				  sizeof(err));
+	if (ret)
+		fail_msg("submit %s: %d %s", spec, ret, err);
+	return id;
+}
+
+/* The hosts of a group's children, "," separated, into buf. */
+static const char *group_hosts(struct bb_store *s, int64_t id, char *buf,
+			       size_t len)
+{
+	struct json_object *kids;
+	char err[256] = "";
+	size_t off = 0;
+
+	assert_int_equal(bb_store_job_children(s, id, &kids, err, sizeof(err)),
+			 0);
+	buf[0] = '\0';
+	for (size_t i = 0; i < json_object_array_length(kids); i++) {
+		struct json_object *k = json_object_array_get_idx(kids, i), *v;
+
+		assert_true(json_object_object_get_ex(k, "host", &v));
+		off += (size_t)snprintf(buf + off, len - off, "%s%s",
+					i ? "," : "", json_object_get_string(v));
+	}
+	json_object_put(kids);
+	return buf;
+}
+
+/* The id of the child of group id on host. */
+static int64_t child_on(struct bb_store *s, int64_t id, const char *host)
+{
+	struct json_object *kids;
+	char err[256] = "";
+	int64_t cid = 0;
+
+	assert_int_equal(bb_store_job_children(s, id, &kids, err, sizeof(err)),
+			 0);
+	for (size_t i = 0; i < json_object_array_length(kids); i++) {
+		struct json_object *k = json_object_array_get_idx(kids, i);
+
+		if (!strcmp(json_object_get_string(
+				    json_object_object_get(k, "host")), host))
+			cid = json_object_get_int64(
+				json_object_object_get(k, "id"));
+	}
+	json_object_put(kids);
+	assert_true(cid > 0);
+	return cid;
+}
+
+/* "host" as a list: a parent and a child addressed to each host, the
+ * parent never claimed, each child only by its host; the documents tell
+ * parent and children apart; the list can leave the children out. */
+static void group_by_list(void **state)
+{
+	struct ctx *c = *state;
+	struct bb_store *h[3];
+	struct json_object *doc, *jobs, *v;
+	char err[512] = "", buf[256];
+	int64_t g, ca, cc, id = 0;
+
+	three_hosts(c, h);
+	g = submit_group(c->s, "nop", "\"host\":[\"host-c\",\"host-a\"]");
+	assert_string_equal(group_hosts(c->s, g, buf, sizeof(buf)),
+			    "host-c,host-a");
+	ca = child_on(c->s, g, "host-a");
+	cc = child_on(c->s, g, "host-c");
+	assert_string_equal(job_str(c->s, ca, "for_host", buf, sizeof(buf)),
+			    "host-a");
+	assert_true(ca > g && cc > g);
+	/* the child's spec is an ordinary job addressed to its host */
+	assert_int_equal(bb_store_job_get(c->s, cc, &doc, err, sizeof(err)), 0);
+	assert_true(json_object_object_get_ex(doc, "spec", &v));
+	assert_string_equal(json_object_get_string(
+		json_object_object_get(v, "host")), "host-c");
+	assert_int_equal(json_object_get_int64(
+		json_object_object_get(doc, "group_id")), g);
+	assert_false(json_object_get_boolean(
+		json_object_object_get(doc, "group")));
+	json_object_put(doc);
+	assert_int_equal(bb_store_job_get(c->s, g, &doc, err, sizeof(err)), 0);
+	assert_true(json_object_get_boolean(json_object_object_get(doc,
+								   "group")));
+	assert_true(json_object_object_get_ex(doc, "children", &v));
+	assert_int_equal(json_object_array_length(v), 2);
+	assert_int_equal(json_object_get_int(
+		json_object_object_get(doc, "runs_planned")), 4);
+	json_object_put(doc);
+	/* b has nothing to claim; a and c their own child; the parent
+	 * stays unclaimed */
+	assert_int_equal(claim_start(h[1]), 0);
+	assert_int_equal(claim_start(h[0]), ca);
+	assert_int_equal(claim_start(h[2]), cc);
+	assert_int_equal(claim_start(h[0]), 0);
+	assert_string_equal(job_str(c->s, g, "claimed_by", buf, sizeof(buf)),
+			    "");
+	/* without a daemon the queue has nothing left either */
+	{
+		char *spec = NULL;
+
+		assert_int_equal(bb_store_job_next_queued(c->s, &id, &spec, err,
+							  sizeof(err)),
+				 -ENOENT);
+	}
+	/* the list: parent and children, or the parent alone */
+	assert_int_equal(bb_store_jobs_list_ex(c->s, NULL, NULL, true, 10, 0, &doc,
+					       err, sizeof(err)), 0);
+	assert_true(json_object_object_get_ex(doc, "jobs", &jobs));
+	assert_int_equal(json_object_array_length(jobs), 3);
+	json_object_put(doc);
+	assert_int_equal(bb_store_jobs_list_ex(c->s, NULL, NULL, false, 10, 0, &doc,
+					       err, sizeof(err)), 0);
+	assert_true(json_object_object_get_ex(doc, "jobs", &jobs));
+	assert_int_equal(json_object_array_length(jobs), 1);
+	assert_int_equal(json_object_get_int64(json_object_object_get(
+		json_object_array_get_idx(jobs, 0), "id")), g);
+	json_object_put(doc);
+	/* a name no daemon has: refused, nothing stored */
+	assert_int_equal(bb_store_job_submit(c->s, "g", "nop",
+					     "{\"name\":\"g\",\"target\":"
+					     "\"nop\",\"host\":[\"host-a\","
+					     "\"host-z\"]}", 2, 0, &id, err,
+					     sizeof(err)), -ENXIO);
+	assert_non_null(strstr(err, "\"host-z\""));
+	assert_non_null(strstr(err, "registered: host-a, host-b, host-c"));
+	assert_int_equal(bb_store_job_state(c->s, (ca > cc ? ca : cc) + 1, buf,
+					    err, sizeof(err)), -ENOENT);
+	close_hosts(h);
+}
+
+/* "hosts": globs on host metadata and devices (all keys, one device;
+ * the target's device when the host has it); no match is refused
+ * naming the registered hosts; a daemon not seen within the window is
+ * left out. */
+static void group_by_selector(void **state)
+{
+	struct ctx *c = *state;
+	struct bb_store *h[3];
+	char err[1024] = "", buf[256];
+	int64_t id = 0;
+
+	three_hosts(c, h);
+	assert_string_equal(group_hosts(c->s, submit_group(c->s, "nop",
+		"\"hosts\":{\"kernel\":\"6.18*\"}"), buf, sizeof(buf)),
+		"host-a,host-c");
+	assert_string_equal(group_hosts(c->s, submit_group(c->s, "nop",
+		"\"hosts\":{\"name\":\"host-[ab]\"}"), buf, sizeof(buf)),
+		"host-a,host-b");
+	assert_string_equal(group_hosts(c->s, submit_group(c->s, "nop",
+		"\"hosts\":{\"cpu_model\":\"AMD*\",\"cpus\":\"8\","
+		"\"device.model\":\"QEMU NVMe Ctrl\"}"), buf, sizeof(buf)),
+		"host-a,host-c");
+	/* any device of the host, or the target's own */
+	assert_string_equal(group_hosts(c->s, submit_group(c->s, "nop",
+		"\"hosts\":{\"device.model\":\"Samsung*\"}"), buf, sizeof(buf)),
+		"host-c");
+	assert_string_equal(group_hosts(c->s, submit_group(c->s,
+		"/dev/nvme1n1", "\"hosts\":{\"device.model\":\"QEMU*\"}"), buf,
+		sizeof(buf)), "host-a,host-b");
+	/* both device keys on the same device */
+	assert_int_equal(bb_store_job_submit(c->s, "g", "nop",
+		"{\"name\":\"g\",\"target\":\"nop\",\"hosts\":{\"device.model\":"
+		"\"Samsung*\",\"device.name\":\"nvme0n1\"}}", 2, 0, &id, err,
+		sizeof(err)), -ENXIO);
+	assert_int_equal(bb_store_job_submit(c->s, "g", "nop",
+		"{\"name\":\"g\",\"target\":\"nop\",\"hosts\":{\"kernel\":"
+		"\"5.*\"}}", 2, 0, &id, err, sizeof(err)), -ENXIO);
+	assert_non_null(strstr(err, "matches no registered daemon"));
+	assert_non_null(strstr(err, "registered: host-a (seen"));
+	assert_non_null(strstr(err, "host-c (seen"));
+	/* a window of 1 s: host-a's heartbeat keeps it, the others age */
+	bb_store_set_group_window(c->s, 1);
+	sleep_ms(1500);
+	assert_int_equal(bb_store_daemon_heartbeat(h[0], 0, err, sizeof(err)),
+			 0);
+	assert_string_equal(group_hosts(c->s, submit_group(c->s, "nop",
+		"\"hosts\":{\"name\":\"host-*\"}"), buf, sizeof(buf)), "host-a");
+	/* a list names hosts: registered is enough */
+	assert_string_equal(group_hosts(c->s, submit_group(c->s, "nop",
+		"\"host\":[\"host-b\"]"), buf, sizeof(buf)), "host-b");
+	/* the queue limit counts the children */
+	assert_int_equal(bb_store_job_submit(c->s, "g", "nop",
+		"{\"name\":\"g\",\"target\":\"nop\",\"host\":[\"host-a\","
+		"\"host-b\"]}", 2, 9, &id, err, sizeof(err)), -EAGAIN);
+	assert_non_null(strstr(err, "the group adds 2"));
+	close_hosts(h);
+}
+
+/* The parent's state follows its children's (bb_group_state), its runs
+ * are theirs, its verdict theirs once all ended; it cannot be ended
+ * itself; cancelling its children cancels it. */
+static void group_state(void **state)
+{
+	struct ctx *c = *state;
+	struct bb_store *h[3];
+	char err[512] = "", buf[64];
+	int64_t g, ca, cb, cc;
+	struct json_object *doc;
+
+	three_hosts(c, h);
+	g = submit_group(c->s, "nop",
+			 "\"host\":[\"host-a\",\"host-b\",\"host-c\"]");
+	ca = child_on(c->s, g, "host-a");
+	cb = child_on(c->s, g, "host-b");
+	cc = child_on(c->s, g, "host-c");
+	expect_state(c->s, g, BB_JOB_QUEUED);
+	assert_int_equal(bb_store_job_finish(c->s, g, BB_JOB_CANCELLED, NULL,
+					     NULL, NULL, err, sizeof(err)),
+			 -EISDIR);
+	assert_int_equal(claim_start(h[0]), ca);
+	expect_state(c->s, g, BB_JOB_RUNNING);
+	assert_true(job_str(c->s, g, "started", buf, sizeof(buf))[0]);
+	add_run(h[0], ca, 0);
+	add_run(h[0], ca, 1);
+	assert_int_equal(bb_store_job_finish(h[0], ca, BB_JOB_DONE, "faster",
+					     NULL, NULL, err, sizeof(err)), 0);
+	/* one done, two queued: still running, not finished */
+	expect_state(c->s, g, BB_JOB_RUNNING);
+	assert_string_equal(job_str(c->s, g, "finished", buf, sizeof(buf)),
+			    "");
+	assert_int_equal(bb_store_job_get(c->s, g, &doc, err, sizeof(err)), 0);
+	assert_int_equal(json_object_get_int(json_object_object_get(
+				 doc, "runs_done")), 2);
+	json_object_put(doc);
+	assert_int_equal(claim_start(h[1]), cb);
+	assert_int_equal(bb_store_job_finish(h[1], cb, BB_JOB_DONE, "slower",
+					     NULL, NULL, err, sizeof(err)), 0);
+	assert_int_equal(claim_start(h[2]), cc);
+	assert_int_equal(bb_store_job_finish(h[2], cc, BB_JOB_DONE, "faster",
+					     NULL, NULL, err, sizeof(err)), 0);
+	expect_state(c->s, g, BB_JOB_DONE);
+	assert_string_equal(job_str(c->s, g, "verdict", buf, sizeof(buf)),
+			    "disagree");
+	assert_true(job_str(c->s, g, "finished", buf, sizeof(buf))[0]);
+
+	/* a failed child fails the group once all ended */
+	g = submit_group(c->s, "nop", "\"host\":[\"host-a\",\"host-b\"]");
+	ca = child_on(c->s, g, "host-a");
+	cb = child_on(c->s, g, "host-b");
+	assert_int_equal(bb_store_job_finish(c->s, ca, BB_JOB_FAILED, NULL,
+					     NULL, "boom", err, sizeof(err)), 0);
+	expect_state(c->s, g, BB_JOB_RUNNING);
+	assert_int_equal(claim_start(h[1]), cb);
+	assert_int_equal(bb_store_job_finish(h[1], cb, BB_JOB_DONE, "faster",
+					     NULL, NULL, err, sizeof(err)), 0);
+	expect_state(c->s, g, BB_JOB_FAILED);
+	assert_string_equal(job_str(c->s, g, "verdict", buf, sizeof(buf)),
+			    "faster");
+
+	/* cancel: every queued child cancelled, then the group is */
+	g = submit_group(c->s, "nop", "\"host\":[\"host-a\",\"host-b\"]");
+	assert_int_equal(bb_store_job_finish(c->s, child_on(c->s, g, "host-a"),
+					     BB_JOB_CANCELLED, NULL, NULL,
+					     NULL, err, sizeof(err)), 0);
+	expect_state(c->s, g, BB_JOB_RUNNING);
+	assert_int_equal(bb_store_job_finish(c->s, child_on(c->s, g, "host-b"),
+					     BB_JOB_CANCELLED, NULL, NULL,
+					     NULL, err, sizeof(err)), 0);
+	expect_state(c->s, g, BB_JOB_CANCELLED);
+	/* a daemon's startup recovery never touches a parent */
+	g = submit_group(c->s, "nop", "\"host\":[\"host-a\",\"host-b\"]");
+	ca = child_on(c->s, g, "host-a");
+	assert_int_equal(claim_start(h[0]), ca);
+	{
+		unsigned n = 0;
+
+		assert_int_equal(bb_store_jobs_interrupt_running(h[1], &n, err,
+								 sizeof(err)),
+				 0);
+		assert_int_equal(n, 0);
+	}
+	expect_state(c->s, g, BB_JOB_RUNNING);
+	close_hosts(h);
+}
+
 /* ---- recovery, registry ------------------------------------------------ */
 
 /* A daemon's start interrupts its own running jobs and no other's. */
@@ -678,6 +1011,9 @@ int main(void)
 		T(cancel_request_of_two),
 		T(recovery_is_per_daemon),
 		T(hosts_list),
+		T(group_by_list),
+		T(group_by_selector),
+		T(group_state),
 #undef T
 	};
 

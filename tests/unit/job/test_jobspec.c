@@ -746,6 +746,19 @@ static void assert_error(const struct bb_job_errors *e, const char *field,
 
 /* "host": a host name, kept in the normalized document; left out of it
  * when not given; anything else refused on host. */
+/* Parse a job of name, target nop, members (JSON members, "" none) and
+ * two empty variants. */
+static int parse_with(struct bb_job *job, const char *members,
+		      struct bb_job_errors *errs)
+{
+	char text[1024];
+
+	snprintf(text, sizeof(text), "{\"name\": \"h\", \"target\": \"nop\","
+		 "%s%s \"variants\": {\"A\": {}, \"B\": {}}}", members,
+		 *members ? "," : "");
+	return parse(job, text, errs);
+}
+
 static void test_host_field(void **state)
 {
 	static const char *const bad[][2] = {
@@ -761,25 +774,68 @@ static void test_host_field(void **state)
 	char text[512];
 
 	(void)state;
-	assert_int_equal(parse(job, "{\"name\": \"h\", \"target\": \"nop\","
-			       " \"host\": \"bench-3.lab\", \"variants\":"
-			       " {\"A\": {}, \"B\": {}}}", &errs), 0);
+	assert_int_equal(parse_with(job, "\"host\": \"bench-3.lab\"", &errs),
+			 0);
 	assert_string_equal(job->host, "bench-3.lab");
 	assert_true(json_object_object_get_ex(job->spec, "host", &v));
 	assert_string_equal(json_object_get_string(v), "bench-3.lab");
 	bb_job_free(job);
-	assert_int_equal(parse(job, "{\"name\": \"h\", \"target\": \"nop\","
-			       " \"variants\": {\"A\": {}, \"B\": {}}}",
-			       &errs), 0);
+	assert_int_equal(parse_with(job, "", &errs), 0);
 	assert_string_equal(job->host, "");
 	assert_false(json_object_object_get_ex(job->spec, "host", NULL));
 	bb_job_free(job);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		snprintf(text, sizeof(text), "{\"name\": \"h\", \"target\":"
-			 " \"nop\", \"host\": %s, \"variants\": {\"A\": {},"
-			 " \"B\": {}}}", bad[i][0]);
-		assert_int_not_equal(parse(job, text, &errs), 0);
+		snprintf(text, sizeof(text), "\"host\": %s", bad[i][0]);
+		assert_int_not_equal(parse_with(job, text, &errs), 0);
 		assert_error(&errs, "host", bad[i][1]);
+	}
+	free(job);
+}
+
+/* A group job: "host" as an array of names, or "hosts" a selector on
+ * host and device metadata; never both; selector keys checked. */
+static void test_group_fields(void **state)
+{
+	static const char *const bad[][3] = {
+		{ "\"host\": []", "host", "1..32" },
+		{ "\"host\": [\"a\", \"b\", \"a\"]", "host[2]", "given twice" },
+		{ "\"host\": [\"a\", \"b_c\"]", "host[1]", "not a host name" },
+		{ "\"host\": [\"a\", 3]", "host[1]", "string" },
+		{ "\"hosts\": {}", "hosts", "one or more" },
+		{ "\"hosts\": \"fleet-*\"", "hosts", "device.model" },
+		{ "\"hosts\": {\"kernal\": \"6.*\"}", "hosts.kernal",
+		  "unknown selector key (keys: name, hostname, kernel" },
+		{ "\"hosts\": {\"device.colour\": \"x\"}", "hosts.device.colour",
+		  "device.model" },
+		{ "\"hosts\": {\"kernel\": 6}", "hosts.kernel", "string" },
+		{ "\"host\": \"a\", \"hosts\": {\"kernel\": \"6.*\"}", "hosts",
+		  "\"host\" and \"hosts\" are both given" },
+	};
+	struct bb_job *job = job_new();
+	struct bb_job_errors errs;
+	struct json_object *v;
+
+	(void)state;
+	assert_int_equal(parse_with(job, "\"host\": [\"fleet-1\", \"fleet-2\"]",
+				    &errs), 0);
+	assert_true(job->group);
+	assert_int_equal(job->nhosts, 2);
+	assert_string_equal(job->hosts[1], "fleet-2");
+	assert_string_equal(job->host, "");
+	assert_true(json_object_object_get_ex(job->spec, "host", &v));
+	assert_int_equal(json_object_array_length(v), 2);
+	bb_job_free(job);
+	assert_int_equal(parse_with(job, "\"hosts\": {\"device.model\":"
+				    " \"QEMU NVMe*\", \"kernel\": \"6.18*\"}",
+				    &errs), 0);
+	assert_true(job->group);
+	assert_true(json_object_object_get_ex(job->spec, "hosts", &v));
+	assert_string_equal(json_object_get_string(
+		json_object_object_get(v, "kernel")), "6.18*");
+	bb_job_free(job);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_not_equal(parse_with(job, bad[i][0], &errs), 0);
+		assert_error(&errs, bad[i][1], bad[i][2]);
 	}
 	free(job);
 }
@@ -1416,6 +1472,7 @@ int main(void)
 		cmocka_unit_test(test_tiou_job),
 		cmocka_unit_test(test_tiou_job_bad),
 		cmocka_unit_test(test_host_field),
+		cmocka_unit_test(test_group_fields),
 		cmocka_unit_test(test_plan_interleaved_blocked),
 		cmocka_unit_test(test_plan_random),
 		cmocka_unit_test(test_metrics),
