@@ -33,6 +33,7 @@
 #include <linux/openat2.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -1203,6 +1204,29 @@ out:
 
 /* ---- runners ------------------------------------------------------------ */
 
+/* The runner's thread on its job's CPUs (the union of its variants'
+ * lists): a job's threads never run on the HTTP CPUs (http_cpus), as
+ * the engine's own threads do not.  A job without a CPU list keeps the
+ * daemon's. */
+static void runner_pin(const struct sched_runner *r)
+{
+	cpu_set_t set;
+	unsigned n = 0;
+
+	if (r->fp.all_cpus)
+		return;
+	CPU_ZERO(&set);
+	for (unsigned c = 0; c < BB_JC_MAX_CPUS && c < CPU_SETSIZE; c++)
+		if (r->fp.cpus[c / 64] >> (c % 64) & 1) {
+			CPU_SET(c, &set);
+			n++;
+		}
+	if (n && pthread_setaffinity_np(pthread_self(), sizeof(set), &set))
+		bb_log(LOG_WARNING, "job %lld: its runner stays on the "
+		       "daemon's CPUs: cannot pin it to the job's",
+		       (long long)r->start_id);
+}
+
 static void *runner_main(void *arg)
 {
 	struct sched_runner *r = arg;
@@ -1218,6 +1242,12 @@ static void *runner_main(void *arg)
 	pthread_cond_signal(&s->cond);
 	pthread_mutex_unlock(&s->lock);
 	return NULL;
+}
+
+static void *runner_thread(void *arg)
+{
+	runner_pin(arg);
+	return runner_main(arg);
 }
 
 /* Hand job id (spec: malloc'd, the runner's now) to the free runner r.
@@ -1236,7 +1266,7 @@ static void runner_start(struct bb_sched *s, struct sched_runner *r,
 	r->busy = true;
 	r->fp = *fp;
 	pthread_mutex_unlock(&s->lock);
-	ret = pthread_create(&r->tid, NULL, runner_main, r);
+	ret = pthread_create(&r->tid, NULL, runner_thread, r);
 	if (!ret) {
 		r->joinable = true;
 		snprintf(name, sizeof(name), "bb-run-%u", r->slot);
