@@ -35,7 +35,7 @@
   };
   const VERDICT_TEXT = {
     faster: 'faster', slower: 'slower', no_change: 'no change',
-    inconclusive: 'inconclusive',
+    inconclusive: 'inconclusive', disagree: 'hosts disagree', mixed: 'mixed',
   };
 
   /* ---- DOM helpers -------------------------------------------------- */
@@ -395,6 +395,7 @@
   /* The host of a job in the list: the daemon that claimed it, else the
    * one it is addressed to (queued), else any. */
   function jobHost(j) {
+    if (j.group) return 'group';
     return j.claimed_by || j.for_host || 'any';
   }
 
@@ -460,11 +461,16 @@
     function makeRow(j) {
       const link = el('a', { href: '#/job/' + j.id });
       const nameLink = el('a', { href: '#/job/' + j.id });
+      /* a group's parent: a badge; a child: its host and group */
+      const groupMark = j.group ? el('span', { class: 'badge group-badge', 'data-testid': 'job-group' }, 'group')
+        : num(j.group_id) ? el('span', { class: 'muted group-of', 'data-testid': 'job-group-of' },
+          '@' + (j.for_host || '?') + ', ', el('a', { href: '#/job/' + j.group_id }, 'group ' + j.group_id))
+          : null;
       const r = {
         tr: el('tr', { 'data-job-id': j.id, 'data-testid': 'job-row' }),
         id: el('td', { class: 'num' }, link),
         link, nameLink,
-        name: el('td', { class: 'name' }, nameLink),
+        name: el('td', { class: 'name' }, nameLink, groupMark ? ' ' : null, groupMark),
         target: el('td', { class: 'mono' }),
         state: el('td', { 'data-testid': 'job-state' }),
         host: el('td', { class: 'mono', 'data-testid': 'job-host' }),
@@ -488,7 +494,7 @@
       setText(r.target, j.target);
       setText(r.host, jobHost(j));
       r.host.classList.toggle('muted', !j.claimed_by && !j.for_host);
-      r.host.title = j.claimed_by ? 'claimed by ' + j.claimed_by +
+      r.host.title = j.group ? 'a group: one job per host, each run there' : j.claimed_by ? 'claimed by ' + j.claimed_by +
         (j.for_host ? ' (addressed to ' + j.for_host + ')' : '')
         : j.for_host ? 'addressed to ' + j.for_host : 'any host may run it';
       if (r.key.state !== j.state) { r.state.replaceChildren(stateBadge(j.state)); r.key.state = j.state; }
@@ -541,7 +547,8 @@
         if (have.length !== order.length || have.some((tr, i) => tr !== order[i]))
           tbody.replaceChildren(...order);
       }
-      const running = d.jobs.filter((j) => j.state === 'running').length;
+      /* a group's parent runs through its jobs: not counted twice */
+      const running = d.jobs.filter((j) => j.state === 'running' && !j.group).length;
       setText(count, d.jobs.length + (d.next_cursor !== null ? '+' : '') + ' jobs' +
         (running ? ' · ' + running + ' running' : ''));
       more.hidden = d.next_cursor === null || limit >= 500;
@@ -568,6 +575,13 @@
     return devs.map((d) => (d.name || '?') +
       (d.model || num(d.size_bytes) ? ' (' + [d.model, num(d.size_bytes) ? fmtBytes(d.size_bytes) : null]
         .filter(Boolean).join(', ') + ')' : '')).join(', ');
+  }
+
+  /* The jobs a host runs (running_jobs; an older daemon's running_job). */
+  function runningLinks(h) {
+    const ids = Array.isArray(h.running_jobs) ? h.running_jobs : num(h.running_job) ? [h.running_job] : [];
+    if (!ids.length) return [el('span', { class: 'muted' }, 'idle')];
+    return ids.flatMap((id, i) => [i ? ', ' : null, el('a', { href: '#/job/' + id }, '#' + id)]).filter(Boolean);
   }
 
   function hostsView(view) {
@@ -606,8 +620,7 @@
         el('td', { class: 'mono' }, h.kernel || '—'),
         el('td', null, cpu || '—'),
         el('td', { class: 'devices' }, hostDevices(h)),
-        el('td', { 'data-testid': 'host-running' }, num(h.running_job)
-          ? el('a', { href: '#/job/' + h.running_job }, '#' + h.running_job) : el('span', { class: 'muted' }, 'idle')),
+        el('td', { 'data-testid': 'host-running' }, ...runningLinks(h)),
         el('td', { class: 'mono' }, h.version || '—'));
     }
 
@@ -723,7 +736,7 @@
       }
       const runs = await api('/api/v1/jobs/' + j.id + '/runs');
       /* the comparison exists once a round is measured (409 before) */
-      const cmp = j.compare ? await api('/api/v1/jobs/' + j.id + '/compare') : null;
+      const cmp = j.compare || j.group ? await api('/api/v1/jobs/' + j.id + '/compare') : null;
       if (!view.alive) return false;
       job = j;
       if (!parts) parts = buildJob(view, j);
@@ -764,6 +777,12 @@
     p.device = el('div');
     p.knobs = el('div');
     p.knobsCard = section('Sysfs knobs', { hidden: true }, p.knobs);
+    /* a group's parent: its jobs and their comparisons side by side
+     * instead of one job's verdict and charts */
+    p.group = section('Hosts of this group', { 'data-testid': 'group-card', hidden: !j.group });
+    p.groupBody = el('div');
+    p.group.append(p.groupBody);
+    p.single = el('div', { hidden: !!j.group });
     view.root.append(
       el('div', { class: 'page-head' },
         el('div', null, el('p', { class: 'crumbs' }, el('a', { href: '#/' }, 'Jobs'), ' / ', 'job ' + j.id),
@@ -772,6 +791,9 @@
       p.links,
       p.error,
       p.progress,
+      p.group,
+      p.single);
+    p.single.append(
       p.verdict,
       el('div', { class: 'grid-2' },
         section('Per-run metric, in run order', { class: 'card span-2' },
@@ -781,7 +803,8 @@
         section('Latency percentiles (median over measured runs)', null,
           p.latChartHolder, p.latTable),
         section('Cache and split counters', null, p.counters)),
-      el('details', { class: 'card' }, el('summary', null, el('h2', { class: 'inline' }, 'Runs')), p.runsTable),
+      el('details', { class: 'card' }, el('summary', null, el('h2', { class: 'inline' }, 'Runs')), p.runsTable));
+    view.root.append(
       el('div', { class: 'grid-3' },
         section('Job spec', null, p.spec),
         section('Host', null, p.host),
@@ -792,7 +815,8 @@
   }
 
   function renderJob(view, p, j, runs, cmpDoc) {
-    const cmp = cmpDoc ? cmpDoc.compare : j.compare;
+    const groupDoc = cmpDoc && cmpDoc.group ? cmpDoc : null;
+    const cmp = groupDoc ? null : cmpDoc ? cmpDoc.compare : j.compare;
     const names = variantNames(j, runs);
     const unit = (cmp && cmp.unit) || unitOf(j.spec && j.spec.metric);
     const metric = (cmp && cmp.metric) || (j.spec && j.spec.metric) || 'iops';
@@ -807,9 +831,12 @@
       j.finished ? 'finished ' + fmtDate(j.finished, true) : null,
       dur ? 'took ' + dur : null].filter(Boolean).join(' · '));
     /* the fleet: where it may run, who took it, until when */
-    p.fleet.replaceChildren(
-      'for host ', el('span', { class: 'mono', 'data-testid': 'job-for-host' }, j.for_host || 'any'),
-      ' · claimed by ', el('span', { class: 'mono', 'data-testid': 'job-claimed-by' }, j.claimed_by || 'none'),
+    p.fleet.replaceChildren(...(j.group
+      /* a group's parent is never claimed: its hosts run its jobs */
+      ? ['group on ', el('span', { class: 'mono', 'data-testid': 'job-group-hosts' },
+        (j.children || []).map((k) => k.host || '?').join(', '))]
+      : ['for host ', el('span', { class: 'mono', 'data-testid': 'job-for-host' }, j.for_host || 'any'),
+        ' · claimed by ', el('span', { class: 'mono', 'data-testid': 'job-claimed-by' }, j.claimed_by || 'none')]),
       ...(j.lease_until && ACTIVE.has(j.state)
         ? [' · lease until ', el('span', { 'data-testid': 'job-lease' }, timeEl(j.lease_until, fmtDate(j.lease_until, true)))]
         : []),
@@ -818,6 +845,10 @@
       ...(j.cancel_requested && ACTIVE.has(j.state)
         ? [' · ', el('span', { 'data-testid': 'job-cancelling', class: 'error-text' },
           'cancel requested via ' + (j.cancel_requested_by || '?') + ' ' + fmtAge(j.cancel_requested))]
+        : []),
+      /* one host's job of a group */
+      ...(num(j.group_id)
+        ? [' · ', el('a', { href: '#/job/' + j.group_id, 'data-testid': 'job-group-link' }, 'group ' + j.group_id)]
         : []));
     if (!p.links.children.length) {
       p.links.append(
@@ -855,6 +886,12 @@
       setText(p.progressText, bits.join(' · '));
     }
 
+    if (j.group) {
+      renderGroup(p, j, groupDoc);
+      renderSpecHost(p, j);
+      return;
+    }
+
     /* verdict */
     renderVerdict(p, j, cmpDoc, cmp, runs);
 
@@ -865,7 +902,10 @@
     renderLatency(view, p, runs, names);
     renderCounters(p, cmp, names, j.spec || {});
     renderRunsTable(p, runs, unit);
+    renderSpecHost(p, j);
+  }
 
+  function renderSpecHost(p, j) {
     const spec = JSON.stringify(j.spec, null, 2);
     setText(p.spec, spec);
     p.host.replaceChildren(kvList(j.host, ['hostname', 'kernel', 'kernel_version', 'machine',
@@ -879,6 +919,66 @@
       p.knobs.replaceChildren(table(['Target', 'Knob', 'Original', 'Applied', 'State'],
         j.knobs.map((k) => [k.target, k.knob, k.original, k.applied, k.state])));
     }
+  }
+
+  /* A group's parent: its jobs (one per host), then each comparison's
+   * rows side by side with the combined line (GroupCompare). */
+  function renderGroup(p, j, g) {
+    const kids = j.children || [];
+    const jobLink = (id) => el('a', { href: '#/job/' + id }, '#' + id);
+    const body = [el('div', { class: 'table-wrap', 'data-testid': 'group-children' },
+      table(['Host', 'Job', 'State', 'Runs', 'Verdict'], kids.map((k) => [
+        k.host || '—', jobLink(k.id), stateBadge(k.state), k.runs_done + ' / ' + k.runs_planned,
+        verdictBadge(k.verdict)])))];
+    const rows = (g && g.rows) || [];
+    const combined = (g && g.combined) || [];
+    const ci = (c) => (num(c.ci_lo) && num(c.ci_hi) ? ciLabel(c) + ' ' + fmtPct(c.ci_lo) + ' .. ' + fmtPct(c.ci_hi) : '—');
+    const tbody = el('tbody');
+    const hostRow = (r) => el('tr', { 'data-testid': 'group-row', 'data-host': r.host || '' },
+      el('td', { class: 'mono' }, r.host || '—'), el('td', null, jobLink(r.job_id)),
+      el('td', { class: 'num' }, num(r.n) ? String(r.n) : '—'),
+      el('td', { class: 'num' }, num(r.change) ? fmtPct(r.change) : '—'),
+      el('td', { class: 'nowrap' }, ci(r)),
+      el('td', { class: 'num' }, num(r.p_value) ? fmtP(r.p_value) : '—'),
+      el('td', null, r.error ? el('span', { class: 'error-text', title: r.error }, 'error')
+        : r.variant ? verdictBadge(r.verdict) : el('span', { class: 'muted' }, 'no comparison yet (' + r.state + ')')));
+    for (const c of combined) {
+      tbody.append(el('tr', { class: 'group-head' }, el('th', { colspan: 7, scope: 'colgroup' },
+        c.variant + ' vs ' + c.baseline)));
+      for (const r of rows) if (r.variant === c.variant && r.baseline === c.baseline) tbody.append(hostRow(r));
+      const pl = c.pooled;
+      tbody.append(el('tr', { class: 'combined', 'data-testid': 'group-combined' },
+        el('td', null, 'combined'), el('td', { class: 'muted' }, c.hosts + ' host' + (c.hosts === 1 ? '' : 's')),
+        el('td', null, ''),
+        el('td', { class: 'num' }, pl ? fmtPct(pl.change) : '—'),
+        el('td', { class: 'nowrap' }, pl ? ci(pl) : '—'),
+        el('td', null, ''),
+        el('td', null, verdictBadge(c.verdict), c.disagree
+          ? [' ', el('span', { class: 'badge disagree-badge', 'data-testid': 'group-disagree' }, 'hosts disagree')] : null)));
+    }
+    /* a host's job without a comparison yet */
+    for (const r of rows) if (!r.variant) tbody.append(hostRow(r));
+    if (g) {
+      body.push(el('h3', null, 'Per-host comparison'),
+        el('div', { class: 'table-wrap' }, el('table', { class: 'data group', 'data-testid': 'group-compare' },
+          el('thead', null, el('tr', null, ['Host', 'Job', 'n', 'Change', 'Interval', 'p', 'Verdict']
+            .map((h) => el('th', { scope: 'col' }, h)))), tbody)));
+      for (const c of combined) {
+        const pl = c.pooled;
+        const bits = [c.variant + ' vs ' + c.baseline + ' over ' + c.hosts + ' host' + (c.hosts === 1 ? '' : 's')];
+        if (c.min && c.max && c.hosts > 1)
+          bits.push('range ' + fmtPct(c.min.change) + ' (' + c.min.host + ') .. ' + fmtPct(c.max.change) + ' (' + c.max.host + ')');
+        if (num(c.spread_sd)) bits.push('spread SD ' + fmtPct(c.spread_sd).replace(/^\+/, ''));
+        if (pl) bits.push('pooled ' + fmtPct(pl.change) + ' (' + ci(pl) + ')' +
+          (num(pl.i2) ? ', I² ' + (100 * pl.i2).toFixed(0) + '%' : '') + (num(pl.q) ? ', Q ' + pl.q.toFixed(2) : ''));
+        if (c.disagree && c.disagreeing && c.disagreeing.length)
+          bits.push('hosts disagree: ' + c.disagreeing.map((d) => d.host + ' ' + (VERDICT_TEXT[d.verdict] || d.verdict)).join(', '));
+        body.push(el('p', { class: 'note', 'data-testid': 'group-combined-text' }, bits.join(' · ') + '. ' + (c.text || '')));
+      }
+      if (g.warnings && g.warnings.length)
+        body.push(el('ul', { class: 'warnings', 'aria-label': 'Warnings' }, g.warnings.map((w) => el('li', null, w))));
+    }
+    p.groupBody.replaceChildren(...body);
   }
 
   /* The label of a comparison's CI with its real coverage ("87.5% CI",

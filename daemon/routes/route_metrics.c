@@ -89,6 +89,7 @@ void bb_route_metrics(const struct bb_route_req *r,
 	struct bb_http_response scratch = { 0 };
 	struct json_object *m = NULL, *by = NULL, *v;
 	char err[512] = "", *buf = NULL;
+	int64_t running[BB_DCONFIG_MAX_PARALLEL];
 	double up_s = bb_route_uptime_s(r->ctx);
 	const char *host = r->cfg->host_name;
 	bool store_ok;
@@ -139,10 +140,12 @@ void bb_route_metrics(const struct bb_route_req *r,
 		(long long)(json_object_object_get_ex(m, "runs_total", &v)
 				    ? json_object_get_int64(v) : 0));
 	bb_metrics_family(f, "biobench_running_jobs", "gauge",
-			  "Jobs this daemon runs now (0 or 1).");
+			  "Jobs this daemon runs now (up to "
+			  "max_parallel_jobs).");
 	bb_metrics_series(f, "biobench_running_jobs", host, NULL, NULL);
-	fprintf(f, "%d\n",
-		r->ctx->sched && bb_sched_running(r->ctx->sched) ? 1 : 0);
+	fprintf(f, "%zu\n", r->ctx->sched ?
+		bb_sched_running_all(r->ctx->sched, running,
+				     bb_array_size(running)) : 0);
 	bb_metrics_family(f, "biobench_store_up", "gauge",
 			  "Whether the store keeps data: its file is the one "
 			  "opened and no write failed lately (see "

@@ -8,7 +8,8 @@
 // BB_JOB_SLOW1, BB_JOB_SLOW2 (same name: the history), BB_JOB_HTML (a name
 // full of markup), BB_JOB_RUNNING, BB_JOB_GHOST (queued for ghost-1, a
 // host registered an hour ago: stale), BB_HOST_SELF (the daemon's host
-// name).
+// name), BB_JOB_GROUP (a group on this daemon and the stale ghost-2: its
+// parent) and BB_JOB_CHILD (the group's job on this daemon, done).
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import fs from 'node:fs';
@@ -26,7 +27,7 @@ const JOB = {
   cache: env('BB_JOB_CACHE'), slow1: env('BB_JOB_SLOW1'), slow2: env('BB_JOB_SLOW2'),
   html: env('BB_JOB_HTML'), running: env('BB_JOB_RUNNING'),
   file: env('BB_JOB_FILE'), disturbed: env('BB_JOB_DISTURBED'),
-  ghost: env('BB_JOB_GHOST'),
+  ghost: env('BB_JOB_GHOST'), group: env('BB_JOB_GROUP'), child: env('BB_JOB_CHILD'),
 };
 const HOST_SELF = env('BB_HOST_SELF');
 
@@ -265,6 +266,12 @@ await check('hosts: this daemon is fresh, with its kernel, CPU and running job l
   return (!r.stale && r.cells[2] === me.kernel && me.kernel && r.cells[3].includes(me.host.cpu_model || '') &&
     /(just now|s ago)$/.test(r.cells[1]) && r.run === `#/job/${JOB.running}`) || JSON.stringify(r);
 });
+await check('hosts: the running cell links each of running_jobs', async () => {
+  const me = (await api('/api/v1/hosts')).body.hosts.find((h) => h.name === HOST_SELF);
+  const links = await page.$$eval(`tr[data-host="${HOST_SELF}"] [data-testid=host-running] a`, (as) => as.map((a) => a.hash));
+  return (me.running_jobs.length >= 1 && JSON.stringify(links) === JSON.stringify(me.running_jobs.map((id) => '#/job/' + id))) ||
+    `page ${links}, API ${me.running_jobs}`;
+});
 await check('hosts: ghost-1, seen an hour ago, is marked stale, with its devices', async () => {
   const r = await page.$eval('tr[data-host="ghost-1"]', (tr) => ({
     cells: Array.from(tr.children).map((c) => c.textContent.trim()),
@@ -291,6 +298,59 @@ await check('job: a queued addressed job shows its host, no claimer', async () =
   const c = await text('[data-testid=job-claimed-by]');
   return (f === 'ghost-1' && c === 'none') || `for ${f}, claimed by ${c}`;
 });
+
+// ---- a group: one job on several hosts ----------------------------------
+await go('#/', 'list-group');
+await check('list: a group\'s parent has a "group" badge, its job "@host, group N"', async () => {
+  await page.waitForSelector(`tr[data-job-id="${JOB.group}"] [data-testid=job-group]`);
+  const badge = await text(`tr[data-job-id="${JOB.group}"] [data-testid=job-group]`);
+  const mark = await text(`tr[data-job-id="${JOB.child}"] [data-testid=job-group-of]`);
+  const href = await page.$eval(`tr[data-job-id="${JOB.child}"] [data-testid=job-group-of] a`, (a) => a.hash);
+  return (badge === 'group' && mark === `@${HOST_SELF}, group ${JOB.group}` && href === `#/job/${JOB.group}`) ||
+    `badge "${badge}", mark "${mark}" -> ${href}`;
+});
+await go(`#/job/${JOB.group}`, 'job-group');
+const groupDoc = (await api(`/api/v1/jobs/${JOB.group}`)).body;
+const groupCmp = (await api(`/api/v1/jobs/${JOB.group}/compare`)).body;
+await check('group: the parent\'s page lists its jobs, one per host, linked', async () => {
+  await page.waitForSelector('[data-testid=group-children] tbody tr');
+  const rows = await page.$$eval('[data-testid=group-children] tbody tr', (trs) => trs.map((tr) => ({
+    host: tr.children[0].textContent.trim(), job: tr.querySelector('a').hash, state: tr.children[2].textContent.trim(),
+  })));
+  const want = groupDoc.children.map((k) => ({ host: k.host, job: '#/job/' + k.id, state: k.state }));
+  const hosts = await text('[data-testid=job-group-hosts]');
+  return (groupDoc.children.length === 2 && JSON.stringify(rows) === JSON.stringify(want) &&
+    hosts === groupDoc.children.map((k) => k.host).join(', ')) ||
+    `page ${JSON.stringify(rows)} on "${hosts}", API ${JSON.stringify(want)}`;
+});
+await check('group: per-host rows and the combined line with the pooled change', async () => {
+  await page.waitForSelector('[data-testid=group-compare] [data-testid=group-combined]');
+  const mine = groupCmp.rows.find((r) => r.host === HOST_SELF && r.variant === 'B');
+  const comb = groupCmp.combined.find((c) => c.variant === 'B');
+  const row = await page.$eval(`[data-testid=group-row][data-host="${HOST_SELF}"]`,
+    (tr) => Array.from(tr.children).map((c) => c.textContent.trim()));
+  const pooled = await page.$eval('[data-testid=group-combined]',
+    (tr) => Array.from(tr.children).map((c) => c.textContent.trim()));
+  const ghost = await text('[data-testid=group-row][data-host="ghost-2"]');
+  const note = await text('[data-testid=group-combined-text]');
+  const disagree = await page.$$('[data-testid=group-disagree]');
+  const pct = (v) => (v > 0 ? '+' : '') + (100 * v).toFixed(1) + '%';
+  return (mine && comb && comb.pooled && row[3] === pct(mine.change) && row[1] === '#' + mine.job_id &&
+    pooled[3] === pct(comb.pooled.change) && pooled[4].includes(pct(comb.pooled.ci_lo)) &&
+    ghost.includes('no comparison yet') && note.includes('pooled ' + pct(comb.pooled.change)) &&
+    disagree.length === (comb.disagree ? 1 : 0)) ||
+    `row ${row}, combined ${pooled}, ghost "${ghost}", note "${note}", API ${JSON.stringify(groupCmp.combined)}`;
+});
+await check('group: the single-job verdict and charts are not shown', async () =>
+  (await page.$eval('[data-testid=verdict-card]', (e) => e.offsetParent === null)) || 'verdict card visible');
+await shot('job-group');
+await go(`#/job/${JOB.child}`, 'job-child');
+await check('group: a host\'s job links to its group', async () => {
+  await page.waitForSelector('[data-testid=job-group-link]');
+  const href = await page.$eval('[data-testid=job-group-link]', (a) => a.hash);
+  return href === `#/job/${JOB.group}` || href;
+});
+
 await go(`#/job/${JOB.running}`, 'job-running-fleet');
 await check('job: a running job shows its claimer and lease', async () => {
   await page.waitForSelector('[data-testid=job-lease]');

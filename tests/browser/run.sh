@@ -53,6 +53,23 @@ echo "  biobenchd on $BASE, web root $DWEB"
 
 submit() { submit_job "$1"; }
 
+# register_ghost NAME: a daemon NAME in the store, seen an hour ago (stale)
+register_ghost() {
+  /usr/bin/python3 - "$DDB" "$1" <<'PY'
+import json, sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1], timeout=10)
+name = sys.argv[2]
+old = int(time.time() * 1000) - 3600 * 1000
+db.execute("INSERT INTO daemons (name, host, devices, version, pid, started_ms,"
+           " last_seen_ms) VALUES (?, ?, ?, ?, ?, ?, ?)",
+           (name, json.dumps({"hostname": name, "kernel": "6.1.0-ghost",
+                              "cpu_model": "Ghost CPU", "cpus": 4}),
+            json.dumps({"devices": [{"name": "nvme9n1", "model": "Ghost SSD"}],
+                        "allow": []}), "0.0-ghost", 1, old, old))
+db.commit()
+PY
+}
+
 SHORT='"target":"nop","workload":{"runtime":"200ms"},"repeat":6,"warmup":1'
 id_cache=$(submit '{"name":"nop cache off vs all",'"$SHORT"',
   "variants":{"A":{"bio_cache":"off"},"B":{"bio_cache":"all"}}}')
@@ -91,6 +108,19 @@ st=$(WAIT_S=60 wait_state "$id_dist" done failed cancelled interrupted || true)
 kill "$spin" 2>/dev/null; wait "$spin" 2>/dev/null || true
 [ "$st" = done ] && pass "job $id_dist (disturbed) done" || fail "job $id_dist (disturbed): state '$st'"
 
+# a group: one job on this daemon and on ghost-2 (a host registered an hour
+# ago, as ghost-1 below): this daemon's job ends, ghost-2's stays queued, so
+# the parent runs with one host's comparison
+host_self=$(api GET /api/v1/hosts && api_get 'd["hosts"][0]["name"]')
+register_ghost ghost-2 || fail "register a stale host ghost-2 in $DDB"
+id_group=$(submit '{"name":"group of two","host":["'"$host_self"'","ghost-2"],"target":"nop",
+  "workload":{"runtime":"100ms"},"repeat":3,"warmup":0,"variants":{"A":{},"B":{"inject_ns":1500}}}')
+id_child=$(api GET "/api/v1/jobs/$id_group" &&
+  api_get '[k["id"] for k in d["children"] if k["host"] == "'"$host_self"'"][0]')
+st=$(WAIT_S=60 wait_state "$id_child" done failed cancelled interrupted || true)
+[ -n "$id_group" ] && [ "$st" = done ] && pass "group $id_group: job $id_child on $host_self done, ghost-2's queued" ||
+  fail "group '$id_group': job '$id_child' on $host_self state '$st'"
+
 # one job running while the browser looks: 2 variants x 40 runs of 1 s
 # (cancelled at the end), blocked (A A ... B B ...), so that it has
 # measured runs but no comparison until its end (the page must show them
@@ -102,19 +132,7 @@ st=$(WAIT_S=30 wait_state "$id_run" running || true)
 
 # the fleet: a second daemon registered in the store an hour ago and never
 # since (stale), with a job addressed to it that stays queued
-host_self=$(api GET /api/v1/hosts && api_get 'd["hosts"][0]["name"]')
-/usr/bin/python3 - "$DDB" <<'PY' || fail "register a stale host in $DDB"
-import json, sqlite3, sys, time
-db = sqlite3.connect(sys.argv[1], timeout=10)
-old = int(time.time() * 1000) - 3600 * 1000
-db.execute("INSERT INTO daemons (name, host, devices, version, pid, started_ms,"
-           " last_seen_ms) VALUES (?, ?, ?, ?, ?, ?, ?)",
-           ("ghost-1", json.dumps({"hostname": "ghost-1", "kernel": "6.1.0-ghost",
-                                   "cpu_model": "Ghost CPU", "cpus": 4}),
-            json.dumps({"devices": [{"name": "nvme9n1", "model": "Ghost SSD"}],
-                        "allow": []}), "0.0-ghost", 1, old, old))
-db.commit()
-PY
+register_ghost ghost-1 || fail "register a stale host ghost-1 in $DDB"
 id_ghost=$(submit '{"name":"for the ghost","host":"ghost-1","target":"nop",
   "workload":{"runtime":"100ms"},"repeat":2,"warmup":0,"variants":{"A":{},"B":{}}}')
 [ -n "$host_self" ] && [ -n "$id_ghost" ] &&
@@ -132,10 +150,12 @@ api GET "/api/v1/jobs?host=no_such_host"
 rc=0
 BB_URL=$BASE BB_HOST_SELF=$host_self BB_JOB_GHOST=$id_ghost BB_ART=$ART BB_NODE_DIR=$NODE_DIR BB_CHROMIUM=$CHROMIUM \
 BB_JOB_CACHE=$id_cache BB_JOB_SLOW1=$id_slow1 BB_JOB_SLOW2=$id_slow2 \
+BB_JOB_GROUP=$id_group BB_JOB_CHILD=$id_child \
 BB_JOB_HTML=$id_html BB_JOB_RUNNING=$id_run BB_JOB_FILE=$id_file BB_JOB_DISTURBED=$id_dist \
   node "$BROWSER_DIR/dashboard.test.mjs" || rc=$?
 api POST "/api/v1/jobs/$id_run/cancel" || true
 api POST "/api/v1/jobs/$id_ghost/cancel" || true
+api POST "/api/v1/jobs/$id_group/cancel" || true
 if [ "$rc" = 77 ]; then
   skip "chromium cannot be started by playwright-core (see above)"
 fi

@@ -61,6 +61,13 @@ if [ -n "$both" ]; then
   pass "health: running_jobs [$A, $B] at once, running_job $(api_get 'd["running_job"]')"
   check_openapi "$API_BODY" GET /api/v1/health 200 && pass "health answer as openapi.yaml says" \
     || fail "health answer differs from openapi.yaml"
+  # the gauge counts both (each has seconds of runs left)
+  api GET /metrics
+  if grep -Eq '^biobench_running_jobs\{host="[^"]*"\} 2$' "$API_BODY"; then
+    pass "/metrics: biobench_running_jobs 2"
+  else
+    fail "/metrics: $(grep '^biobench_running_jobs' "$API_BODY")"
+  fi
   api GET /api/v1/hosts
   if [ "$(api_get '[h["running_jobs"] for h in d["hosts"]]')" = "[[$A, $B]]" ]; then
     pass "hosts: running_jobs [$A, $B]"
