@@ -1301,12 +1301,21 @@ static void run_concurrent(enum bb_cache_variant v, bool remote)
 							   opf))) {
 				retries++;
 				small_retries += nr_vecs <= BB_BIO_INLINE_VECS;
+				/* as a task that sleeps in mempool_alloc
+				 * flushes its plug first: the bios it holds
+				 * go out (else it may wait for the very
+				 * objects it holds: the finite slab and
+				 * bvec slab, a short irq list) */
+				if (nheld)
+					break;
 				if (!t0)
 					t0 = bb_now_ns();
 				else if (bb_now_ns() - t0 > 5000000000ull)
 					goto stuck; /* objects were lost */
 				sched_yield();
 			}
+			if (!bio)
+				break; /* this i again after the release */
 			if (nr_vecs <= BB_BIO_INLINE_VECS)
 				small_allocs++;
 			if (atomic_exchange(xf_state(bio), XF_INFLIGHT) ==
