@@ -887,19 +887,23 @@ static int ini_handler_fn(void *user, const char *section, const char *name,
 		return 1;
 	}
 	{
-		char keys[256] = "";
+		/* every key of the section (the [server] ones alone are
+		 * over 256 characters) */
+		char keys[1024] = "";
 		size_t len = 0;
 
 		for (size_t i = 0;
 		     i < sizeof(dopt_table) / sizeof(dopt_table[0]); i++) {
+			int n;
+
 			o = &dopt_table[i];
 			if (!o->section || strcmp(o->section, section))
 				continue;
-			len += (size_t)snprintf(keys + len,
-						len < sizeof(keys)
-							? sizeof(keys) - len
-							: 0,
-						"%s%s", len ? ", " : "", o->key);
+			n = snprintf(keys + len, sizeof(keys) - len, "%s%s",
+				     len ? ", " : "", o->key);
+			if (n < 0 || (size_t)n >= sizeof(keys) - len)
+				break; /* cut: the buffer is full */
+			len += (size_t)n;
 		}
 		return ctx_fail(x, "%s: unknown key in [%s] (allowed: %s)",
 				name, section, keys);

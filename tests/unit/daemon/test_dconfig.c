@@ -301,6 +301,9 @@ static void test_load_bad_values(void **state)
 		{ "server", "nosuchkey = 1", "nosuchkey",
 		  "unknown key in [server] (allowed: listen, db" },
 		{ "server", "allow = nop", "allow", "unknown key in [server]" },
+		/* the whole list, past 256 characters (it was cut there) */
+		{ "server", "nosuchkey = 1", "nosuchkey",
+		  "no_runner, max_job_seconds)" },
 		{ "targets", "listen = 127.0.0.1:1", "listen",
 		  "unknown key in [targets] (allowed: allow, allow_write, "
 		  "allow_knobs)" },
