@@ -186,12 +186,15 @@ if expect_rc 0 watch --json "$id"; then
 else fail "watch --json"; fi
 [ -n "$id3" ] && { expect_rc 0 watch "$id3" || fail "watch $id3"; }
 
-# cancel: a running submit --wait ends with exit 1
+# cancel: a running submit --wait ends with exit 1. The output file exists
+# before the client starts: the shell opens the redirection in the child, and
+# a poll that runs first must not die (set -e) on a missing file.
+: >"$TMP/long.out"
 "$BIN" submit --wait --interval 0.1 "$TMP/long.json" >"$TMP/long.out" 2>"$TMP/long.err" &
 wpid=$!
 lid=
 for _ in $(seq 1 600); do
-  lid=$(sed -n 's/^job \([0-9]*\) submitted$/\1/p' "$TMP/long.out")
+  lid=$(sed -n 's/^job \([0-9]*\) submitted$/\1/p' "$TMP/long.out" 2>/dev/null || true)
   [ -n "$lid" ] && grep -q "^job $lid: run" "$TMP/long.out" && break
   sleep 0.1
 done
