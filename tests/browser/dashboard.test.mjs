@@ -201,8 +201,18 @@ await check('list: the state filter shows only done jobs', async () => {
   await page.selectOption('[data-testid=state-filter]', 'done');
   await page.waitForFunction(() => location.hash === '#/?state=done');
   await page.waitForFunction((id) => !document.querySelector(`tr[data-job-id="${id}"]`), JOB.running);
+  // the list re-renders when the filter changes: a snapshot taken while
+  // its rows are replaced sees none, so wait for the filtered rows (and
+  // report what was shown if they never come)
+  const done = (sel) => {
+    const s = [...document.querySelectorAll(sel)].map((t) => t.textContent.trim());
+    return s.length >= 4 && s.every((x) => x === 'done');
+  };
+  try {
+    await page.waitForFunction(done, '[data-testid=job-state]', { timeout: 5000 });
+  } catch (e) { /* fall through: the states below say what was shown */ }
   const states = await page.$$eval('[data-testid=job-state]', (tds) => tds.map((t) => t.textContent.trim()));
-  return (states.length >= 4 && states.every((s) => s === 'done')) || states.join(',');
+  return (states.length >= 4 && states.every((s) => s === 'done')) || `states [${states.join(',')}]`;
 });
 await shot('list-done');
 
