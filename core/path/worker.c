@@ -722,7 +722,7 @@ static __attribute__((noinline, cold)) void nop_error(struct bb_wbase *b,
 	bb_wbase_cqe_error(b, res, b->bs, 0);
 }
 
-static unsigned fill_nop_lean(struct worker *w, bool *exhausted)
+BB_HOT unsigned fill_nop_lean_t(struct worker *w, bool *exhausted)
 {
 	struct bb_wbase *b = &w->b;
 	struct io_uring *ring = &b->ring;
@@ -781,6 +781,11 @@ BB_HOT unsigned reap_nop_lean_t(struct worker *w, struct bb_wside *sd,
 	sd->io.ios += n - nerr;
 	count_fast(b, sd, n - nerr);
 	return n;
+}
+
+static unsigned fill_nop_lean(struct worker *w, bool *exhausted)
+{
+	return fill_nop_lean_t(w, exhausted);
 }
 
 static unsigned reap_nop_lean(struct worker *w, struct bb_wside *sd)
@@ -1106,7 +1111,7 @@ static unsigned reap_hardirq(struct worker *w, bool fast, bool *stop)
 /* All I/Os in flight completed (the measured interval starts clean). */
 static void drain_inflight(struct worker *w);
 
-static void start_measure(struct worker *w)
+static __attribute__((noinline)) void start_measure(struct worker *w)
 {
 	struct bb_wbase *b = &w->b;
 
@@ -1121,7 +1126,7 @@ static void start_measure(struct worker *w)
 }
 
 /* The submitter observes the engine's phase once per loop; false: stop. */
-static bool phase_step(struct worker *w, int *seen)
+BB_HOT bool phase_step(struct worker *w, int *seen)
 {
 	int ph = atomic_load_explicit(w->b.a->phase, memory_order_acquire);
 
@@ -1157,13 +1162,17 @@ static void finish_measure(struct worker *w)
 	b->sub.measuring = false;
 }
 
-static int enter(struct worker *w, unsigned to_wait)
+/* io_uring_enter: direct (bb_wbase_enter, one inline syscall as
+ * t/io_uring makes it) on every ring but SQPOLL's, where liburing checks
+ * whether the SQ thread needs a wakeup. */
+BB_HOT int enter_t(struct worker *w, unsigned to_wait, const bool direct)
 {
 	struct bb_wbase *b = &w->b;
 	int ret;
 
 	ring_release(w);
-	ret = io_uring_submit_and_wait(&b->ring, to_wait);
+	ret = direct ? bb_wbase_enter(b, to_wait)
+		     : io_uring_submit_and_wait(&b->ring, to_wait);
 	b->sub.io.enters++;
 	if (ret > 0)
 		b->sub.io.submitted += (unsigned)ret;
@@ -1173,8 +1182,19 @@ static int enter(struct worker *w, unsigned to_wait)
 	return ret;
 }
 
-/* Inline completions: the submitter reaps (task context). */
-static void loop_inline(struct worker *w, bool until_exhausted)
+static int enter(struct worker *w, unsigned to_wait)
+{
+	return enter_t(w, to_wait, w->b.enter_direct);
+}
+
+/* Inline completions: the submitter reaps (task context).  The loop is
+ * built once with the steps called through the worker's pointers, and
+ * once per common fast pair with them inlined (LOOP_*: no call frame, no
+ * indirect call per batch); which one runs is chosen per run (run_loop). */
+enum { LOOP_PTRS, LOOP_NONE_FAST, LOOP_NOP_LEAN };
+
+BB_HOT void loop_inline_t(struct worker *w, bool until_exhausted,
+			  const int kind, const bool direct)
 {
 	struct bb_wbase *b = &w->b;
 	const fill_fn fill = w->fill;
@@ -1183,7 +1203,7 @@ static void loop_inline(struct worker *w, bool until_exhausted)
 	bool exhausted = false, fresh = false;
 
 	for (;;) {
-		unsigned inflight, to_wait;
+		unsigned inflight, to_wait, got;
 
 		if (until_exhausted ? cancelled(w) : !phase_step(w, &seen))
 			break;
@@ -1194,8 +1214,14 @@ static void loop_inline(struct worker *w, bool until_exhausted)
 		if (b->sub.lat && !fresh)
 			b->sub.now = bb_now_ns();
 		fresh = false;
-		if (!exhausted)
-			fill(w, &exhausted);
+		if (!exhausted) {
+			if (kind == LOOP_NONE_FAST)
+				fill_t(w, &exhausted, K_FAST);
+			else if (kind == LOOP_NOP_LEAN)
+				fill_nop_lean_t(w, &exhausted);
+			else
+				fill(w, &exhausted);
+		}
 		inflight = b->depth - b->nfree;
 		if (exhausted && !inflight)
 			break;
@@ -1207,14 +1233,38 @@ static void loop_inline(struct worker *w, bool until_exhausted)
 			 * empty; wait for one completion */
 			to_wait = inflight ? 1 : 0;
 		}
-		if (enter(w, to_wait) < 0 && b->fatal)
+		if (enter_t(w, to_wait, direct) < 0 && b->fatal)
 			break;
-		fresh = reap(w, &b->sub) > 0;
+		if (kind == LOOP_NONE_FAST)
+			got = b->sub.lat ? reap_none_t(w, &b->sub, K_FAST | K_LAT)
+					 : reap_none_t(w, &b->sub, K_FAST);
+		else if (kind == LOOP_NOP_LEAN)
+			got = b->sub.lat
+				      ? reap_nop_lean_t(w, &b->sub, K_FAST | K_LAT)
+				      : reap_nop_lean_t(w, &b->sub, K_FAST);
+		else
+			got = reap(w, &b->sub);
+		fresh = got > 0;
 		if (b->sub.measuring)
 			bb_wside_publish(&b->sub);
 	}
 	finish_measure(w);
 	drain_inflight(w);
+}
+
+static void loop_inline(struct worker *w, bool until_exhausted)
+{
+	loop_inline_t(w, until_exhausted, LOOP_PTRS, w->b.enter_direct);
+}
+
+static void loop_inline_none_fast(struct worker *w, bool until_exhausted)
+{
+	loop_inline_t(w, until_exhausted, LOOP_NONE_FAST, true);
+}
+
+static void loop_inline_nop_lean(struct worker *w, bool until_exhausted)
+{
+	loop_inline_t(w, until_exhausted, LOOP_NOP_LEAN, true);
 }
 
 /* --- completion thread: hard-irq context ---------------------------------- */
@@ -1374,6 +1424,11 @@ static void run_loop(struct worker *w, bool until_exhausted)
 {
 	if (w->cthread_started)
 		loop_thread(w, until_exhausted);
+	else if (w->b.enter_direct && w->fill == fill_none_fast &&
+		 w->reap == reap_none_fast)
+		loop_inline_none_fast(w, until_exhausted);
+	else if (w->b.enter_direct && w->fill == fill_nop_lean)
+		loop_inline_nop_lean(w, until_exhausted);
 	else
 		loop_inline(w, until_exhausted);
 }

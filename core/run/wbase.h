@@ -14,6 +14,7 @@
 #include "run/sqe.h"
 #include "run/worker.h"
 #include "util/rng.h"
+#include "util/syscall.h"
 
 #include <liburing.h>
 #include <stdatomic.h>
@@ -75,6 +76,13 @@ struct bb_wbase {
 	const struct bb_config *cfg;
 	struct bb_worker_args *a;
 	struct io_uring ring;
+	/* the hot loop's io_uring_enter (bb_wbase_enter): the registered
+	 * ring's index (with IORING_ENTER_REGISTERED_RING in enter_flags) or
+	 * the ring fd; enter_flags has IORING_ENTER_GETEVENTS on an IOPOLL
+	 * ring; direct: the loop calls it itself (not SQPOLL) */
+	int enter_fd;
+	unsigned enter_flags;
+	bool enter_direct;
 	/* slots: a stack of the free ones */
 	struct bb_wslot *slots;
 	struct bb_wslot **free;
@@ -160,8 +168,51 @@ void bb_wside_freeze(struct bb_wside *sd);
  * now. */
 void bb_wside_report(const struct bb_wside *sd, struct bb_io_totals *out);
 
-/* Copy the live counters for the once-a-second sampler. */
-void bb_wside_publish(struct bb_wside *sd);
+/* Copy the live counters for the once-a-second sampler (once per loop:
+ * inline, five relaxed stores). */
+static inline void bb_wside_publish(struct bb_wside *sd)
+{
+	const struct bb_io_totals *io = sd->frozen ? &sd->io_at_stop : &sd->io;
+
+	atomic_store_explicit(&sd->live->ios, io->ios, memory_order_relaxed);
+	atomic_store_explicit(&sd->live->bytes,
+			      io->bytes_read + io->bytes_written,
+			      memory_order_relaxed);
+	atomic_store_explicit(&sd->live->submitted, sd->io.submitted,
+			      memory_order_relaxed);
+	atomic_store_explicit(&sd->live->enters, sd->io.enters,
+			      memory_order_relaxed);
+	atomic_store_explicit(&sd->live->reaped, sd->io.reaped,
+			      memory_order_relaxed);
+}
+
+/* io_uring_submit_and_wait() as one inline syscall, the way t/io_uring
+ * calls io_uring_enter(2): the SQ tail published (as liburing's flush
+ * does), every SQE the kernel has not consumed, to_wait completions with
+ * IORING_ENTER_GETEVENTS only when waiting (always on an IOPOLL ring,
+ * where the enter polls: enter_flags has it), the registered ring index
+ * when there is one; no call when there is nothing to submit, wait for or
+ * poll.  Not for SQPOLL rings (no wakeup check: liburing does that).
+ * Returns the SQEs the kernel consumed or -errno. */
+static inline int bb_wbase_enter(struct bb_wbase *b, unsigned to_wait)
+{
+	struct io_uring_sq *sq = &b->ring.sq;
+	const unsigned tail = sq->sqe_tail;
+	unsigned submit, flags;
+
+	if (sq->sqe_head != tail) {
+		sq->sqe_head = tail;
+		/* the syscall orders the SQE stores before the kernel's
+		 * read of the tail (liburing: IO_URING_WRITE_ONCE) */
+		atomic_store_explicit((_Atomic unsigned *)sq->ktail, tail,
+				      memory_order_relaxed);
+	}
+	submit = tail - *sq->khead;
+	flags = b->enter_flags | (to_wait ? IORING_ENTER_GETEVENTS : 0);
+	if (bb_unlikely(!submit && !(flags & IORING_ENTER_GETEVENTS)))
+		return 0;
+	return (int)bb_sys_io_uring_enter(b->enter_fd, submit, to_wait, flags);
+}
 
 /* --- hot helpers ------------------------------------------------------- */
 

@@ -104,21 +104,6 @@ void bb_wside_report(const struct bb_wside *sd, struct bb_io_totals *out)
 	out->bytes_written = sd->io_at_stop.bytes_written;
 }
 
-void bb_wside_publish(struct bb_wside *sd)
-{
-	const struct bb_io_totals *io = sd->frozen ? &sd->io_at_stop : &sd->io;
-
-	atomic_store_explicit(&sd->live->ios, io->ios, memory_order_relaxed);
-	atomic_store_explicit(&sd->live->bytes,
-			      io->bytes_read + io->bytes_written,
-			      memory_order_relaxed);
-	atomic_store_explicit(&sd->live->submitted, sd->io.submitted,
-			      memory_order_relaxed);
-	atomic_store_explicit(&sd->live->enters, sd->io.enters,
-			      memory_order_relaxed);
-	atomic_store_explicit(&sd->live->reaped, sd->io.reaped,
-			      memory_order_relaxed);
-}
 
 /* --- inject_ns ------------------------------------------------------------ */
 
@@ -222,9 +207,16 @@ static int setup_ring(struct bb_wbase *b, unsigned pieces)
 	b->a->res.ring_flags = p.flags;
 	b->a->res.sq_entries = b->ring.sq.ring_entries;
 	b->a->res.cq_entries = b->ring.cq.ring_entries;
+	b->enter_fd = b->ring.ring_fd;
+	b->enter_flags = cfg->mode == BB_MODE_POLL ? IORING_ENTER_GETEVENTS : 0;
+	b->enter_direct = cfg->mode != BB_MODE_SQPOLL;
+	/* optional, like -X1: liburing keeps the index in enter_ring_fd */
 	if (cfg->register_ring && cfg->completion != BB_COMPLETION_THREAD &&
-	    cfg->mode != BB_MODE_SQPOLL)
-		io_uring_register_ring_fd(&b->ring); /* optional, like -X1 */
+	    cfg->mode != BB_MODE_SQPOLL &&
+	    io_uring_register_ring_fd(&b->ring) == 1) {
+		b->enter_fd = b->ring.enter_ring_fd;
+		b->enter_flags |= IORING_ENTER_REGISTERED_RING;
+	}
 	return 0;
 }
 
