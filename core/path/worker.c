@@ -95,6 +95,13 @@ enum {
 				submitter's own for a same-CPU interrupt) */
 	K_VEC = 1u << 9,     /* no model: READV/WRITEV of the slot's iovec
 				(--vectored, t/io_uring -V1) */
+	K_ROOMY = 1u << 10,  /* one SQE per slot and an SQ ring of at
+				least depth entries: a free slot always has
+				room in the SQ (no room check) */
+	K_PRESET = 1u << 11, /* no model, one template: every SQE of the
+				ring holds it from the loop's start
+				(sq_preset), a fill writes the I/O's own
+				words only (address, offset, user_data) */
 };
 
 /* Single-producer single-consumer ring of slots, from the completion
@@ -424,7 +431,8 @@ BB_HOT bool may_need_split(const struct bb_bio *bio,
 
 /* The I/Os of the next batch: the submit batch, within the free slots,
  * what number_ios leaves (none left: *exhausted) and the SQ ring's room. */
-BB_HOT unsigned batch_size(struct worker *w, bool *exhausted)
+BB_HOT unsigned batch_size_t(struct worker *w, bool *exhausted,
+			      const unsigned K)
 {
 	struct bb_wbase *b = &w->b;
 	unsigned n = bb_min(w->submit_batch, b->nfree), space;
@@ -438,8 +446,15 @@ BB_HOT unsigned batch_size(struct worker *w, bool *exhausted)
 				*exhausted = true;
 		}
 	}
+	if (K & K_ROOMY)
+		return n;
 	space = io_uring_sq_space_left(&b->ring);
 	return n > space ? space : n;
+}
+
+BB_HOT unsigned batch_size(struct worker *w, bool *exhausted)
+{
+	return batch_size_t(w, exhausted, 0);
 }
 
 /* Prepare up to submit_batch I/Os (no more than free slots, the number_ios
@@ -466,7 +481,7 @@ BB_HOT unsigned fill_t(struct worker *w, bool *exhausted, const unsigned K)
 	const uint32_t opf0 = w->opf_base | (wconst ? BB_REQ_OP_WRITE
 						    : BB_REQ_OP_READ);
 	const struct bb_sqe_tmpl *tmpl = &f0->tmpl[wconst];
-	unsigned n = batch_size(w, exhausted), nfree = b->nfree;
+	unsigned n = batch_size_t(w, exhausted, K), nfree = b->nfree;
 	unsigned tail = ring->sq.sqe_tail, space, done = 0, nsplit = 0;
 
 	for (; done < n; done++) {
@@ -547,7 +562,13 @@ BB_HOT unsigned fill_t(struct worker *w, bool *exhausted, const unsigned K)
 				bb_sqe_prep_rw(sq_at(ring, tail, K), tmpl,
 					       &b->iovs[s->idx], 1, s->off,
 					       (uint64_t)(uintptr_t)s);
-			else
+			else if (K & K_PRESET) {
+				struct io_uring_sqe *sqe = sq_at(ring, tail, K);
+
+				sqe->addr = (uint64_t)(uintptr_t)s->buf;
+				sqe->off = s->off;
+				sqe->user_data = (uint64_t)(uintptr_t)s;
+			} else
 				bb_sqe_prep_rw(sq_at(ring, tail, K), tmpl, s->buf,
 					       bs, s->off, (uint64_t)(uintptr_t)s);
 			tail++;
@@ -722,14 +743,15 @@ static __attribute__((noinline, cold)) void nop_error(struct bb_wbase *b,
 	bb_wbase_cqe_error(b, res, b->bs, 0);
 }
 
-BB_HOT unsigned fill_nop_lean_t(struct worker *w, bool *exhausted)
+BB_HOT unsigned fill_nop_lean_t(struct worker *w, bool *exhausted,
+				const unsigned K)
 {
 	struct bb_wbase *b = &w->b;
 	struct io_uring *ring = &b->ring;
 	struct io_uring_sqe *sqes = ring->sq.sqes;
 	const unsigned mask = ring->sq.ring_mask, tail = ring->sq.sqe_tail;
 	const uint64_t now = b->sub.now;
-	const unsigned n = batch_size(w, exhausted);
+	const unsigned n = batch_size_t(w, exhausted, K);
 
 	for (unsigned i = 0; i < n; i++)
 		sqes[(tail + i) & mask].user_data = now;
@@ -785,7 +807,7 @@ BB_HOT unsigned reap_nop_lean_t(struct worker *w, struct bb_wside *sd,
 
 static unsigned fill_nop_lean(struct worker *w, bool *exhausted)
 {
-	return fill_nop_lean_t(w, exhausted);
+	return fill_nop_lean_t(w, exhausted, 0);
 }
 
 static unsigned reap_nop_lean(struct worker *w, struct bb_wside *sd)
@@ -1216,9 +1238,10 @@ BB_HOT void loop_inline_t(struct worker *w, bool until_exhausted,
 		fresh = false;
 		if (!exhausted) {
 			if (kind == LOOP_NONE_FAST)
-				fill_t(w, &exhausted, K_FAST);
+				fill_t(w, &exhausted,
+				       K_FAST | K_ROOMY | K_PRESET);
 			else if (kind == LOOP_NOP_LEAN)
-				fill_nop_lean_t(w, &exhausted);
+				fill_nop_lean_t(w, &exhausted, K_ROOMY);
 			else
 				fill(w, &exhausted);
 		}
@@ -1257,8 +1280,22 @@ static void loop_inline(struct worker *w, bool until_exhausted)
 	loop_inline_t(w, until_exhausted, LOOP_PTRS, w->b.enter_direct);
 }
 
+/* K_PRESET: every SQE of the ring gets the run's one template (and its
+ * length) before the loop; the kernel only reads SQEs, and in this loop
+ * nothing but its fill writes them, one word per field the I/O changes. */
+static void sq_preset(struct worker *w)
+{
+	struct bb_wbase *b = &w->b;
+	struct io_uring *ring = &b->ring;
+	const struct bb_sqe_tmpl *tmpl = &b->files[0].tmpl[b->write_const];
+
+	for (unsigned i = 0; i < ring->sq.ring_entries; i++)
+		bb_sqe_prep_rw(&ring->sq.sqes[i], tmpl, NULL, b->bs, 0, 0);
+}
+
 static void loop_inline_none_fast(struct worker *w, bool until_exhausted)
 {
+	sq_preset(w);
 	loop_inline_t(w, until_exhausted, LOOP_NONE_FAST, true);
 }
 
@@ -1422,12 +1459,16 @@ static void stop_completion_thread(struct worker *w)
 
 static void run_loop(struct worker *w, bool until_exhausted)
 {
+	/* the inlined builds: one SQE per slot (no model), an SQ ring that
+	 * holds them all (K_ROOMY) */
+	const bool roomy = w->b.depth <= w->b.ring.sq.ring_entries;
+
 	if (w->cthread_started)
 		loop_thread(w, until_exhausted);
-	else if (w->b.enter_direct && w->fill == fill_none_fast &&
+	else if (w->b.enter_direct && roomy && w->fill == fill_none_fast &&
 		 w->reap == reap_none_fast)
 		loop_inline_none_fast(w, until_exhausted);
-	else if (w->b.enter_direct && w->fill == fill_nop_lean)
+	else if (w->b.enter_direct && roomy && w->fill == fill_nop_lean)
 		loop_inline_nop_lean(w, until_exhausted);
 	else
 		loop_inline(w, until_exhausted);
