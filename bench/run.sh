@@ -21,6 +21,11 @@
 #      tmpfs-backed loop device (O_DIRECT): each must be >= 1.0
 #   e) callgrind: user-space instructions per op, marginal (N2 - N1 ops, so
 #      that setup cancels), per function: biobench in both models, raw_nop
+#   h) callgrind against t/io_uring: user-space instructions per I/O,
+#      marginal (a 4 s run minus a 2 s run), of biobench tiou and of
+#      t/io_uring (the same source built with --disable-native, which
+#      valgrind can run) on the -s1 -c1 line (page-cached file) and on
+#      -N1; noise-free where the timed ratios of g) are not: each <= 1.0
 #   f) micro-benchmarks (alloc+put per cache variant, may_need_split per
 #      form) in both struct bio layouts, with their callgrind counts
 #
@@ -44,7 +49,7 @@
 #   BENCH_FORCE_LOOP 1: use the loop-mounted ext4 image anyway
 #   BENCH_LOOP_DIR  where the loop device's backing file goes (default
 #                   /var/tmp)
-#   BENCH_ONLY      any of "nop cache s1c1 device tiou callgrind micro"
+#   BENCH_ONLY      any of "nop cache s1c1 device tiou callgrind cgtiou micro"
 #                   (default: all)
 #   BENCH_CG_N1, BENCH_CG_N2  ops of the two callgrind runs (200000, 400000)
 #   BENCH_MICRO_ARGS extra arguments for bench_micro_* (timed runs)
@@ -72,7 +77,7 @@ REPS=${BENCH_REPS:-5}
 FILE_MB=${BENCH_FILE_MB:-512}
 DATA_DIR=${BENCH_DATA_DIR:-$BUILD/bench-data}
 LOOP_DIR=${BENCH_LOOP_DIR:-/var/tmp}
-ONLY=${BENCH_ONLY:-nop cache s1c1 device tiou callgrind micro}
+ONLY=${BENCH_ONLY:-nop cache s1c1 device tiou callgrind cgtiou micro}
 CG_N1=${BENCH_CG_N1:-200000}
 CG_N2=${BENCH_CG_N2:-400000}
 CG_OPS=${BENCH_CG_OPS:-100000}
@@ -255,8 +260,8 @@ summary_ratio() {
 need jq "apt-get install jq"
 need taskset "apt-get install util-linux"
 want cache && need fio "apt-get install fio"
-{ want callgrind || want micro; } && need valgrind "apt-get install valgrind"
-{ want callgrind || want micro; } && need callgrind_annotate "apt-get install valgrind"
+{ want callgrind || want cgtiou || want micro; } && need valgrind "apt-get install valgrind"
+{ want callgrind || want cgtiou || want micro; } && need callgrind_annotate "apt-get install valgrind"
 [ -r "/sys/devices/system/cpu/cpu$CPU/online" ] || [ "$CPU" = 0 ] ||
 	die "BENCH_CPU=$CPU: no such CPU"
 
@@ -499,6 +504,64 @@ if want callgrind; then
 		"$(verdict "$irn" "<=" 60)" "raw loop $irr"
 	add_summary "e) Ir/NOP, model bio, cache all" "$irb" "<= 110" \
 		"$(verdict "$irb" "<=" 110)" "raw loop $irr"
+fi
+
+# ------------------- h) callgrind: Ir per I/O, biobench tiou and t/io_uring
+# cg_tiou OUT N_SECONDS CMD...: total Ir and I/Os of one run under
+# callgrind, pinned.  I/Os: biobench's summary line; t/io_uring prints
+# rates only, so its count is how often the reap's once-per-CQE line
+# (REAP_LINE of its io_uring.c) ran.
+cg_tiou() {
+	local out=$1 secs=$2 ir n
+	shift 2
+	taskset -c "$CPU" valgrind --tool=callgrind \
+		--callgrind-out-file="$TMP/cgt.out" "$@" -r"$secs" \
+		>"$TMP/cgt.stdout" 2>"$TMP/cgt.err" ||
+		die "valgrind $* failed: $(tail -5 "$TMP/cgt.err")"
+	ir=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$TMP/cgt.err" | tail -1)
+	if [ "$1" = "$BB" ]; then
+		n=$(sed -n 's/.*(\([0-9]*\) I\/Os in .*/\1/p' "$TMP/cgt.stdout" | head -1)
+	else
+		n=$(callgrind_annotate --auto=yes "$TMP/cgt.out" 2>/dev/null |
+			awk -v pat="$REAP_LINE" 'index($0, pat) && $1 ~ /^[0-9,]+$/ {
+				gsub(",", "", $1); print $1; exit }')
+	fi
+	[ -n "$ir" ] && [ -n "$n" ] || die "callgrind run of $*: no Ir or I/O count"
+	echo "$ir $n" >"$out"
+}
+
+if want cgtiou; then
+	echo
+	echo "== h) callgrind: user-space instructions per I/O, marginal (-r4" \
+		"minus -r2), biobench tiou and t/io_uring (--disable-native build)"
+	TIOU_CG=$(TIOU_CONFIGURE=--disable-native "$HERE/tiou/get-fio.sh" \
+		"$BUILD/fio-portable") ||
+		die "no portable t/io_uring: bench/tiou/get-fio.sh failed"
+	REAP_LINE="reaped++;"
+	grep -q "$REAP_LINE" "$(dirname "$TIOU_CG")/io_uring.c" ||
+		die "$(dirname "$TIOU_CG")/io_uring.c has no \"$REAP_LINE\" line to count I/Os by"
+	setup_file
+	for c in "s1c1_file|-p0 -d128 -b4096 -s1 -c1 -F1 -B1 -R1 -X1 -n1 -P1 -O0 $DATA_FILE" \
+		"nop|-N1 -d128 -b4096 -s32 -c32 -F1 -B1 -R1 -X1 -n1 -P1 $DATA_FILE"; do
+		name=${c%%|*}
+		read -ra line <<<"${c#*|}"
+		for tool in tiou bb; do
+			if [ "$tool" = tiou ]; then cmd=("$TIOU_CG"); else cmd=("$BB" tiou); fi
+			cg_tiou "$TMP/cgt.$tool.2" 2 "${cmd[@]}" "${line[@]}"
+			cg_tiou "$TMP/cgt.$tool.4" 4 "${cmd[@]}" "${line[@]}"
+			read -r i2 n2 <"$TMP/cgt.$tool.2"
+			read -r i4 n4 <"$TMP/cgt.$tool.4"
+			[ "$n4" -gt "$n2" ] || die "h) $name $tool: $n4 I/Os in 4 s, $n2 in 2 s"
+			awk -v a="$i2" -v b="$i4" -v x="$n2" -v y="$n4" \
+				'BEGIN { printf "%.1f\n", (b - a) / (y - x) }' >"$TMP/cgt.$tool.ir"
+		done
+		irt=$(cat "$TMP/cgt.tiou.ir")
+		irb=$(cat "$TMP/cgt.bb.ir")
+		echo "   $name: t/io_uring $irt Ir/IO, biobench tiou $irb Ir/IO"
+		r=$(ratio "$irb" "$irt")
+		add_summary "h) Ir/IO ${name/_/ }: biobench / t/io_uring" "$r" "<= 1.0" \
+			"$(verdict "$r" "<=" 1.0)" "bb $irb, tiou $irt Ir/IO (callgrind)"
+	done
 fi
 
 # ---------------------------------------------------------- f) micro

@@ -37,6 +37,9 @@
 #                    system's apt sources, else http://deb.debian.org/debian)
 #   TIOU_DEB_SUITE   suite (default bookworm)
 #   TIOU_JOBS        make -j (default 2)
+#   TIOU_CONFIGURE   extra arguments for fio's ./configure, e.g.
+#                    --disable-native (no -march=native: valgrind runs it);
+#                    use a BUILD_DIR of its own for each set
 set -uo pipefail
 
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
@@ -159,7 +162,8 @@ echo "${version:-unknown}" >"$B/fio-version"
 
 log "building t/io_uring of fio ${version:-?} in $src"
 if [ ! -f "$src/config-host.mak" ]; then
-	(cd "$src" && ./configure) >"$B/configure.log" 2>&1 ||
+	# shellcheck disable=SC2086
+	(cd "$src" && ./configure ${TIOU_CONFIGURE:-}) >"$B/configure.log" 2>&1 ||
 		die "fio's ./configure failed: $(tail -n 1 "$B/configure.log") (full log: $B/configure.log)"
 fi
 (cd "$src" && make -j"${TIOU_JOBS:-2}" t/io_uring) >"$B/make.log" 2>&1 ||
