@@ -70,7 +70,7 @@ esac
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 SRC=$(dirname "$HERE")
-BUILD=${BUILD_DIR:-$SRC/build-bench}
+BUILD=$(realpath -m "${BUILD_DIR:-$SRC/build-bench}") # absolute: parts run from $TMP
 CPU=${BENCH_CPU:-1}
 RUNTIME=${BENCH_RUNTIME:-3}
 REPS=${BENCH_REPS:-5}
