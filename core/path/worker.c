@@ -452,11 +452,6 @@ BB_HOT unsigned batch_size_t(struct worker *w, bool *exhausted,
 	return n > space ? space : n;
 }
 
-BB_HOT unsigned batch_size(struct worker *w, bool *exhausted)
-{
-	return batch_size_t(w, exhausted, 0);
-}
-
 /* Prepare up to submit_batch I/Os (no more than free slots, the number_ios
  * left and the SQ's room); returns how many were prepared (their SQEs are
  * in the ring, not yet submitted).  *exhausted: the workload is done.
