@@ -75,10 +75,13 @@ def shape(line):
 
 def iops_of(s):
     """the I/O count behind t/io_uring's IOPS text, and whether exact"""
+    # "x.xxM" means more than 1,000,000 and "x.xxK" more than 100,000 (the
+    # rule is iops > 1000000): "1.00M" is 1,000,001 to 1,004,999, never
+    # 1,000,000 itself, which prints as "1000.00K"
     if s.endswith('M'):
-        return round(float(s[:-1]) * 1e6), False
+        return max(round(float(s[:-1]) * 1e6), 1000001), False
     if s.endswith('K'):
-        return round(float(s[:-1]) * 1e3), False
+        return max(round(float(s[:-1]) * 1e3), 100001), False
     return int(s), True
 
 def bw_value(s):
