@@ -725,7 +725,7 @@ BB_HOT unsigned reap_none_t(struct worker *w, struct bb_wside *sd,
  *
  * The NOP loop of --model none (one target, no offsets, the fast build, the
  * submitter reaps), as lean as t/io_uring -N1: every SQE of the ring holds
- * the NOP template from setup (nop_lean_setup: the kernel only reads SQEs,
+ * the NOP template from setup (sq_preset: the kernel only reads SQEs,
  * and nothing else writes these), so a fill writes one word per I/O, its
  * user_data, which is the batch's submit stamp; the reap turns the stamps
  * into latency without touching a slot, and slots are only a count
@@ -811,9 +811,12 @@ static unsigned reap_nop_lean(struct worker *w, struct bb_wside *sd)
 		       : reap_nop_lean_t(w, sd, K_FAST);
 }
 
-/* Every SQE of the ring: the NOP template, with its slot's buffer (the
- * file kind's registered buffer range) and length, no offset. */
-static void nop_lean_setup(struct worker *w)
+/* Every SQE of the ring: the run's one template (the NOP's, or the fast
+ * read's or write's), with its slot's buffer (the NOP file kind's
+ * registered buffer range) and length, no offset.  The kernel only reads
+ * SQEs: the lean NOP loop writes user_data alone, the none-fast loop
+ * (K_PRESET) address, offset and user_data. */
+static void sq_preset(struct worker *w)
 {
 	struct bb_wbase *b = &w->b;
 	struct io_uring *ring = &b->ring;
@@ -1275,19 +1278,8 @@ static void loop_inline(struct worker *w, bool until_exhausted)
 	loop_inline_t(w, until_exhausted, LOOP_PTRS, w->b.enter_direct);
 }
 
-/* K_PRESET: every SQE of the ring gets the run's one template (and its
- * length) before the loop; the kernel only reads SQEs, and in this loop
- * nothing but its fill writes them, one word per field the I/O changes. */
-static void sq_preset(struct worker *w)
-{
-	struct bb_wbase *b = &w->b;
-	struct io_uring *ring = &b->ring;
-	const struct bb_sqe_tmpl *tmpl = &b->files[0].tmpl[b->write_const];
-
-	for (unsigned i = 0; i < ring->sq.ring_entries; i++)
-		bb_sqe_prep_rw(&ring->sq.sqes[i], tmpl, NULL, b->bs, 0, 0);
-}
-
+/* K_PRESET: every SQE of the ring holds the run's one template before
+ * the loop (sq_preset); in this loop nothing but its fill writes them. */
 static void loop_inline_none_fast(struct worker *w, bool until_exhausted)
 {
 	sq_preset(w);
@@ -1637,7 +1629,7 @@ static int setup(struct worker *w)
 	if (nop_lean) {
 		w->fill = w->fill_general = fill_nop_lean;
 		w->reap = w->reap_general = reap_nop_lean;
-		nop_lean_setup(w);
+		sq_preset(w);
 	}
 	atomic_store(&w->comp_fast, w->fast);
 	if (w->model) {

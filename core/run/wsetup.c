@@ -104,7 +104,6 @@ void bb_wside_report(const struct bb_wside *sd, struct bb_io_totals *out)
 	out->bytes_written = sd->io_at_stop.bytes_written;
 }
 
-
 /* --- inject_ns ------------------------------------------------------------ */
 
 /* Spin iterations per ns: the fastest of several timings, so that a
