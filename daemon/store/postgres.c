@@ -254,14 +254,26 @@ static void pg_notice(void *arg, const char *msg)
 	(void)msg;
 }
 
-/* What every session sets: after a connection or a reconnection. */
+/* What every session sets: after a connection or a reconnection.
+ *
+ * Generic plans (PostgreSQL 12 and newer): every statement is prepared
+ * once and its plan kept.  Left to itself (plan_cache_mode = auto) the
+ * server plans the job list anew on every execution: its generic plan's
+ * estimate, with "?3 = 1 OR group_id IS NULL" and "id < ?1" unknown, is
+ * never below the custom plans', so each list paid about 100 us of
+ * planning for a 60 us index scan (EXPLAIN ANALYZE on 10,000 jobs; the
+ * page is the same plan either way).  The store's statements are short
+ * lookups on indexed columns bounded by LIMIT, where one plan serves
+ * every parameter. */
 static int pg_session(struct bb_be *c, char *err, size_t errlen)
 {
-	char sql[96];
+	char sql[128];
 
 	PQsetNoticeProcessor(c->conn, pg_notice, NULL);
-	snprintf(sql, sizeof(sql), "SET lock_timeout = %d",
-		 BB_PG_LOCK_TIMEOUT_MS);
+	snprintf(sql, sizeof(sql), "SET lock_timeout = %d%s",
+		 BB_PG_LOCK_TIMEOUT_MS,
+		 PQserverVersion(c->conn) >= 120000 ?
+		 "; SET plan_cache_mode = force_generic_plan" : "");
 	return pg_done(c, PQexec(c->conn, sql), "configuring the session",
 		       err, errlen);
 }
