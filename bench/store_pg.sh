@@ -8,7 +8,8 @@
 # (bench/store.c): the job list's first page, a deep page and the
 # queries of /metrics, interleaved, through the store's own functions;
 # p50/p99 per backend and the ratios PostgreSQL/sqlite (issue 18's
-# target: p99 of the list <= 2x sqlite's), then the list query through
+# target: p99 of the list <= 2x sqlite's, with the bootstrap interval of
+# that p99 ratio), then the list query through
 # libpq prepared vs parsed each time, then claims under contention:
 # BENCH_CLAIMERS threads (three daemons) emptying a queue of
 # BENCH_CLAIM_JOBS jobs on each backend, p50/p99 of a claim, claims per
@@ -27,6 +28,7 @@
 #                  follows the fill (default 1: as autovacuum keeps it)
 #   BENCH_CLAIM_JOBS queued jobs the claimers empty (default 10000)
 #   BENCH_CLAIMERS claimer threads, each a daemon of its own (default 3)
+#   BENCH_DUMP     a file for every round's times (round, backend, op, us)
 #   BENCH_SQLITE_DIR where the sqlite file goes (default /dev/shm: its
 #                  commits then cost no fsync, as the test cluster's do
 #                  not: fsync = off)
