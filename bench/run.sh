@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # bench/run.sh - biobench against its references, every one measured in
 # the same run, on the same CPU, interleaved (the order rotates each round),
-# and ratios of medians (see bench/README.md):
+# and ratios: the median of the per-round ratios, with its interval (see
+# bench/README.md):
 #
 #   a) NOPs: biobench --model none, --model bio (cache all) and --model bio
 #      --lat off against the raw liburing loop (bench/raw_nop) and fio's
@@ -240,20 +241,50 @@ compare() {
 
 med() { median <"$TMP/$1.$2"; }
 
-# summary_ratio PART A B LABEL OP TARGET: the ratio of A's median to B's
+# paired PART A B: "MEDIAN LO HI LEVEL" of the per-round ratios A/B.  A
+# and B ran in the same round, next to each other, so a round's ratio
+# cancels what drifts between rounds (CPU frequency, the other vCPU's
+# load), which the ratio of the two medians does not.  LO..HI is the
+# distribution-free interval of the median from the order statistics
+# (the binomial(n, 1/2) tails), the narrowest at >= 95 %, else min..max
+# with its own level (93.8 % at 5 rounds).
+paired() {
+	paste -d' ' "$TMP/$1.$2" "$TMP/$1.$3" | awk '$2 > 0 { print $1 / $2 }' |
+		sort -g | awk '{ v[NR] = $1 } END {
+		n = NR
+		if (n == 0) exit 1
+		med = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+		# [v_k, v_(n+1-k)] covers the median with 1 - 2 P(X <= k-1),
+		# X ~ Bin(n, 1/2): the largest k still >= 95 %, else k = 1
+		k = 1; lvl = 1 - 2 * 0.5 ^ n; c = 1; cdf = 0.5 ^ n
+		for (j = 2; 2 * j <= n + 1; j++) {
+			c = c * (n - j + 2) / (j - 1)	# C(n, j-1)
+			cdf += c * 0.5 ^ n		# P(X <= j-1)
+			if (1 - 2 * cdf < 0.95) break
+			k = j; lvl = 1 - 2 * cdf
+		}
+		best = k
+		printf "%.3f %.3f %.3f %.1f\n", med, v[best], v[n + 1 - best], 100 * lvl }'
+}
+
+# summary_ratio PART A B LABEL OP TARGET: the median of the per-round
+# ratios A/B (see paired), judged against the target; the interval and
+# both medians in the detail
 summary_ratio() {
-	local a b r
+	local a b r p lo hi lvl
 	a=$(med "$1" "$2") || exit 1
 	b=$(med "$1" "$3") || exit 1
-	r=$(ratio "$a" "$b")
+	p=$(paired "$1" "$2" "$3") || exit 1
+	read -r r lo hi lvl <<<"$p"
 	local t="$5 $6"
 	[ "$5" = within ] && t="1+-$6"
 	[ "$5" = info ] && t="(info)"
 	add_summary "$4" "$r" "$t" \
 		"$([ "$5" = info ] && echo - || verdict "$r" "$5" "$6")" \
-		"$2 $(fmt_rate "$a") $3 $(fmt_rate "$b")"
-	printf '   %s: %s (%s %s / %s %s)\n' "$4" "$r" "$2" "$(fmt_rate "$a")" \
-		"$3" "$(fmt_rate "$b")"
+		"${lvl}% CI $lo..$hi; $2 $(fmt_rate "$a") $3 $(fmt_rate "$b")"
+	printf '   %s: %s (%s%% CI %s..%s; medians %s %s / %s %s = %s)\n' \
+		"$4" "$r" "$lvl" "$lo" "$hi" "$2" "$(fmt_rate "$a")" \
+		"$3" "$(fmt_rate "$b")" "$(ratio "$a" "$b")"
 }
 
 # ---------------------------------------------------------------- setup
