@@ -106,15 +106,16 @@ static const struct bb_col bb_job_by_state_cols[] = {
 	{ "state", BB_COL_TEXT, NULL },
 	{ "n", BB_COL_INT64, "count(*)" },
 };
-/* a group's parent is not counted: its children are */
-static const struct bb_query q_jobs_by_state = BB_SELECT(
-	bb_job_by_state_cols, "FROM jobs WHERE is_group = 0 GROUP BY state",
-	"reading metrics");
+/* a group's parent is not counted: its children are; then the row of
+ * state NULL: the runs.  One statement, so one snapshot without a
+ * transaction: on PostgreSQL one round trip where BEGIN, two queries and
+ * the end of the transaction were four */
+static const struct bb_query q_metrics = BB_SELECT(
+	bb_job_by_state_cols, "FROM jobs WHERE is_group = 0 GROUP BY state"
+	" UNION ALL SELECT NULL, count(*) FROM runs", "reading metrics");
 static const struct bb_col bb_count_cols[] = {
 	{ "n", BB_COL_INT64, "count(*)" },
 };
-static const struct bb_query q_runs_total = BB_SELECT(bb_count_cols,
-	"FROM runs", "reading metrics");
 static const struct bb_query q_jobs_queued = BB_SELECT(bb_count_cols,
 	"FROM jobs WHERE state = 'queued' AND is_group = 0",
 	"counting queued jobs");
@@ -699,6 +700,7 @@ int bb_store_metrics(struct bb_store *s, struct json_object **out,
 {
 	struct json_object *doc = json_object_new_object();
 	struct json_object *by = json_object_new_object();
+	struct json_object *runs = NULL;
 	struct bb_db_rows r;
 	struct bb_db_op op;
 	int ret;
@@ -708,26 +710,26 @@ int bb_store_metrics(struct bb_store *s, struct json_object **out,
 	for (size_t i = 0; i < bb_array_size(bb_job_states); i++)
 		json_object_object_add(by, bb_job_states[i],
 				       json_object_new_int64(0));
-	ret = bb_db_begin(&op, s->db, BB_TX_READ, err, errlen);
-	if (!ret)
-		ret = bb_db_query(&r, &op, &q_jobs_by_state, "");
+	bb_db_lock(&op, s->db, err, errlen);
+	ret = bb_db_query(&r, &op, &q_metrics, "");
 	while (!ret && (ret = bb_db_next(&r)) > 0) {
 		const char *state = bb_db_text(&r, "state");
 
-		if (bb_store_state_ok(state))
+		ret = 0;
+		if (!state)
+			runs = bb_db_value(&r, "n");
+		else if (bb_store_state_ok(state))
 			json_object_object_add(by, state,
 					       bb_db_value(&r, "n"));
-		ret = 0;
 	}
-	if (!ret)
-		ret = bb_db_row(&r, &op, &q_runs_total, "");
-	if (!ret)
+	if (!ret && !runs)
 		ret = bb_db_err(&op, -EIO, "reading metrics: no count");
-	if (ret > 0) {
-		json_object_object_add(doc, "runs_total", bb_db_value(&r, "n"));
+	if (!ret) {
+		json_object_object_add(doc, "runs_total", runs);
 		*out = doc;
 		doc = NULL;
-		ret = 0;
+	} else {
+		json_object_put(runs);
 	}
 	json_object_put(doc);
 	return bb_db_end(&op, ret);
