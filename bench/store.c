@@ -37,6 +37,7 @@
  * Ratios only mean something against the reference measured in the same
  * run; no absolute time is asserted. */
 #include "store.h"
+#include "util/rng.h"
 
 #include <biobench/common.h>
 
@@ -75,30 +76,25 @@ static double pct(double *v, size_t n, double p)
 }
 
 /* The 95 % bootstrap interval of p99(b) / p99(a), n samples each: 2000
- * resamples of both with replacement (xorshift64*, fixed seed: the same
- * samples give the same interval).  A p99 of 400 samples rests on its 4
- * largest, so one burst of the host's other tenants moves it: the interval
- * says how far. */
+ * resamples of both with replacement (libbiobench's generator, fixed seed:
+ * the same samples give the same interval).  A p99 of 400 samples rests on
+ * its 4 largest, so one burst of the host's other tenants moves it: the
+ * interval says how far. */
 static void boot_p99_ratio(const double *a, const double *b, size_t n,
 			   double *lo, double *hi)
 {
 	enum { B = 2000 };
 	double *ra = malloc(B * sizeof(double));
 	double *x = malloc(n * sizeof(double)), *y = malloc(n * sizeof(double));
-	uint64_t st = 0x9e3779b97f4a7c15ull;
+	struct bb_rng rng;
 
+	bb_rng_seed(&rng, 1);
 	*lo = *hi = 0;
 	if (ra && x && y) {
 		for (int k = 0; k < B; k++) {
 			for (size_t i = 0; i < n; i++) {
-				st ^= st >> 12;
-				st ^= st << 25;
-				st ^= st >> 27;
-				x[i] = a[(st * 0x2545f4914f6cdd1dull >> 33) % n];
-				st ^= st >> 12;
-				st ^= st << 25;
-				st ^= st >> 27;
-				y[i] = b[(st * 0x2545f4914f6cdd1dull >> 33) % n];
+				x[i] = a[bb_rng_below(&rng, n)];
+				y[i] = b[bb_rng_below(&rng, n)];
 			}
 			ra[k] = pct(y, n, 99) / pct(x, n, 99);
 		}
