@@ -63,8 +63,9 @@ static void ab_usage(FILE *f)
 		"The short form runs the workload given by the run options as "
 		"variant A and B,\neach with its KEY=VAL overrides (any run "
 		"option by its JSON name, e.g.\nbio_cache=off, iodepth=32, "
-		"inject_ns=1500, or sysfs.KNOB=VALUE), interleaved\nA B A B ... "
-		"after the warm-up rounds, metric IOPS.\n\n"
+		"inject_ns=1500, or sysfs.KNOB=VALUE), in rounds of\none run each, "
+		"in a random order per round (A B, B A, ...) after the warm-up "
+		"rounds,\nmetric IOPS.\n\n"
 		"  --json            print the comparison document (the same "
 		"as the daemon's\n"
 		"                    GET /api/v1/jobs/ID/compare); progress goes to "
@@ -549,8 +550,7 @@ static int short_form_doc(const struct bb_config *base,
 	json_object_object_add(doc, "name", json_object_new_string(name));
 	json_object_object_add(doc, "repeat", json_object_new_int(s->repeat));
 	json_object_object_add(doc, "warmup", json_object_new_int(s->warmup));
-	json_object_object_add(doc, "order",
-			       json_object_new_string("interleaved"));
+	json_object_object_add(doc, "order", json_object_new_string("random"));
 	json_object_object_add(doc, "metric", json_object_new_string("iops"));
 	json_object_object_add(doc, "min_effect",
 			       json_object_new_double(s->min_effect_pct));

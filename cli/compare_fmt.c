@@ -430,10 +430,13 @@ void bb_cli_compare_print(FILE *f, struct json_object *cmp,
 			method ? ", " : "", method ? method : "");
 	}
 
-	/* a boot job: each boot's median is one value, paired A B A B */
+	if (bb_cli_jstr(bb_cli_jget(cmp, "order"), "text", NULL))
+		fprintf(f, "order: %s\n",
+			bb_cli_jstr(bb_cli_jget(cmp, "order"), "text", ""));
+	/* a boot job: each boot's median is one value, paired by boot pair */
 	if (!strcmp(bb_cli_jstr(cmp, "design", ""), "boots"))
 		fprintf(f, "boots: each boot's median is one value, paired "
-			   "A B A B; %s; "
+			   "by boot pair; %s; "
 			   "runs from different boots carry between-boot "
 			   "variance, which this pairing puts on both sides\n",
 			bb_cli_jstr(cmp, "text", ""));

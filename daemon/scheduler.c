@@ -762,7 +762,7 @@ static int boot_gate(struct bb_sched *s, const struct bb_job *job, bool resume,
 }
 
 /* The statistics of a boot job from its stored runs (each boot's median,
- * paired A B A B ...; discarded runs left out), stored as its progress
+ * paired by boot pair; discarded runs left out), stored as its progress
  * (stats false: none, only *next_seq).  *next_seq: the first seq no stored
  * run of the job has (raised, never lowered). */
 static int boot_results(struct bb_sched *s, const struct bb_job *job,
@@ -865,7 +865,7 @@ static int boot_reboot(struct sched_runner *r, const struct bb_job *job,
 {
 	struct bb_sched *s = r->s;
 	const struct bb_job_variant *v =
-		&job->v[bb_boot_variant(b, job->nvariants)];
+		&job->v[bb_job_boot_variant(job, b)];
 	struct bb_boot_progress p = { 0 };
 	struct bb_boot_facts f;
 	struct boot_conf bc;
@@ -987,8 +987,8 @@ static int boot_run(struct sched_runner *r, const struct bb_job *job,
 			 b + 1, total);
 		return -EINVAL;
 	}
-	vi = bb_boot_variant(b, nv);
-	/* the first boot on a kernel that is not A's, or a boot to redo
+	vi = bb_job_boot_variant(job, b);
+	/* the first boot on a kernel that is not its variant's, or a boot to redo
 	 * after an interruption on a kernel that is not its variant's (a
 	 * boot that came up after a reboot was checked already) */
 	bb_boot_facts_read(&f);

@@ -8,6 +8,7 @@
 #include <biobench/scope.h>
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -578,6 +579,59 @@ static struct json_object *noise_json(const struct bb_ab_noise *nz)
 	return o;
 }
 
+/* {"name", "seed", "baseline_first": rounds (boots) whose first run was
+ * the baseline's, "rounds", "text"}: how the variants followed each other,
+ * and what that means for the change. */
+static struct json_object *order_json(const struct bb_jobrun *jr)
+{
+	const struct bb_job *job = jr->job;
+	struct json_object *o = json_object_new_object();
+	unsigned rounds = job->boot_job ? jr->boot_pairs : jr->rounds_planned;
+	unsigned first = 0, nv = job->nvariants;
+	struct bb_job_step st[BB_JOB_MAX_VARIANTS];
+	char text[512];
+
+	for (unsigned r = 0; r < rounds; r++) {
+		if (job->boot_job)
+			first += bb_job_boot_variant(job, r * nv) == 0;
+		else if (bb_job_plan(job, job->warmup + r, 1, st) &&
+			 st[0].variant == 0)
+			first++;
+	}
+	json_object_object_add(o, "name",
+			       json_object_new_string(bb_job_order_name(job->order)));
+	json_object_object_add(o, "seed", json_object_new_int64((int64_t)job->seed));
+	json_object_object_add(o, "rounds", json_object_new_int64(rounds));
+	json_object_object_add(o, "baseline_first", json_object_new_int64(first));
+	if (job->order == BB_ORDER_RANDOM)
+		snprintf(text, sizeof(text),
+			 "each %s in a random order (seed %" PRIu64 "; %s first "
+			 "in %u of %u): a run's place in its %s (drift within "
+			 "it, a disturbance in step with the %ss) cannot bias "
+			 "the change, and the paired test is a randomization test",
+			 job->boot_job ? "boot pair" : "round", job->seed,
+			 job->v[0].name, first, rounds,
+			 job->boot_job ? "pair" : "round",
+			 job->boot_job ? "boot" : "round");
+	else if (job->order == BB_ORDER_INTERLEAVED)
+		snprintf(text, sizeof(text),
+			 "%s first in every %s: an effect of a run's place in "
+			 "its %s (drift within it, a disturbance in step with "
+			 "the %ss) counts as a difference; order random (the "
+			 "default) keeps it out",
+			 job->v[0].name, job->boot_job ? "boot pair" : "round",
+			 job->boot_job ? "pair" : "round",
+			 job->boot_job ? "boot" : "round");
+	else
+		snprintf(text, sizeof(text),
+			 "all runs of %s first, then the others': drift over the "
+			 "job counts as a difference (unpaired); order random "
+			 "pairs the runs and keeps it out",
+			 job->v[0].name);
+	json_object_object_add(o, "text", json_object_new_string(text));
+	return o;
+}
+
 struct json_object *bb_jobrun_to_json(const struct bb_jobrun *jr)
 {
 	const struct bb_job *job = jr->job;
@@ -639,6 +693,7 @@ struct json_object *bb_jobrun_to_json(const struct bb_jobrun *jr)
 		}
 		json_object_array_add(cmps, c);
 	}
+	json_object_object_add(o, "order", order_json(jr));
 	json_object_object_add(o, "design",
 			       json_object_new_string(jr->plan ? "sequential" : "fixed"));
 	json_object_object_add(o, "multiple",

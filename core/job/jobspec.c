@@ -22,16 +22,18 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #define JOB_MAX_DEPTH 32       /* JSON nesting accepted by the tokener */
 #define JOB_DEF_REPEAT 12
 #define JOB_DEF_WARMUP 1
-#define JOB_DEF_SEED 1
 #define JOB_DEF_MIN_EFFECT 1.0 /* percent */
 #define JOB_DEF_CONFIDENCE 0.95
 #define JOB_MIN_REPEAT 2
@@ -1675,10 +1677,9 @@ static void check_boot_job(struct job_ctx *c, struct json_object *doc)
 	}
 	if (job->aa)
 		err_add(e, "aa", "a boot job is not an A/A job: give two variants that name their kernels");
-	if (job->order != BB_ORDER_INTERLEAVED)
+	if (job->order == BB_ORDER_BLOCKED)
 		err_add(e, "order",
-			"a boot job runs its boots A B A B ... (interleaved), not %s",
-			bb_job_order_name(job->order));
+			"a boot job runs its boots in pairs (random: each pair in a seeded random order, the default; or interleaved: A B A B ...), not blocked");
 	if (job->max_repeat > job->repeat)
 		err_add(e, "max_repeat",
 			"a boot job has no adaptive rounds (repeat counts runs per boot)");
@@ -1708,6 +1709,25 @@ static void check_boot_job(struct job_ctx *c, struct json_object *doc)
 	}
 }
 
+/* The seed of a job that gives none: drawn from the kernel's generator
+ * (the clock and the pid where getrandom fails), 0..2^63-1 so that the
+ * normalized document can hold it and a re-parse keeps it.  Each job gets
+ * its own random order of the variants in its rounds: a disturbance that
+ * happens to follow one fixed sequence cannot bias every job alike. */
+static uint64_t fresh_seed(void)
+{
+	uint64_t s = 0;
+	struct timespec ts;
+
+	if (getrandom(&s, sizeof(s), GRND_NONBLOCK) != (ssize_t)sizeof(s)) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		s = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^
+		    ((uint64_t)getpid() << 48);
+		s = bb_splitmix64(&s);
+	}
+	return s & (uint64_t)INT64_MAX;
+}
+
 static void parse_top(struct job_ctx *c, struct json_object *doc)
 {
 	struct bb_job *job = c->job;
@@ -1719,8 +1739,8 @@ static void parse_top(struct job_ctx *c, struct json_object *doc)
 	c->base_ok = true;
 	job->repeat = JOB_DEF_REPEAT;
 	job->warmup = JOB_DEF_WARMUP;
-	job->order = BB_ORDER_INTERLEAVED;
-	job->seed = JOB_DEF_SEED;
+	job->order = BB_ORDER_RANDOM;
+	job->seed = fresh_seed();
 	job->metric = BB_METRIC_IOPS;
 	job->min_effect = JOB_DEF_MIN_EFFECT / 100.0;
 	job->confidence = JOB_DEF_CONFIDENCE;
@@ -1965,6 +1985,18 @@ size_t bb_job_plan(const struct bb_job *job, unsigned first_round,
 				.round = r, .warmup = r < job->warmup };
 	}
 	return k;
+}
+
+unsigned bb_job_boot_variant(const struct bb_job *job, unsigned k)
+{
+	unsigned nv = job->nvariants, perm[BB_JOB_MAX_VARIANTS];
+
+	if (!nv)
+		return 0;
+	if (job->order != BB_ORDER_RANDOM)
+		return k % nv;
+	round_permutation(job->seed, k / nv, nv, perm);
+	return perm[k % nv];
 }
 
 /* ------------------------------------------------------------------ */

@@ -19,7 +19,7 @@ cat >"$TMP/slow.json" <<'EOF'
   "target": "nop",
   "workload": { "rw": "randread", "bs": "4k", "iodepth": 32, "runtime": "200ms" },
   "variants": { "A": { "bio_cache": "all" }, "B": { "bio_cache": "all", "inject_ns": 1500 } },
-  "repeat": 8,
+  "repeat": 8, "order": "interleaved",
   "max_repeat": 16,
   "warmup": 1,
   "min_effect": 5
@@ -108,7 +108,7 @@ if expect_rc 0 submit --wait --interval 0.1 "$TMP/slow.json"; then
     || fail "submit --wait progress lines"
   grep -q $'\r' "$TMP/wait.out" && fail "progress bar escapes when not a tty" || pass "no carriage returns when not a tty"
   # the IOPS shown are the last finished run's, named with its variant:
-  # interleaved A B A B ..., so run k is A when k is odd
+  # interleaved A B A B ... (the job says so), so run k is A when k is odd
   bad=$(sed -n 's/.*last run \([0-9]*\) (\([AB]\)[,)].*/\1 \2/p' "$TMP/wait.out" \
         | awk '{ if (($1 % 2 == 1) != ($2 == "A")) print }')
   grep -q "last run [0-9]* ([AB]" "$TMP/wait.out" && [ -z "$bad" ] \

@@ -42,10 +42,16 @@ api GET "/api/v1/jobs/$id/runs"
 n=$(jget "$API_BODY" 'len(d["runs"])')
 nw=$(jget "$API_BODY" 'sum(1 for r in d["runs"] if r["warmup"])')
 order=$(jget "$API_BODY" '"".join(r["variant"] for r in sorted(d["runs"], key=lambda r: r["seq"]))')
-if [ "$n" = 14 ] && [ "$nw" = 2 ] && [ "$order" = ABABABABABABAB ]; then
-	pass "14 runs stored (2 warm-up), interleaved $order"
-else fail "runs: n=$n warmup=$nw order=$order"; fi
 check_openapi "$API_BODY" get "/api/v1/jobs/{id}/runs" 200 && pass "runs document matches openapi.yaml" || fail "runs document vs openapi.yaml"
+api GET "/api/v1/jobs/$id"
+seed=$(jget "$API_BODY" 'd["spec"]["order"] + " " + str(d["spec"]["seed"])')
+# the default order: each round A B or B A, drawn from the job's seed
+# (a fresh one, kept in the stored spec)
+rounds=$(echo "$order" | sed 's/\(..\)/\1 /g')
+if [ "$n" = 14 ] && [ "$nw" = 2 ] && echo "$order" | grep -Eq '^((AB)|(BA)){7}$' \
+   && [ "${seed%% *}" = random ] && [ -n "${seed#* }" ]; then
+	pass "14 runs stored (2 warm-up), rounds in random order: $rounds(seed ${seed#* })"
+else fail "runs: n=$n warmup=$nw order=$order"; fi
 api GET "/api/v1/jobs/$id/compare"
 v=$(jget "$API_BODY" 'd["verdict"]')
 nc=$(jget "$API_BODY" 'd["compare"]["comparisons"][0]["n"]')

@@ -16,9 +16,11 @@
  *            "grub_entry": "..."}                optional: the one-shot
  *                                                entry of reboot_method
  *                                                grub-reboot
- * The job runs boots in A B A B ... order ("boots" per variant), repeat
- * measured runs (after warmup runs) in each boot; the boot is the unit of
- * pairing: each boot's runs give one value, their median.
+ * The job runs its boots in pairs ("boots" per variant), each pair in the
+ * job's order (bb_job_boot_variant in jobspec.h: a seeded random order
+ * per pair by default), repeat measured runs (after warmup runs) in each
+ * boot; the boot is the unit of pairing: each boot's runs give one value,
+ * their median.
  *
  * Everything here is pure (no I/O) except bb_boot_facts_read. */
 #ifndef BB_BOOT_H
@@ -66,13 +68,6 @@ bool bb_boot_matches(const struct bb_job_boot *b, const struct bb_boot_facts *f,
  * kernel's file name, else "" (none: only the cmdline tells). */
 const char *bb_boot_release(const struct bb_job_boot *b, char *buf,
 			    size_t len);
-
-/* Boot k (0-based, of boots_per_variant * nvariants) runs variant
- * k % nvariants: A B A B ... */
-static inline unsigned bb_boot_variant(unsigned k, unsigned nvariants)
-{
-	return nvariants ? k % nvariants : 0;
-}
 
 /* What biobenchd stored before it rebooted a host for a job. */
 struct bb_boot_progress {

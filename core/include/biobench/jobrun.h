@@ -163,6 +163,10 @@ const char *bb_jobrun_verdict(const struct bb_jobrun *jr);
  *  "rounds_planned", "disturbed_runs", "rounds_excluded",
  *  "disturbed": [{"run", "variant", "round", "reason"}] (the first
  *                BB_JOBRUN_MAX_DISTURBED disturbed measured runs),
+ *  "order": {"name": "random"|"interleaved"|"blocked", "seed",
+ *            "rounds", "baseline_first": rounds (boot pairs) that ran
+ *            the baseline first, "text": what the order means for the
+ *            change},
  *  "design": "fixed"|"sequential", "multiple": "holm"|"bh",
  *  "comparisons": [bb_ab_result_to_json per variant; when bb_ab_compare
  *                  failed {"baseline","variant","metric","error"}],

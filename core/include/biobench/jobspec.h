@@ -9,7 +9,7 @@
  *                 "runtime": "2s"},              // any run option field
  *    "variants": {"A": {"bio_cache": "off"},
  *                 "B": {"bio_cache": "all", "sysfs.nomerges": 2}},
- *    "repeat": 6, "warmup": 1, "order": "interleaved", "seed": 1,
+ *    "repeat": 6, "warmup": 1, "order": "random", "seed": 1,
  *    "metric": "iops", "min_effect": 1, "confidence": 0.95,
  *    "max_repeat": 20, "multiple": "holm",
  *    "quiescence": {"mode": "wait", "max_busy": 10, "max_wait": "1s",
@@ -56,8 +56,15 @@
  * job adaptive: rounds are added up to max_repeat under a group-sequential
  * plan (abstats.h) that keeps the false-positive rate.  multiple: how the
  * p-values of B, C, ... against A are adjusted: "holm" (family-wise
- * error) or "bh" (Benjamini-Hochberg, false discovery rate).  Defaults:
- * repeat 12, warmup 1, order interleaved, seed 1, metric iops,
+ * error) or "bh" (Benjamini-Hochberg, false discovery rate).  order: how
+ * the variants follow each other in a round: "random" (each round a
+ * seeded random permutation: A B, B A, ...; the paired tests are then
+ * randomization tests, valid whatever the noise does over time),
+ * "interleaved" (A B in every round) or "blocked" (A A ... B B ...,
+ * unpaired).  seed: the random order's (and the bootstrap's); a job that
+ * gives none gets a fresh random one, written into the normalized
+ * document, so that the job can be run again in the same order.
+ * Defaults: repeat 12, warmup 1, order random, seed fresh, metric iops,
  * min_effect 1, confidence 0.95, max_repeat = repeat (no adaptive
  * repetition), multiple holm, quiescence as shown (quiesce.h: before each run,
  * wait up to max_wait seconds for every benchmark CPU to be under
@@ -67,11 +74,13 @@
  * "cmdline", "release", "grub_entry"}; "boots": N per variant (1..64,
  * default 2; the daemon's max_boots_per_job caps boots in all) and
  * "allow_other_jobs": true (start while other jobs are queued) are its
- * own fields.  Its boots run A B A B ...; repeat and warmup count runs
- * per boot.  Refused: "boot" in some variants only, kernel or initrd not
- * an absolute path of a regular file, two variants the daemon could not
- * tell apart after a boot (same release and command line), aa, order
- * other than interleaved, max_repeat above repeat; boots or
+ * own fields.  Its boots run in pairs, each pair in the job's order
+ * (random: A B, B A, ... by the seed; interleaved: A B A B ...,
+ * bb_job_boot_variant); repeat and warmup count runs per boot.  Refused:
+ * "boot" in some variants only, kernel or initrd not an absolute path of
+ * a regular file, two variants the daemon could not tell apart after a
+ * boot (same release and command line), aa, order blocked, max_repeat
+ * above repeat; boots or
  * allow_other_jobs without "boot". */
 #ifndef BB_JOBSPEC_H
 #define BB_JOBSPEC_H
@@ -237,14 +246,24 @@ struct bb_job_step {
 
 /* The runs of rounds [first_round, first_round + nrounds) in execution
  * order (rounds count warm-ups: round r < job->warmup is a warm-up).
- * interleaved: each round runs the variants in order; random: each round
- * is a permutation drawn from seed and the round number (so it does not
- * depend on how the plan is cut: Fisher-Yates from xoshiro256** seeded
- * by splitmix64 from seed and round); blocked: all rounds of variant 0, then
+ * random (the default): each round is a permutation drawn from seed and
+ * the round number (so it does not depend on how the plan is cut:
+ * Fisher-Yates from xoshiro256** seeded by splitmix64 from seed and
+ * round); interleaved: each round runs the variants in order (A B, A B,
+ * ...: A first in every round, so an effect of a run's place in its round
+ * -- drift within the round, a disturbance in phase with the rounds --
+ * counts as a difference); blocked: all rounds of variant 0, then
  * of variant 1, ... (warm-up rounds first for each variant).  steps must
  * hold nrounds * nvariants entries.  Returns the number of steps. */
 size_t bb_job_plan(const struct bb_job *job, unsigned first_round,
 		   unsigned nrounds, struct bb_job_step *steps);
+
+/* A boot job's boot k (0-based, of boots * nvariants): the variant it
+ * runs.  Boots come in pairs (rounds of one boot per variant): boot k is
+ * step k % nvariants of round k / nvariants of the plan, so that with
+ * the random order each pair's order is drawn as a round's is (A B, B A,
+ * ...), and with interleaved it is A B A B ... */
+unsigned bb_job_boot_variant(const struct bb_job *job, unsigned k);
 
 /* Metric: names "iops", "bw", "lat_mean", "lat_p50", "lat_p99",
  * "lat_p999", "cpu_per_io"; its value for a result (0 when undefined,

@@ -57,12 +57,12 @@
 	"{\"name\":\"short " n "\",\"target\":\"nop\",\"workload\":"        \
 	"{\"number_ios\":2000,\"iodepth\":8},\"variants\":{\"A\":{},"       \
 	"\"B\":{\"bio_cache\":\"irq_fast\",\"completion\":\"thread\"}},"  \
-	"\"repeat\":2,\"warmup\":0}"
+	"\"repeat\":2,\"warmup\":0,\"order\":\"interleaved\"}"
 /* 10 rounds of 2 x 5 s: 100 s unless the cancel works */
 #define LONG_JOB                                                          \
 	"{\"name\":\"long\",\"target\":\"nop\",\"workload\":"               \
 	"{\"runtime\":\"5s\",\"iodepth\":8},\"variants\":{\"A\":{},"        \
-	"\"B\":{}},\"repeat\":10,\"warmup\":0}"
+	"\"B\":{}},\"repeat\":10,\"warmup\":0,\"order\":\"interleaved\"}"
 
 /* generous: TSan slows everything down 5-15x, the host is shared */
 #define END_TIMEOUT_S 180.0
@@ -932,11 +932,12 @@ static void boot_spec_w(const struct fx *f, const char *workload,
 	struct utsname u;
 
 	assert_int_equal(uname(&u), 0);
-	/* A is the running kernel (its release in the file name), B not */
+	/* A is the running kernel (its release in the file name), B not;
+	 * boots A B A B ... (the order the tests follow) */
 	snprintf(buf, len,
 		 "{\"name\":\"kernel ab\",\"target\":\"nop\",\"workload\":"
 		 "%s,\"repeat\":%u,"
-		 "\"warmup\":0,%s\"variants\":{"
+		 "\"warmup\":0,\"order\":\"interleaved\",%s\"variants\":{"
 		 "\"A\":{\"boot\":{\"kernel\":\"%s/vmlinuz-%s\"}},"
 		 "\"B\":{\"boot\":{\"kernel\":\"%s/vmlinuz-other\","
 		 "\"cmdline\":\"bbkernel=B\"}}}}",

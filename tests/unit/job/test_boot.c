@@ -230,7 +230,7 @@ static void test_spec_refused(void **state)
 	refused("variants.A.boot", "give \"release\"",
 		HEAD "\"variants\": {\"A\": {\"boot\": {\"kernel\": \"%s\"}}, "
 		"\"B\": {\"boot\": {\"kernel\": \"%s\"}}}}", kodd, kb);
-	/* A B A B only, no adaptive rounds, no A/A */
+	/* boots in pairs (not blocked), no adaptive rounds, no A/A */
 	refused("order", "interleaved",
 		HEAD "\"order\": \"blocked\", \"variants\": {\"A\": {\"boot\": {\"kernel\": \"%s\"}}, "
 		"\"B\": {\"boot\": {\"kernel\": \"%s\"}}}}", ka, kb);
@@ -331,9 +331,50 @@ static void test_recover_decide(void **state)
 			 BB_BOOT_FAIL);
 	bb_boot_progress_text(&p, why, sizeof(why));
 	assert_string_equal(why, "rebooting into A (boot 3 of 4)");
-	assert_int_equal(bb_boot_variant(0, 2), 0);
-	assert_int_equal(bb_boot_variant(3, 2), 1);
-	assert_int_equal(bb_boot_variant(4, 3), 1);
+}
+
+/* The boots come in pairs: interleaved A B A B ...; random (the default)
+ * each pair in the order its seed draws, both orders over many pairs,
+ * the same for the same seed. */
+static void test_boot_order(void **state)
+{
+	struct bb_job_errors e;
+	struct bb_job *job = job_new();
+	unsigned ab = 0, ba = 0, first[32];
+
+	(void)state;
+	assert_int_equal(parsef(job, &e, HEAD "\"order\": \"interleaved\", \"boots\": 3, "
+				"\"variants\": {\"A\": {\"boot\": {\"kernel\": \"%s\"}}, "
+				"\"B\": {\"boot\": {\"kernel\": \"%s\"}}}}", ka, kb), 0);
+	for (unsigned k = 0; k < 6; k++)
+		assert_int_equal(bb_job_boot_variant(job, k), k % 2);
+	bb_job_free(job);
+	assert_int_equal(parsef(job, &e, HEAD "\"seed\": 5, \"boots\": 32, "
+				"\"variants\": {\"A\": {\"boot\": {\"kernel\": \"%s\"}}, "
+				"\"B\": {\"boot\": {\"kernel\": \"%s\"}}}}", ka, kb), 0);
+	assert_int_equal(job->order, BB_ORDER_RANDOM);
+	for (unsigned p = 0; p < 32; p++) {
+		unsigned x = bb_job_boot_variant(job, 2 * p);
+		unsigned y = bb_job_boot_variant(job, 2 * p + 1);
+		struct bb_job_step st[2];
+
+		assert_true(x < 2 && y < 2 && x != y);
+		ab += x == 0;
+		ba += x == 1;
+		first[p] = x;
+		/* the same order as the plan's rounds */
+		assert_int_equal(bb_job_plan(job, p, 1, st), 2);
+		assert_int_equal(st[0].variant, x);
+	}
+	assert_true(ab >= 6 && ba >= 6);
+	bb_job_free(job);
+	assert_int_equal(parsef(job, &e, HEAD "\"seed\": 5, \"boots\": 32, "
+				"\"variants\": {\"A\": {\"boot\": {\"kernel\": \"%s\"}}, "
+				"\"B\": {\"boot\": {\"kernel\": \"%s\"}}}}", ka, kb), 0);
+	for (unsigned p = 0; p < 32; p++)
+		assert_int_equal(bb_job_boot_variant(job, 2 * p), first[p]);
+	bb_job_free(job);
+	free(job);
 }
 
 /* A boot job found still running at a start: redo the boot here, after a
@@ -455,6 +496,7 @@ int main(void)
 		cmocka_unit_test(test_matches),
 		cmocka_unit_test(test_recover_decide),
 		cmocka_unit_test(test_redo_decide),
+		cmocka_unit_test(test_boot_order),
 		cmocka_unit_test(test_facts_read),
 		cmocka_unit_test(test_boot_results),
 	};

@@ -144,7 +144,7 @@ static void test_interleaved(void **state)
 		"{\"name\": \"basic\", \"target\": \"nop\","
 		" \"workload\": {\"iodepth\": 16, \"runtime\": \"60ms\"},"
 		" \"variants\": {\"A\": {}, \"B\": {\"bio_cache\": \"off\"}},"
-		" \"repeat\": 6, \"warmup\": 1}");
+		" \"repeat\": 6, \"warmup\": 1, \"order\": \"interleaved\"}");
 	struct bb_jobrun *jr = calloc(1, sizeof(*jr));
 	struct rec *r = rec_new();
 	struct json_object *o, *j;
@@ -455,7 +455,8 @@ static void test_hook_errors(void **state)
 	job = job_parse(
 		"{\"name\": \"missing\", \"target\": \"/nonexistent/dir/file\","
 		" \"workload\": {\"number_ios\": 10},"
-		" \"variants\": {\"A\": {}, \"B\": {}}, \"repeat\": 2, \"warmup\": 0}");
+		" \"variants\": {\"A\": {}, \"B\": {}}, \"repeat\": 2, \"warmup\": 0,"
+		" \"order\": \"interleaved\"}");
 	r = rec_new();
 	assert_int_equal(bb_jobrun_init(&jr, job, NULL), 0);
 	assert_true(bb_jobrun_exec(&jr, &rec_ops, r, err, sizeof(err)) < 0);
@@ -515,7 +516,8 @@ static void test_adaptive(void **state)
 	job = job_parse(
 		"{\"name\": \"a/a\", \"target\": \"nop\","
 		" \"workload\": {\"iodepth\": 8, \"number_ios\": 3000},"
-		" \"variants\": {\"A\": {}, \"B\": {}}, \"repeat\": 2, \"warmup\": 0}");
+		" \"variants\": {\"A\": {}, \"B\": {}}, \"repeat\": 2, \"warmup\": 0,"
+		" \"order\": \"interleaved\"}");
 	assert_int_equal(bb_jobrun_init(&jr, job, NULL), 0);
 	assert_int_equal(bb_jobrun_exec(&jr, NULL, NULL, err, sizeof(err)), 0);
 	assert_int_equal(jr.rounds_planned, 2);

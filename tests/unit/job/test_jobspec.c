@@ -109,8 +109,11 @@ static void test_defaults(void **state)
 	assert_int_equal(job->repeat, 12);
 	assert_int_equal(job->warmup, 1);
 	assert_int_equal(job->max_repeat, 12);
-	assert_int_equal(job->order, BB_ORDER_INTERLEAVED);
-	assert_int_equal(job->seed, 1);
+	assert_int_equal(job->order, BB_ORDER_RANDOM);
+	/* a fresh seed, kept in the normalized document */
+	assert_true(job->seed <= (uint64_t)INT64_MAX);
+	assert_true(json_object_get_int64(json_object_object_get(job->spec, "seed")) ==
+		    (int64_t)job->seed);
 	assert_int_equal(job->metric, BB_METRIC_IOPS);
 	assert_true(fabs(job->min_effect - 0.01) < 1e-12);
 	assert_true(fabs(job->confidence - 0.95) < 1e-12);
