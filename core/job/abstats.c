@@ -1387,6 +1387,184 @@ static int bb_ab_unpaired(const double *a, size_t na, const double *b,
 	return 0;
 }
 
+/* ---- the job (or boot) as the unit ------------------------------------ */
+
+/* A unit's level: the Hodges-Lehmann location of its runs' logs (the log
+ * itself for one run); *ss and *df add its within-unit sum of squares
+ * and degrees of freedom. */
+static int bb_ab_unit_level(const struct bb_ab_unit *u, double *level,
+			    double *ss, double *df)
+{
+	double *l, lo, hi, mean = 0;
+	int ret = 0;
+
+	if (!u->vals || !u->n)
+		return -EINVAL;
+	if (u->n > BB_AB_MAX_N)
+		return -E2BIG;
+	if (bb_ab_check_values(u->vals, u->n))
+		return -EINVAL;
+	l = malloc(u->n * sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	for (size_t i = 0; i < u->n; i++) {
+		l[i] = log(u->vals[i]);
+		mean += l[i];
+	}
+	mean /= (double)u->n;
+	for (size_t i = 0; i < u->n; i++)
+		*ss += (l[i] - mean) * (l[i] - mean);
+	*df += (double)u->n - 1;
+	if (u->n == 1)
+		*level = l[0];
+	else
+		ret = bb_ab_hodges_lehmann(l, u->n, 0.5, level, &lo, &hi, NULL);
+	free(l);
+	return ret;
+}
+
+/* Units per side (balanced) whose t interval reaches half-width target
+ * with unit-level SD sd: the smallest k >= 2 with
+ * t_{1-alpha/2, 2k-2} * sd * sqrt(2/k) <= target (INFINITY: none within
+ * the cap). */
+static double bb_ab_units_needed(double sd, double target, double alpha)
+{
+	if (!(sd > 0))
+		return 2;
+	if (!(target > 0))
+		return INFINITY;
+	for (unsigned k = 2; k <= BB_AB_MORE_CAP + 2; k++)
+		if (bb_ab_t_isf(alpha / 2, 2.0 * k - 2) * sd *
+			    sqrt(2.0 / k) <= target)
+			return k;
+	return INFINITY;
+}
+
+int bb_ab_compare_units(const struct bb_ab_unit *a, size_t ka,
+			const struct bb_ab_unit *b, size_t kb,
+			const struct bb_ab_params *p, struct bb_ab_result *res)
+{
+	double alpha, *la = NULL, *lb = NULL, ma = 0, mb = 0, ss = 0;
+	double wss = 0, wdf = 0, df, se, tq, t, sd, k;
+	double thl, thu;
+	bool excl;
+	int ret = 0;
+
+	if (!a || !b || !p || !res || !ka || !kb)
+		return -EINVAL;
+	if (!(p->confidence > 0 && p->confidence < 1) ||
+	    !(p->min_effect >= 0 && p->min_effect < 1) || p->seq)
+		return -EINVAL;
+	if (ka > BB_AB_MAX_N || kb > BB_AB_MAX_N)
+		return -E2BIG;
+	alpha = 1.0 - p->confidence;
+	thl = log1p(-p->min_effect);
+	thu = log1p(p->min_effect);
+	memset(res, 0, sizeof(*res));
+	la = malloc(ka * sizeof(*la));
+	lb = malloc(kb * sizeof(*lb));
+	if (!la || !lb) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < ka && !ret; i++)
+		ret = bb_ab_unit_level(&a[i], &la[i], &wss, &wdf);
+	for (size_t i = 0; i < kb && !ret; i++)
+		ret = bb_ab_unit_level(&b[i], &lb[i], &wss, &wdf);
+	if (ret)
+		goto out;
+	res->method = BB_AB_METHOD_UNITS;
+	res->unit = p->unit;
+	res->higher_is_better = p->higher_is_better;
+	res->min_effect = p->min_effect;
+	res->confidence = p->confidence;
+	res->family = 1;
+	res->units_a = ka;
+	res->units_b = kb;
+	for (size_t i = 0; i < ka; i++) {
+		ma += la[i];
+		res->runs_a += a[i].n;
+	}
+	for (size_t i = 0; i < kb; i++) {
+		mb += lb[i];
+		res->runs_b += b[i].n;
+	}
+	ma /= (double)ka;
+	mb /= (double)kb;
+	for (size_t i = 0; i < ka; i++)
+		ss += (la[i] - ma) * (la[i] - ma);
+	for (size_t i = 0; i < kb; i++)
+		ss += (lb[i] - mb) * (lb[i] - mb);
+	res->within_sd = wdf > 0 ? sqrt(wss / wdf) : NAN;
+	/* the sides' summaries: the units' levels on the metric's scale */
+	for (size_t i = 0; i < ka; i++)
+		la[i] = exp(la[i]);
+	for (size_t i = 0; i < kb; i++)
+		lb[i] = exp(lb[i]);
+	ret = bb_ab_summarize(la, ka, &res->a);
+	if (!ret)
+		ret = bb_ab_summarize(lb, kb, &res->b);
+	if (ret)
+		goto out;
+	res->n = bb_min(ka, kb);
+	res->n_min = 2;
+	res->change_median = res->b.median / res->a.median - 1.0;
+	res->log_est = mb - ma;
+	res->change = expm1(res->log_est);
+	df = (double)ka + (double)kb - 2;
+	res->df = df;
+	res->ci_level = p->confidence;
+	if (df < 1) {
+		/* one unit a side: the unit-to-unit spread is unknown.  The
+		 * estimate of what it takes comes from a planning SD: at least
+		 * what the runs of one unit make its level vary by (the HL
+		 * level's SE), at most the two units' difference taken as
+		 * noise (|d|/sqrt(2): the spread if nothing changed) */
+		double within = wdf > 0 ? sqrt(M_PI / 3.0) * res->within_sd /
+					   sqrt(bb_max((double)res->runs_a,
+						       (double)res->runs_b)) :
+					  0;
+
+		res->too_few = true;
+		res->unit_sd = NAN;
+		res->log_sd = bb_max(within, fabs(res->log_est) / M_SQRT2);
+		res->planning_sd = res->log_sd;
+		res->ci_lo = res->ci_hi = NAN;
+		res->p_value = res->tost_p = 1.0;
+	} else {
+		sd = sqrt(ss / df);
+		res->unit_sd = sd;
+		res->log_sd = sd;
+		se = sd * sqrt(1.0 / (double)ka + 1.0 / (double)kb);
+		tq = bb_ab_t_isf(alpha / 2, df);
+		res->bound = tq;
+		if (!(se > 0)) {
+			res->ci_lo = res->ci_hi = res->change;
+			res->p_value = res->log_est == 0 ? 1.0 : BB_AB_P_FLOOR;
+			res->tost_p = res->log_est > thl && res->log_est < thu ?
+					      BB_AB_P_FLOOR : 1.0;
+		} else {
+			res->ci_lo = expm1(res->log_est - tq * se);
+			res->ci_hi = expm1(res->log_est + tq * se);
+			t = res->log_est / se;
+			res->p_value = bb_min(1.0, 2.0 * bb_ab_t_sf(fabs(t), df));
+			res->tost_p = bb_max(bb_ab_t_sf((res->log_est - thl) / se, df),
+					     bb_ab_t_sf((thu - res->log_est) / se, df));
+		}
+	}
+	/* units per side to settle it (balanced, at the unit-level SD) */
+	k = bb_ab_units_needed(res->log_sd, bb_ab_target(res, &excl), alpha);
+	res->units_needed = isinf(k) ? 0 : (unsigned)k;
+	bb_ab_set_more(res, k); /* res->n is min(ka, kb) */
+	res->p_adj = res->p_value;
+	res->tost_p_adj = res->tost_p;
+	bb_ab_decide(res);
+out:
+	free(la);
+	free(lb);
+	return ret;
+}
+
 int bb_ab_compare(const double *a, size_t na, const double *b, size_t nb,
 		  const struct bb_ab_params *p, struct bb_ab_result *res)
 {
@@ -1649,6 +1827,11 @@ int bb_ab_ci_label(const struct bb_ab_result *r, char *buf, size_t len)
 	return (size_t)w >= len ? -ENOSPC : 0;
 }
 
+static const char *bb_ab_unit_word(enum bb_ab_unit_kind u)
+{
+	return u == BB_AB_UNIT_BOOT ? "boot" : "job";
+}
+
 int bb_ab_method_text(const struct bb_ab_result *r, char *buf, size_t len)
 {
 	int w;
@@ -1660,6 +1843,13 @@ int bb_ab_method_text(const struct bb_ab_result *r, char *buf, size_t len)
 			     "group-sequential t (O'Brien-Fleming spending, "
 			     "%u looks at %u..%u pairs)",
 			     r->looks, r->first_look, r->last_look);
+	else if (r->method == BB_AB_METHOD_UNITS)
+		w = snprintf(buf, len,
+			     "t on the %ss' levels (the %s as a random effect, "
+			     "%zu+%zu %ss, df %.0f)",
+			     bb_ab_unit_word(r->unit), bb_ab_unit_word(r->unit),
+			     r->units_a, r->units_b, bb_ab_unit_word(r->unit),
+			     r->df);
 	else if (r->method == BB_AB_METHOD_PAIRED)
 		w = snprintf(buf, len, "%s signed-rank (Hodges-Lehmann)",
 			     r->n > BB_AB_EXACT_MAX_N ? "normal-approximation" :
@@ -1699,7 +1889,7 @@ int bb_ab_format_names(const struct bb_ab_result *r, const char *a,
 		       const char *b, char *buf, size_t len)
 {
 	char lo[32], hi[32], pv[32], tp[32], lab[64], ci[160], nn[64];
-	char adj[64], tadj[64];
+	char adj[64], tadj[64], uw[48];
 	const char *unit, *sep;
 	double conf_pct, eff_pct;
 	int w = 0;
@@ -1717,7 +1907,13 @@ int bb_ab_format_names(const struct bb_ab_result *r, const char *a,
 	if (bb_ab_ci_label(r, lab, sizeof(lab)))
 		snprintf(lab, sizeof(lab), "CI");
 	snprintf(ci, sizeof(ci), "%s %s .. %s", lab, lo, hi);
-	if (r->method == BB_AB_METHOD_PAIRED) {
+	if (r->method == BB_AB_METHOD_UNITS) {
+		snprintf(nn, sizeof(nn), "n=%zu+%zu %ss", r->units_a, r->units_b,
+			 bb_ab_unit_word(r->unit));
+		snprintf(uw, sizeof(uw), "more %s%s each side",
+			 bb_ab_unit_word(r->unit), r->more_needed == 1 ? "" : "s");
+		unit = uw;
+	} else if (r->method == BB_AB_METHOD_PAIRED) {
 		snprintf(nn, sizeof(nn), "n=%zu pairs", r->n);
 		unit = r->more_needed == 1 ? "more pair" : "more pairs";
 	} else {
@@ -1742,7 +1938,23 @@ int bb_ab_format_names(const struct bb_ab_result *r, const char *a,
 		break;
 	case BB_AB_INCONCLUSIVE:
 		sep = r->more_capped ? "more than" : "about";
-		if (r->too_few)
+		if (r->too_few && r->method == BB_AB_METHOD_UNITS) {
+			bool excl;
+			double t = bb_ab_target(r, &excl);
+
+			w = snprintf(buf, len,
+				     "inconclusive: one %s per side (the %s is "
+				     "the unit: one each cannot show how much "
+				     "%ss differ from one another); %s %u %s "
+				     "needed for a %.4g%% CI of ±%.2g%% "
+				     "(assuming %ss spread by %.2g%%)",
+				     bb_ab_unit_word(r->unit),
+				     bb_ab_unit_word(r->unit),
+				     bb_ab_unit_word(r->unit), sep,
+				     r->more_needed, unit, conf_pct,
+				     100.0 * expm1(t), bb_ab_unit_word(r->unit),
+				     100.0 * expm1(r->planning_sd));
+		} else if (r->too_few)
 			w = snprintf(buf, len,
 				     "inconclusive: %s give only %s %s (%s .. %s), "
 				     "%.4g%% needs %zu %s; %s %u %s needed",

@@ -2046,7 +2046,9 @@ struct json_object *bb_ab_result_to_json(const struct bb_ab_result *r,
 			       json_object_new_boolean(r->higher_is_better));
 	json_object_object_add(o, "method",
 			       json_object_new_string(r->method == BB_AB_METHOD_PAIRED ?
-							      "paired" : "unpaired"));
+							      "paired" :
+						      r->method == BB_AB_METHOD_UNITS ?
+							      "units" : "unpaired"));
 	json_object_object_add(o, "design",
 			       json_object_new_string(r->design == BB_AB_DESIGN_SEQUENTIAL ?
 							      "sequential" : "fixed"));
@@ -2086,6 +2088,26 @@ struct json_object *bb_ab_result_to_json(const struct bb_ab_result *r,
 		json_object_object_add(o, "sequential", q);
 	} else {
 		json_object_object_add(o, "sequential", NULL);
+	}
+	if (r->method == BB_AB_METHOD_UNITS) {
+		struct json_object *u = json_object_new_object();
+
+		json_object_object_add(u, "kind", json_object_new_string(
+				       r->unit == BB_AB_UNIT_BOOT ? "boot" : "job"));
+		json_object_object_add(u, "base", json_object_new_int64((int64_t)r->units_a));
+		json_object_object_add(u, "other", json_object_new_int64((int64_t)r->units_b));
+		json_object_object_add(u, "runs_base", json_object_new_int64((int64_t)r->runs_a));
+		json_object_object_add(u, "runs_other", json_object_new_int64((int64_t)r->runs_b));
+		json_object_object_add(u, "df", jnum(r->df));
+		json_object_object_add(u, "between_sd", jnum(expm1(r->unit_sd)));
+		json_object_object_add(u, "within_sd", jnum(expm1(r->within_sd)));
+		json_object_object_add(u, "planning_sd", r->too_few ?
+				       jnum(expm1(r->planning_sd)) : NULL);
+		json_object_object_add(u, "needed_per_side",
+				       r->units_needed ?
+					       json_object_new_int64(r->units_needed) :
+					       NULL);
+		json_object_object_add(o, "units", u);
 	}
 	json_object_object_add(o, "verdict",
 			       json_object_new_string(bb_ab_verdict_name(r->verdict)));

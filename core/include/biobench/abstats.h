@@ -135,6 +135,14 @@ enum bb_ab_method {
 	BB_AB_METHOD_PAIRED = 0, /* pairs: Hodges-Lehmann + signed-rank, or
 				    the sequential t (design) */
 	BB_AB_METHOD_UNPAIRED,   /* two-sample Hodges-Lehmann + rank-sum */
+	BB_AB_METHOD_UNITS,      /* jobs (boots) as the unit: t on their
+				    levels (bb_ab_compare_units) */
+};
+
+/* What a unit of bb_ab_compare_units is (the wording of its results). */
+enum bb_ab_unit_kind {
+	BB_AB_UNIT_JOB = 0,
+	BB_AB_UNIT_BOOT,
 };
 
 enum bb_ab_design {
@@ -162,6 +170,7 @@ struct bb_ab_params {
 	const struct bb_ab_seq *seq; /* paired only: the sequential plan
 					(its confidence must match); NULL:
 					fixed design */
+	enum bb_ab_unit_kind unit;   /* bb_ab_compare_units: jobs or boots */
 };
 
 /* Descriptive statistics of one variant.  Quantiles use linear
@@ -209,6 +218,27 @@ struct bb_ab_result {
 	bool more_capped;      /* more_needed hit BB_AB_MORE_CAP */
 	unsigned more_open;    /* the estimate, whatever the verdict */
 	bool more_open_capped;
+	/* method UNITS (bb_ab_compare_units) */
+	enum bb_ab_unit_kind unit;
+	size_t units_a, units_b; /* units a side (a.n, b.n too) */
+	size_t runs_a, runs_b;   /* runs behind them */
+	double df;               /* of the t: units_a + units_b - 2 */
+	double unit_sd;          /* SD of the units' levels about their
+				    side's mean, pooled (log scale; NAN
+				    with one unit a side) */
+	double within_sd;        /* SD of the runs' logs within their unit,
+				    pooled (NAN: one run each) */
+	double planning_sd;      /* one unit a side: the unit-level SD the
+				    estimate of units needed assumes */
+	unsigned units_needed;   /* units a side to settle it (0: more than
+				    BB_AB_MORE_CAP) */
+};
+
+/* One unit of bb_ab_compare_units: the metric of each run of one job (or
+ * of one boot), n >= 1, every value > 0. */
+struct bb_ab_unit {
+	const double *vals;
+	size_t n;
 };
 
 /* Defaults: higher_is_better, paired, min_effect 0.01, confidence 0.95,
@@ -222,6 +252,28 @@ void bb_ab_params_init(struct bb_ab_params *p);
  * BB_AB_MAX_N values per variant; -ENOMEM. */
 int bb_ab_compare(const double *a, size_t na, const double *b, size_t nb,
 		  const struct bb_ab_params *p, struct bb_ab_result *res);
+
+/* Compare side B's units (jobs or boots) with side A's, the unit being
+ * what is replicated: a two-level model, log(run) = side + unit + run
+ * noise, with the unit as a random effect.  Each unit's level is the
+ * Hodges-Lehmann location of its runs' logs; the change is exp of the
+ * difference of the sides' mean levels; the CI and p-value are the
+ * pooled two-sample t on the levels with ka + kb - 2 degrees of freedom
+ * (the random-effect model's test for balanced units: the between-unit
+ * spread, job-to-job or boot-to-boot, is what the interval rests on, and
+ * runs within a unit may be correlated in any way); TOST by the two
+ * one-sided t tests.  With one unit a side the spread is unknown:
+ * too_few, no CI, and units_needed / more_needed come from a planning SD
+ * (the larger of a unit's own run noise and the two units' difference /
+ * sqrt 2).  units_needed: the smallest balanced k with t * sd * sqrt(2/k)
+ * within the target half-width of abstats.h; more_needed = it - min(ka,
+ * kb).  p->paired and p->seq are not used (seq must be NULL).  0,
+ * -EINVAL (NULL, no unit, a unit without runs or with a value not finite
+ * or <= 0, parameters out of range), -E2BIG (more than BB_AB_MAX_N units
+ * a side or runs in a unit), -ENOMEM. */
+int bb_ab_compare_units(const struct bb_ab_unit *a, size_t ka,
+			const struct bb_ab_unit *b, size_t kb,
+			const struct bb_ab_params *p, struct bb_ab_result *res);
 
 /* The family of comparisons res[0..n-1] (B, C, ... each vs A; NULL
  * entries, e.g. failed comparisons, are skipped and not counted): sets

@@ -287,13 +287,19 @@ void bb_job_ab_params(const struct bb_job *job, struct bb_ab_params *p);
 struct json_object *bb_json_short_double(double v);
 
 /* The comparison as JSON (the API's "compare" entries):
- * {"baseline","variant","metric","unit","higher_is_better","method",
+ * {"baseline","variant","metric","unit","higher_is_better","method"
+ *  ("paired"|"unpaired"|"units"),
  *  "design" ("fixed"|"sequential"),"ci_method" (bb_ab_method_text),
  *  "n","n_for_confidence" (n_min),"too_few","a":{summary},"b":{summary},
  *  "change","change_median","ci_lo","ci_hi","ci_level" (real coverage),
  *  "ci_label" (bb_ab_ci_label),"p_value","p_adjusted","tost_p",
  *  "tost_p_adjusted","family","multiple","sequential": {"look","looks",
- *  "first","last","at_look","bound"} | null,"verdict","more_needed",
+ *  "first","last","at_look","bound"} | null, method "units" only:
+ *  "units": {"kind" ("job"|"boot"),"base","other" (units a side),
+ *  "runs_base","runs_other","df","between_sd","within_sd" (as
+ *  fractions; null when unknown),"planning_sd" (one unit a side: the
+ *  spread the estimate of what it takes assumes, else null),
+ *  "needed_per_side" | null},"verdict","more_needed",
  *  "more_capped","min_effect","confidence","text"} (changes as
  * fractions; text is bb_ab_format's line). */
 struct json_object *bb_ab_result_to_json(const struct bb_ab_result *r,

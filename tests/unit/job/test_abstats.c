@@ -1167,6 +1167,197 @@ static void test_noise_components(void **state)
 
 /* ---- errors ---------------------------------------------------------- */
 
+/* ---- jobs (boots) as the unit ------------------------------------------ */
+
+/* Three runs per unit, x/1.01, x, x*1.01: each unit's level is log x
+ * exactly (symmetric), so the levels are known; the pooled t by hand
+ * (python, t quantile 2.776445 at 4 df, p by numeric integration). */
+static void units_of(const double *x, size_t k, double (*runs)[3],
+		     struct bb_ab_unit *u)
+{
+	for (size_t i = 0; i < k; i++) {
+		runs[i][0] = x[i] / 1.01;
+		runs[i][1] = x[i];
+		runs[i][2] = x[i] * 1.01;
+		u[i] = (struct bb_ab_unit){ runs[i], 3 };
+	}
+}
+
+static void test_units_hand(void **state)
+{
+	const double xa[] = { 100, 102, 98 }, xb[] = { 105, 107, 103 };
+	double ra[3][3], rb[3][3];
+	struct bb_ab_unit ua[3], ub[3];
+	struct bb_ab_params p;
+	struct bb_ab_result r;
+	char line[512];
+
+	(void)state;
+	units_of(xa, 3, ra, ua);
+	units_of(xb, 3, rb, ub);
+	bb_ab_params_init(&p);
+	assert_int_equal(bb_ab_compare_units(ua, 3, ub, 3, &p, &r), 0);
+	assert_int_equal(r.method, BB_AB_METHOD_UNITS);
+	assert_true(fabs(r.change - 0.05001302091997599) < 1e-12);
+	assert_true(fabs(r.ci_lo - 0.0045336445837239605) < 1e-9);
+	assert_true(fabs(r.ci_hi - 0.09755143597841195) < 1e-9);
+	assert_true(fabs(r.p_value - 0.037655675753638665) < 1e-6);
+	assert_true(fabs(r.unit_sd - 0.01953241641650156) < 1e-12);
+	assert_true(fabs(r.within_sd - 0.009950330853168092) < 1e-12);
+	assert_true(r.df == 4 && r.units_a == 3 && r.units_b == 3);
+	assert_true(r.runs_a == 9 && r.runs_b == 9);
+	assert_false(r.too_few);
+	assert_true(fabs(r.ci_level - 0.95) < 1e-12);
+	assert_int_equal(r.verdict, BB_AB_FASTER);
+	assert_int_equal(bb_ab_format(&r, line, sizeof(line)), 0);
+	print_message("  %s\n", line);
+	assert_non_null(strstr(line, "B is 5.0% faster than A"));
+	assert_non_null(strstr(line, "n=3+3 jobs"));
+	assert_int_equal(bb_ab_method_text(&r, line, sizeof(line)), 0);
+	assert_non_null(strstr(line, "job as a random effect"));
+	assert_non_null(strstr(line, "df 4"));
+	/* the same with boots: the wording follows the unit */
+	p.unit = BB_AB_UNIT_BOOT;
+	assert_int_equal(bb_ab_compare_units(ua, 3, ub, 3, &p, &r), 0);
+	assert_int_equal(bb_ab_format(&r, line, sizeof(line)), 0);
+	assert_non_null(strstr(line, "n=3+3 boots"));
+	/* the runs within a unit do not count as replicates: the same
+	 * levels with 300 runs per unit give the same interval */
+	{
+		static double big[6][300];
+		struct bb_ab_unit ba[3], bb[3];
+
+		for (size_t i = 0; i < 3; i++) {
+			for (size_t k = 0; k < 300; k++) {
+				double f = k % 3 == 0 ? 1 / 1.01 : k % 3 == 1 ? 1 : 1.01;
+
+				big[i][k] = xa[i] * f;
+				big[3 + i][k] = xb[i] * f;
+			}
+			ba[i] = (struct bb_ab_unit){ big[i], 300 };
+			bb[i] = (struct bb_ab_unit){ big[3 + i], 300 };
+		}
+		p.unit = BB_AB_UNIT_JOB;
+		assert_int_equal(bb_ab_compare_units(ba, 3, bb, 3, &p, &r), 0);
+		assert_true(fabs(r.ci_lo - 0.0045336445837239605) < 1e-9);
+		assert_true(fabs(r.ci_hi - 0.09755143597841195) < 1e-9);
+	}
+}
+
+/* One unit a side: never a verdict, whatever the runs say; what it takes
+ * from a planning SD; the wording says why. */
+static void test_units_one_each(void **state)
+{
+	const double xa[] = { 100 }, xb[] = { 110 };
+	double ra[1][3], rb[1][3];
+	struct bb_ab_unit ua[1], ub[1];
+	struct bb_ab_params p;
+	struct bb_ab_result r;
+	char line[512];
+	unsigned more_far;
+
+	(void)state;
+	units_of(xa, 1, ra, ua);
+	units_of(xb, 1, rb, ub);
+	bb_ab_params_init(&p);
+	assert_int_equal(bb_ab_compare_units(ua, 1, ub, 1, &p, &r), 0);
+	assert_true(r.too_few);
+	assert_int_equal(r.verdict, BB_AB_INCONCLUSIVE);
+	assert_true(fabs(r.change - 0.1) < 1e-12);
+	assert_true(isnan(r.ci_lo) && isnan(r.ci_hi));
+	/* planning SD: the 10 % difference taken as noise, |d| / sqrt 2 */
+	assert_true(fabs(r.planning_sd - log(1.1) / M_SQRT2) < 1e-12);
+	assert_true(r.more_needed >= 1);
+	assert_int_equal(r.units_needed, r.more_needed + 1);
+	assert_int_equal(bb_ab_format(&r, line, sizeof(line)), 0);
+	print_message("  %s\n", line);
+	assert_non_null(strstr(line, "inconclusive: one job per side"));
+	assert_non_null(strstr(line, "more jobs each side needed"));
+	/* by hand: planning SD 6.74 %, target log 1.1 = 9.53 %: k = 6 a side
+	 * (t_10 2.228 * 6.74 % * sqrt(2/6) = 8.7 %; k = 5: 2.306 * 6.74 % *
+	 * sqrt(2/5) = 9.8 %), 5 more */
+	more_far = r.more_needed;
+	assert_int_equal(more_far, 5);
+	/* two units that hardly differ: the runs' own noise sets the
+	 * planning SD (the SE of a 3-run level), and the target is to fit
+	 * inside +-1 % (0.8 % left beside the 0.2 % difference) */
+	{
+		const double xc[] = { 100.2 };
+		double rc[1][3];
+		struct bb_ab_unit uc[1];
+
+		units_of(xc, 1, rc, uc);
+		assert_int_equal(bb_ab_compare_units(ua, 1, uc, 1, &p, &r), 0);
+		assert_true(r.too_few);
+		assert_true(fabs(r.planning_sd -
+				 sqrt(M_PI / 3) * r.within_sd / sqrt(3)) < 1e-15);
+		assert_int_equal(bb_ab_format(&r, line, sizeof(line)), 0);
+		print_message("  %s\n", line);
+		assert_non_null(strstr(line, "CI of ±0.8%"));
+		/* by hand: k = 6 a side (t_10 2.228 * 0.59 % * sqrt(2/6) =
+		 * 0.76 % <= 0.8 %; k = 5: 2.306 * 0.59 % * sqrt(2/5) = 0.86 %) */
+		assert_int_equal(r.more_needed, 5);
+	}
+	/* one unit against two: the spread comes from the side with two */
+	{
+		const double xd[] = { 110, 111 };
+		double rd[2][3];
+		struct bb_ab_unit ud[2];
+
+		units_of(xd, 2, rd, ud);
+		assert_int_equal(bb_ab_compare_units(ua, 1, ud, 2, &p, &r), 0);
+		assert_false(r.too_few);
+		assert_true(r.df == 1);
+		assert_true(isfinite(r.ci_lo) && r.ci_lo < r.change);
+	}
+}
+
+/* A/A units that differ by much more than their runs: the run-level test
+ * would call them different, the unit-level one does not. */
+static void test_units_vs_runs(void **state)
+{
+	const double xa[] = { 100, 104 }, xb[] = { 97, 101 };
+	double ra[2][3], rb[2][3], pa[6], pb[6];
+	struct bb_ab_unit ua[2], ub[2];
+	struct bb_ab_params p;
+	struct bb_ab_result r;
+
+	(void)state;
+	units_of(xa, 2, ra, ua);
+	units_of(xb, 2, rb, ub);
+	bb_ab_params_init(&p);
+	assert_int_equal(bb_ab_compare_units(ua, 2, ub, 2, &p, &r), 0);
+	assert_int_equal(r.verdict, BB_AB_INCONCLUSIVE);
+	assert_true(r.ci_lo < 0 && r.ci_hi > 0);
+	assert_true(r.more_needed >= 1);
+	memcpy(pa, ra, sizeof(pa));
+	memcpy(pb, rb, sizeof(pb));
+	p.paired = false;
+	assert_int_equal(bb_ab_compare(pa, 6, pb, 6, &p, &r), 0);
+	assert_true(r.p_value < 0.2); /* the runs alone look far apart */
+}
+
+static void test_units_errors(void **state)
+{
+	double v[2] = { 1, 2 }, bad[2] = { 1, 0 };
+	struct bb_ab_unit u[1] = { { v, 2 } }, ub[1] = { { bad, 2 } };
+	struct bb_ab_unit empty[1] = { { v, 0 } };
+	struct bb_ab_params p;
+	struct bb_ab_result r;
+	struct bb_ab_seq *seq = NULL;
+
+	(void)state;
+	bb_ab_params_init(&p);
+	assert_int_equal(bb_ab_compare_units(NULL, 1, u, 1, &p, &r), -EINVAL);
+	assert_int_equal(bb_ab_compare_units(u, 0, u, 1, &p, &r), -EINVAL);
+	assert_int_equal(bb_ab_compare_units(u, 1, ub, 1, &p, &r), -EINVAL);
+	assert_int_equal(bb_ab_compare_units(u, 1, empty, 1, &p, &r), -EINVAL);
+	assert_int_equal(bb_ab_seq_create(&seq, 4, 8, 0.95), 0);
+	p.seq = seq;
+	assert_int_equal(bb_ab_compare_units(u, 1, u, 1, &p, &r), -EINVAL);
+	bb_ab_seq_free(seq);
+}
+
 static void test_errors(void **state)
 {
 	const double a[3] = { 1, 2, 3 }, bad0[3] = { 1, 0, 3 },
@@ -1229,6 +1420,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_summary_hand),
+		cmocka_unit_test(test_units_hand),
+		cmocka_unit_test(test_units_one_each),
+		cmocka_unit_test(test_units_vs_runs),
+		cmocka_unit_test(test_units_errors),
 		cmocka_unit_test(test_hl_hand_n3),
 		cmocka_unit_test(test_hl_hand_n8),
 		cmocka_unit_test(test_hl_k_exact),
