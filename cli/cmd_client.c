@@ -31,6 +31,8 @@ enum {
 	O_INTERVAL = 1u << 4,
 	O_VARIANT = 1u << 5,
 	O_ALLOW_DIFF = 1u << 6,
+	O_RUN_LEVEL = 1u << 7, /* compare: --run-level; its ID may be a side
+				  (ID,ID,...) */
 };
 
 struct csess;
@@ -62,7 +64,7 @@ struct copts {
 	unsigned limit;
 	double interval;
 	const char *variant;
-	bool allow_diff;
+	bool allow_diff, run_level;
 	const char *pos[1 + BB_JOBCMP_MAX_WITH];
 	unsigned npos;
 };
@@ -113,7 +115,7 @@ static const struct ccmd cmd_show = {
 };
 static const struct ccmd cmd_compare = {
 	"compare", "ID [OTHER...]", 1, 1 + BB_JOBCMP_MAX_WITH,
-	O_JSON | O_VARIANT | O_ALLOW_DIFF,
+	O_JSON | O_VARIANT | O_ALLOW_DIFF | O_RUN_LEVEL,
 	"Print a job's comparison: per variant the runs, the median of the\n"
 	"metric, the change against the baseline with its confidence interval,\n"
 	"the p-value and the verdict; then warnings (e.g. variants run on\n"
@@ -123,17 +125,23 @@ static const struct ccmd cmd_compare = {
 	"A group job (one job on several hosts): a row per host (its job,\n"
 	"n, change, CI, p, verdict) and the combined line (the hosts' range,\n"
 	"pooled estimate, between-host spread, the hosts that disagree).\n\n"
-	"With two or more ids (BASE OTHER...; at most 8 others), compare the\n"
-	"jobs (e.g. the same job on two kernels): each variant of OTHER against\n"
-	"the same-named variant of BASE (an A/A job's A and A2 pool), as\n"
-	"independent samples: the change (two-sample Hodges-Lehmann of the log\n"
-	"metric) with its confidence interval under its real coverage, the\n"
-	"ratio of medians, the rank-sum p-value, Holm over all, TOST, the\n"
-	"verdict; each job's run-to-run spread (its noise floor), the boots\n"
-	"behind each side, and what differs between the jobs (kernel, boot,\n"
-	"host, device, queue settings, configuration: * marks it).  A workload\n"
-	"that differs (target, rw, bs, iodepth, threads, runtime...) is refused\n"
-	"(exit 2) unless --allow-different-workload.",
+	"With two or more sides (BASE OTHER...; at most 8 others), compare the\n"
+	"jobs (e.g. the same job on two kernels).  A side is a job id, or\n"
+	"several comma-separated (12,14,16: the same job run again, on the\n"
+	"same kernel or after another boot into it); at most 32 jobs in all.\n"
+	"Each variant of OTHER is compared with the same-named variant of BASE\n"
+	"(an A/A job's A and A2 pool) with the job as the unit, or the boot\n"
+	"when the sides ran on boots of their own: each job's (boot's) level,\n"
+	"the Hodges-Lehmann location of its runs, and a t test on the levels,\n"
+	"so that the interval rests on how much jobs (boots) differ, not on the\n"
+	"runs within one.  One job a side gives no verdict: it says how many\n"
+	"more jobs each side would.  Then Holm over all, TOST, the verdict;\n"
+	"each side's run-to-run spread, the boots behind each side, and what\n"
+	"differs between the jobs (kernel, boot, host, device, queue settings,\n"
+	"configuration: * marks it).  --run-level compares the runs instead\n"
+	"(two-sample Hodges-Lehmann and rank-sum), and says what that assumes.\n"
+	"A workload that differs (target, rw, bs, iodepth, threads,\n"
+	"runtime...) is refused (exit 2) unless --allow-different-workload.",
 	"GET", "/api/v1/jobs/%" PRId64 "/compare", print_compare,
 };
 static const struct ccmd cmd_watch = {
@@ -204,6 +212,12 @@ static void cmd_usage(FILE *f, const struct ccmd *cmd)
 		fprintf(f, "  --allow-different-workload\n"
 			   "                     BASE OTHER...: compare even "
 			   "when workload fields differ\n");
+	if (cmd->opts & O_RUN_LEVEL)
+		fprintf(f, "  --run-level        BASE OTHER...: every run an "
+			   "independent sample, not\n"
+			   "                     the job (or boot) as the unit; "
+			   "assumes jobs and boots\n"
+			   "                     do not differ, and says so\n");
 	if (cmd->opts & O_JSON)
 		fprintf(f, "  --json             print the API's JSON "
 			   "document as is\n");
@@ -254,6 +268,7 @@ static int parse_opts(const struct ccmd *cmd, int argc, char **argv,
 		{ "--interval", O_INTERVAL, true },
 		{ "--variant", O_VARIANT, true },
 		{ "--allow-different-workload", O_ALLOW_DIFF, false },
+		{ "--run-level", O_RUN_LEVEL, false },
 	};
 	bool opts_done = false;
 
@@ -346,6 +361,9 @@ static int parse_opts(const struct ccmd *cmd, int argc, char **argv,
 		case O_ALLOW_DIFF:
 			o->allow_diff = true;
 			break;
+		case O_RUN_LEVEL:
+			o->run_level = true;
+			break;
 		case O_STATE: {
 			size_t s;
 
@@ -434,7 +452,9 @@ static int sess_begin(struct csess *s, const struct ccmd *cmd,
 		*done = true;
 	if (ret)
 		return ret < 0 ? BB_EXIT_OK : ret;
-	if (!strncmp(cmd->args, "ID", 2)) {
+	/* compare's BASE may be a side of several jobs: checked there */
+	if (!strncmp(cmd->args, "ID", 2) &&
+	    !((cmd->opts & O_RUN_LEVEL) && strchr(s->o.pos[0], ','))) {
 		ret = parse_id(cmd, s->o.pos[0], &s->id);
 		if (ret)
 			return ret;
@@ -1341,21 +1361,38 @@ out:
 static int compare_jobs(struct csess *s)
 {
 	struct json_object *doc = NULL, *shown = NULL;
-	char path[512];
+	char path[1536];
 	size_t off;
 	long status = 0;
 	int64_t id = 0;
 	int ret;
 
-	off = (size_t)snprintf(path, sizeof(path),
-			       "/api/v1/compare?base=%" PRId64, s->id);
-	for (unsigned i = 1; i < s->o.npos; i++) {
-		ret = parse_id(s->cmd, s->o.pos[i], &id);
-		if (ret)
-			return ret;
-		off += (size_t)snprintf(path + off, sizeof(path) - off,
-					"&with=%" PRId64, id);
+	off = (size_t)snprintf(path, sizeof(path), "/api/v1/compare?");
+	for (unsigned i = 0; i < s->o.npos; i++) {
+		const char *p = s->o.pos[i];
+
+		off += (size_t)snprintf(path + off, sizeof(path) - off, "%s%s=",
+					i ? "&" : "", i ? "with" : "base");
+		/* a side: ID or ID,ID,... */
+		for (;;) {
+			char one[32];
+			size_t len = strcspn(p, ",");
+
+			snprintf(one, sizeof(one), "%.*s", (int)bb_min(len, 31), p);
+			if (len > 31 || parse_id(s->cmd, one, &id))
+				return len > 31 ? parse_id(s->cmd, p, &id) :
+						  BB_EXIT_USAGE;
+			off += (size_t)snprintf(path + off, sizeof(path) - off,
+						"%" PRId64 "%s", id,
+						p[len] ? "," : "");
+			if (!p[len])
+				break;
+			p += len + 1;
+		}
 	}
+	if (s->o.run_level)
+		off += (size_t)snprintf(path + off, sizeof(path) - off,
+					"&level=run");
 	if (s->o.variant)
 		off += (size_t)snprintf(path + off, sizeof(path) - off,
 					"&variant=%s", s->o.variant);
@@ -1388,12 +1425,15 @@ int bb_cmd_compare(const struct bb_cli_globals *g, int argc, char **argv)
 		goto out;
 	if (s.o.npos == 1) {
 		sess_end(&s);
-		if (s.o.variant || s.o.allow_diff)
+		if (s.o.variant || s.o.allow_diff || s.o.run_level ||
+		    strchr(s.o.pos[0], ','))
 			return usage_err(&cmd_compare,
-					 "%s needs two or more job ids (BASE "
+					 "%s needs two or more sides (BASE "
 					 "OTHER...)",
 					 s.o.variant ? "--variant" :
-						       "--allow-different-workload");
+					 s.o.allow_diff ? "--allow-different-workload" :
+					 s.o.run_level ? "--run-level" :
+							 "a side of several jobs");
 		/* one job: its own comparison */
 		return client_cmd(&cmd_compare, g, argc, argv);
 	}

@@ -88,18 +88,32 @@ static size_t arr_len(struct json_object *a)
 		       json_object_array_length(a) : 0;
 }
 
-/* The comparison of job id's variant, or NULL. */
-static struct json_object *find_cmp(struct json_object *cmps, double id,
-				    const char *variant)
+/* The comparisons of variant, one per other side, in side order. */
+static size_t side_cmps(struct json_object *cmps, const char *variant,
+			struct json_object **out, size_t max)
 {
-	for (size_t i = 0; i < arr_len(cmps); i++) {
+	size_t n = 0;
+
+	for (size_t i = 0; i < arr_len(cmps) && n < max; i++) {
 		struct json_object *c = json_object_array_get_idx(cmps, i);
 
-		if (bb_cli_jnum(c, "job", 0) == id &&
-		    !strcmp(bb_cli_jstr(c, "variant", ""), variant))
-			return c;
+		if (!strcmp(bb_cli_jstr(c, "variant", ""), variant))
+			out[n++] = c;
 	}
-	return NULL;
+	return n;
+}
+
+/* "12" or "12, 14, 16" */
+static void ids_text(char *buf, size_t len, struct json_object *ids)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < arr_len(ids) && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%.0f",
+					i ? ", " : "",
+					json_object_get_double(
+						json_object_array_get_idx(ids, i)));
 }
 
 /* The rows of a comparison's figures, in order ("ci_lo": the CI). */
@@ -108,7 +122,7 @@ static const struct {
 	bool pct;
 } stat_rows[] = {
 	{ "ratio of medians", "change_median", true },
-	{ "change (HL of logs)", "change", true },
+	{ "change", "change", true },
 	{ "CI (real coverage)", "ci_lo", true },
 	{ "p-value", "p_value", false },
 	{ "p adjusted (Holm)", "p_adjusted", false },
@@ -118,7 +132,8 @@ static const struct {
 /* A comparison that was made. */
 #define OK(c) ((c) && !bb_cli_jget((c), "error"))
 
-/* One variant: a column per job that has it. */
+/* One variant: a column per job that has it (its runs), then a column
+ * per other side (the comparison with the base side). */
 static void print_variant(FILE *f, struct json_object *doc, const char *name)
 {
 	struct json_object *jobs = bb_cli_jget(doc, "jobs");
@@ -127,30 +142,39 @@ static void print_variant(FILE *f, struct json_object *doc, const char *name)
 	struct json_object *vs[JT_COLS] = { 0 }, *cs[JT_COLS] = { 0 };
 	char(*row)[JT_CELL];
 	struct jtable *t = calloc(1, sizeof(*t));
-	unsigned nj = (unsigned)bb_min(arr_len(jobs), (size_t)(JT_COLS - 1));
-	char lab[64];
+	unsigned nj = 0, nc;
+	char lab[64], ids[JT_CELL];
 
 	if (!t)
 		return;
-	t->ncols = 1 + nj;
-	row = jt_row(t, ' ', "");
-	snprintf(row[0], JT_CELL, "variant %s", name);
-	for (unsigned j = 0; j < nj; j++) {
+	for (size_t j = 0; j < arr_len(jobs) && nj < JT_COLS - 1; j++) {
 		struct json_object *job = json_object_array_get_idx(jobs, j);
 		char path[96];
 
 		snprintf(path, sizeof(path), "variants.%s", name);
-		vs[j] = bb_cli_jget(job, path);
-		if (j)
-			cs[j] = find_cmp(cmps, bb_cli_jnum(job, "id", 0), name);
-		snprintf(row[1 + j], JT_CELL, "job %.0f%s",
-			 bb_cli_jnum(job, "id", 0), j ? "" : " (base)");
+		if (!(vs[nj] = bb_cli_jget(job, path)))
+			continue;
+		nj++;
 	}
-#define EACH(label, ...)                                                      \
+	t->ncols = 1 + nj;
+	row = jt_row(t, ' ', "");
+	snprintf(row[0], JT_CELL, "variant %s", name);
+	for (size_t j = 0, k = 0; j < arr_len(jobs) && k < nj; j++) {
+		struct json_object *job = json_object_array_get_idx(jobs, j);
+		char path[96];
+
+		snprintf(path, sizeof(path), "variants.%s", name);
+		if (!bb_cli_jget(job, path))
+			continue;
+		snprintf(row[1 + k++], JT_CELL, "job %.0f%s",
+			 bb_cli_jnum(job, "id", 0),
+			 bb_cli_jnum(job, "side", 0) ? "" : " (base)");
+	}
+#define EACH(n, label, ...)                                                   \
 	do {                                                                  \
 		if (!(row = jt_row(t, ' ', label)))                           \
 			break;                                                \
-		for (unsigned j = 0; j < nj; j++) {                           \
+		for (unsigned j = 0; j < (n); j++) {                          \
 			struct json_object *v = vs[j], *c = cs[j];            \
 			char *cell = row[1 + j];                              \
 			(void)v;                                              \
@@ -158,31 +182,66 @@ static void print_variant(FILE *f, struct json_object *doc, const char *name)
 			__VA_ARGS__;                                          \
 		}                                                             \
 	} while (0)
-	/* a sample that spans boots is one median per boot */
-	EACH("measured runs",
-	     if (v && !strcmp(bb_cli_jstr(v, "unit", "run"), "boot"))
-		     snprintf(cell, JT_CELL, "%.0f (%.0f boots)",
-			      bb_cli_jnum(v, "runs", 0), bb_cli_jnum(v, "n", 0));
-	     else if (v) snprintf(cell, JT_CELL, "%.0f", bb_cli_jnum(v, "n", 0)));
+	EACH(nj, "measured runs",
+	     if (v) snprintf(cell, JT_CELL, "%.0f", bb_cli_jnum(v, "n", 0)));
 	snprintf(lab, sizeof(lab), "median %s", unit);
-	EACH(lab, if (v) bb_cli_fmt_metric(cell, JT_CELL,
-					   bb_cli_jnum(v, "median", NAN), unit));
-	EACH("run-to-run spread (SD)",
+	EACH(nj, lab, if (v) bb_cli_fmt_metric(cell, JT_CELL,
+					       bb_cli_jnum(v, "median", NAN), unit));
+	EACH(nj, "run-to-run spread (SD)",
 	     if (v && bb_cli_jget(v, "spread"))
 		     snprintf(cell, JT_CELL, "%.2f%%",
 			      bb_cli_jnum(v, "spread", NAN) * 100));
-	EACH("boots", if (v) snprintf(cell, JT_CELL, "%.0f",
-				      bb_cli_jnum(v, "boots", 0)));
-	EACH("disturbed runs",
+	EACH(nj, "boots", if (v) snprintf(cell, JT_CELL, "%.0f",
+					  bb_cli_jnum(v, "boots", 0)));
+	EACH(nj, "disturbed runs",
 	     if (v) snprintf(cell, JT_CELL, "%.0f%s",
 			     bb_cli_jnum(v, "disturbed", 0),
 			     bb_cli_jnum(v, "excluded", 0) > 0 ? " (left out)" :
 			     bb_cli_jnum(v, "disturbed", 0) > 0 ? " (kept)" : ""));
+	jt_print(f, t, false);
+
+	/* the comparisons: a column per other side */
+	memset(t, 0, sizeof(*t));
+	memset(vs, 0, sizeof(vs));
+	nc = (unsigned)side_cmps(cmps, name, cs, JT_COLS - 1);
+	t->ncols = 1 + nc;
+	row = jt_row(t, ' ', "");
+	ids_text(ids, sizeof(ids), bb_cli_jget(doc, "base_jobs"));
+	snprintf(row[0], JT_CELL, "against job%s %s",
+		 strchr(ids, ',') ? "s" : "", ids);
+	for (unsigned k = 0; k < nc; k++) {
+		ids_text(ids, sizeof(ids), bb_cli_jget(cs[k], "jobs"));
+		snprintf(row[1 + k], JT_CELL, "job%s %s",
+			 strchr(ids, ',') ? "s" : "", ids);
+	}
+	EACH(nc, "compared by", if (OK(c)) {
+		const char *by = bb_cli_jstr(c, "compared_by", "run");
+
+		if (!strcmp(by, "run"))
+			snprintf(cell, JT_CELL, "run (%.0f+%.0f runs: assumes "
+						"jobs do not differ)",
+				 bb_cli_jnum(c, "a.n", 0), bb_cli_jnum(c, "b.n", 0));
+		else
+			snprintf(cell, JT_CELL, "%s (%.0f+%.0f %ss, df %.0f)", by,
+				 bb_cli_jnum(c, "units.base", 0),
+				 bb_cli_jnum(c, "units.other", 0), by,
+				 bb_cli_jnum(c, "units.df", 0));
+	});
+	EACH(nc, "between-unit spread (SD)",
+	     if (OK(c) && bb_cli_jget(c, "units.between_sd"))
+		     snprintf(cell, JT_CELL, "%.2f%%",
+			      bb_cli_jnum(c, "units.between_sd", NAN) * 100);
+	     else if (OK(c) && bb_cli_jget(c, "units"))
+		     snprintf(cell, JT_CELL, "unknown (one a side)"));
 	for (size_t k = 0; k < bb_array_size(stat_rows); k++) {
 		if (!strcmp(stat_rows[k].key, "ci_lo"))
-			EACH("CI (real coverage)", if (OK(c)) {
+			EACH(nc, "CI (real coverage)", if (OK(c)) {
 				char lo[32], hi[32];
 
+				if (!bb_cli_jget(c, "ci_lo")) {
+					snprintf(cell, JT_CELL, "none");
+					continue;
+				}
 				fmt_pct(lo, sizeof(lo),
 					bb_cli_jnum(c, "ci_lo", NAN));
 				fmt_pct(hi, sizeof(hi),
@@ -192,7 +251,7 @@ static void print_variant(FILE *f, struct json_object *doc, const char *name)
 					 hi);
 			});
 		else
-			EACH(stat_rows[k].label, if (OK(c)) {
+			EACH(nc, stat_rows[k].label, if (OK(c)) {
 				double x = bb_cli_jnum(c, stat_rows[k].key, NAN);
 
 				if (stat_rows[k].pct)
@@ -201,13 +260,16 @@ static void print_variant(FILE *f, struct json_object *doc, const char *name)
 					fmt_p(cell, JT_CELL, x);
 			});
 	}
-	EACH("verdict",
+	EACH(nc, "verdict",
 	     if (c) snprintf(cell, JT_CELL, "%s",
 			     bb_cli_jget(c, "error") ?
 				     "not compared" :
 				     verdict_words(bb_cli_jstr(c, "verdict", NULL))));
 #undef EACH
-	jt_print(f, t, false);
+	if (nc) {
+		fputc('\n', f);
+		jt_print(f, t, false);
+	}
 	free(t);
 }
 
@@ -272,28 +334,35 @@ void bb_cli_compare_jobs_print(FILE *f, struct json_object *doc)
 	struct json_object *names = json_object_new_object();
 	const char *hib;
 
-	fprintf(f, "base job %.0f \"%s\" (%s, %s)", bb_cli_jnum(base, "id", 0),
-		bb_cli_jstr(base, "name", ""), bb_cli_jstr(base, "state", "?"),
-		bb_cli_jstr(base, "target", "?"));
-	for (size_t j = 1; j < arr_len(jobs); j++) {
+	for (size_t j = 0; j < arr_len(jobs); j++) {
 		struct json_object *o = json_object_array_get_idx(jobs, j);
+		double side = bb_cli_jnum(o, "side", 0);
+		double prev = j ? bb_cli_jnum(json_object_array_get_idx(jobs, j - 1),
+					      "side", 0) : -1;
 
-		fprintf(f, "%s job %.0f \"%s\" (%s, %s)", j == 1 ? "\n  with" : ",",
+		fprintf(f, "%s job %.0f \"%s\" (%s, %s)",
+			side == prev ? "," : !side ? "base" :
+			side == 1 && prev == 0 ? "\n  with" : ";\n  and",
 			bb_cli_jnum(o, "id", 0), bb_cli_jstr(o, "name", ""),
 			bb_cli_jstr(o, "state", "?"), bb_cli_jstr(o, "target", "?"));
 	}
+	(void)base;
 	hib = json_object_get_boolean(bb_cli_jget(doc, "higher_is_better")) ?
 		      "higher is better" : "lower is better";
-	fprintf(f, "\nmetric %s (%s, %s); independent samples (runs of two "
-		   "jobs are not pairs), alpha %.3g, Holm over %.0f "
+	fprintf(f, "\nmetric %s (%s, %s); %s, alpha %.3g, Holm over %.0f "
 		   "comparison(s); no change = TOST within ±%.3g%%\n"
-		   "change: %s; ratio of medians: %s\n",
+		   "unit: %s; each unit: %s\nchange: %s; CI: %s\n",
 		bb_cli_jstr(doc, "metric", "?"), bb_cli_jstr(doc, "unit", ""), hib,
+		strcmp(bb_cli_jstr(doc, "level", "unit"), "run") ?
+			"the job (or boot) as the unit" :
+			"run level (asked for: every run an independent sample)",
 		1 - bb_cli_jnum(doc, "confidence", 0.95),
 		bb_cli_jnum(doc, "family", 0),
 		bb_cli_jnum(doc, "min_effect", 0.01) * 100,
+		bb_cli_jstr(doc, "statistics.unit", "?"),
+		bb_cli_jstr(doc, "statistics.samples", "?"),
 		bb_cli_jstr(doc, "statistics.change", "?"),
-		bb_cli_jstr(doc, "statistics.change_median", "?"));
+		bb_cli_jstr(doc, "statistics.ci", "?"));
 
 	/* the variants compared, in the comparisons' order */
 	for (size_t i = 0; i < arr_len(cmps); i++) {
@@ -311,11 +380,14 @@ void bb_cli_compare_jobs_print(FILE *f, struct json_object *doc)
 	for (size_t i = 0; i < arr_len(cmps); i++) {
 		struct json_object *c = json_object_array_get_idx(cmps, i);
 		const char *err = bb_cli_jstr(c, "error", NULL);
+		char bi[JT_CELL], oi[JT_CELL];
 
-		fprintf(f, "job %.0f %s vs job %.0f %s: %s\n",
-			bb_cli_jnum(c, "job", 0), bb_cli_jstr(c, "variant", "?"),
-			bb_cli_jnum(c, "base_job", 0),
-			bb_cli_jstr(c, "baseline", "?"),
+		ids_text(bi, sizeof(bi), bb_cli_jget(c, "base_jobs"));
+		ids_text(oi, sizeof(oi), bb_cli_jget(c, "jobs"));
+		fprintf(f, "job%s %s %s vs job%s %s %s: %s\n",
+			strchr(oi, ',') ? "s" : "", oi,
+			bb_cli_jstr(c, "variant", "?"), strchr(bi, ',') ? "s" : "",
+			bi, bb_cli_jstr(c, "baseline", "?"),
 			err ? err : bb_cli_jstr(c, "text", "?"));
 	}
 	for (size_t j = 0; j < arr_len(jobs); j++) {

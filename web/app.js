@@ -9,9 +9,11 @@
  *                           spec, host and device; live while it runs
  *   #/history               the workloads (job names) with finished jobs
  *   #/history?name=N        one workload's results over time and kernels
- *   #/compare?base=ID&with=ID[&with=ID...]
- *                           jobs against jobs, variant by variant (from a
- *                           job page's "Compare with…" or History's ticks)
+ *   #/compare?base=ID[,ID...]&with=ID[,ID...][&with=...][&level=run]
+ *                           jobs against jobs, variant by variant, the job
+ *                           (or boot) as the unit; a side is one job or
+ *                           several (from a job page's "Compare with…" or
+ *                           History's ticks)
  *
  * Every text that comes from the API is put in the page with textContent
  * (the el() helper), never as HTML.  Charts: Chart.js from Debian's
@@ -993,6 +995,8 @@
   /* "95% needs 6 pairs" when the interval cannot reach the asked level. */
   function coverageNote(c) {
     if (!c || !c.too_few || !num(c.n_for_confidence)) return null;
+    if (c.method === 'units')
+      return 'an interval needs 2 ' + ((c.units && c.units.kind) || 'job') + 's on a side';
     return String(parseFloat((100 * (c.confidence || 0.95)).toFixed(1))) + '% needs ' + c.n_for_confidence +
       (c.method === 'unpaired' ? ' runs per variant' : ' pairs');
   }
@@ -1672,33 +1676,38 @@
 
   /* ---- compare jobs ------------------------------------------------ */
 
-  /* "#/compare?base=3&with=4&with=5" */
-  function compareHash(base, others) {
+  /* "#/compare?base=3,5&with=4,6": the sides, each a list of job ids */
+  function compareHash(base, others, level) {
     const q = new URLSearchParams();
-    q.set('base', String(base));
-    for (const o of others) q.append('with', String(o));
-    return '#/compare?' + q.toString();
+    q.set('base', [].concat(base).join(','));
+    for (const o of others) q.append('with', [].concat(o).join(','));
+    if (level === 'run') q.set('level', 'run');
+    return '#/compare?' + q.toString().replace(/%2C/g, ',');
   }
 
-  /* The job page's "Compare with…": ids typed, or picked from the
-   * finished jobs of the same name. */
+  /* "#4" or "#4, #6, #8" */
+  const sideLabel = (ids) => (ids || []).map((id) => '#' + id).join(', ');
+
+  /* The job page's "Compare with…": the other side's jobs typed (one, or
+   * several that replicate it), or picked from the finished jobs of the
+   * same name; this job is the base. */
   function compareWithForm(j) {
     const input = el('input', { type: 'text', id: 'compare-with', size: 14, list: 'compare-with-list',
-      placeholder: 'job id(s), e.g. 4, 5', autocomplete: 'off', 'data-testid': 'compare-with-input' });
+      placeholder: 'job id(s), e.g. 4 or 4, 6, 8', autocomplete: 'off', 'data-testid': 'compare-with-input' });
     const list = el('datalist', { id: 'compare-with-list' });
     const msg = el('span', { class: 'warn', 'aria-live': 'polite' });
     const form = el('form', { class: 'compare-with', 'data-testid': 'compare-with-form' },
       el('label', { for: 'compare-with' }, 'Compare with… '), input, list, ' ',
       el('button', { type: 'submit', 'data-testid': 'compare-with-button' }, 'Compare'), ' ', msg,
-      el('span', { class: 'muted' }, ' each variant of those jobs against the same-named variant of this one'));
+      el('span', { class: 'muted' }, ' the other side: one job, or several that replicate it (the job is the unit: one job a side gives no verdict, History compares several a side)'));
     form.addEventListener('submit', (ev) => {
       ev.preventDefault();
       const ids = input.value.split(/[\s,]+/).filter(Boolean);
       if (!ids.length || ids.some((x) => !/^[1-9][0-9]{0,18}$/.test(x))) {
-        setText(msg, 'job ids, e.g. 4 or 4, 5');
+        setText(msg, 'job ids, e.g. 4 or 4, 6, 8');
         return;
       }
-      location.hash = compareHash(j.id, ids);
+      location.hash = compareHash([j.id], [ids]);
     });
     api('/api/v1/history?limit=50&name=' + encodeURIComponent(j.name || '')).then((d) => {
       for (const o of d.jobs || [])
@@ -1709,24 +1718,36 @@
     return form;
   }
 
-  /* History: tick two or more jobs to compare them; the oldest ticked one
-   * is the base. */
+  /* History: tick the jobs of each side (e.g. the base kernel's and the
+   * patched kernel's runs of one workload) to compare them. */
   function compareTicker(jobs) {
     const button = el('button', { type: 'button', disabled: true, 'data-testid': 'compare-ticked' },
-      'Compare ticked jobs');
-    const boxes = jobs.map((j) => el('input', { type: 'checkbox', id: 'tick-' + j.id, value: String(j.id),
-      'data-testid': 'compare-tick' }));
-    const update = () => { button.disabled = boxes.filter((b) => b.checked).length < 2; };
-    boxes.forEach((b) => b.addEventListener('change', update));
+      'Compare the ticked sides');
+    const msg = el('span', { class: 'muted', 'aria-live': 'polite' });
+    const box = (j, side) => el('input', { type: 'checkbox', id: 'tick-' + side + '-' + j.id, value: String(j.id),
+      'data-testid': 'compare-tick-' + side, 'aria-label': '#' + j.id + ' on the ' + side + ' side' });
+    const bases = jobs.map((j) => box(j, 'base'));
+    const others = jobs.map((j) => box(j, 'other'));
+    const ticked = (bs) => bs.filter((b) => b.checked).map((b) => Number(b.value)).sort((a, b) => a - b);
+    const update = () => {
+      const a = ticked(bases), b = ticked(others);
+      const both = a.filter((x) => b.includes(x));
+      button.disabled = !a.length || !b.length || both.length > 0;
+      setText(msg, both.length ? ' #' + both.join(', #') + ' is on both sides' :
+        a.length && b.length && (a.length < 2 || b.length < 2) ?
+          ' one job a side gives no verdict: tick two or more a side for one' : '');
+    };
+    bases.concat(others).forEach((b) => b.addEventListener('change', update));
     button.addEventListener('click', () => {
-      const ids = boxes.filter((b) => b.checked).map((b) => Number(b.value)).sort((a, b) => a - b);
-      if (ids.length >= 2) location.hash = compareHash(ids[0], ids.slice(1));
+      const a = ticked(bases), b = ticked(others);
+      if (a.length && b.length) location.hash = compareHash(a, [b]);
     });
     return section('Compare jobs', { 'data-testid': 'compare-ticker' },
-      el('ul', { class: 'ticks' }, jobs.map((j, i) => el('li', null, boxes[i], ' ',
-        el('label', { for: 'tick-' + j.id }, '#' + j.id + ' · ' + fmtDate(j.finished) + ' · ' +
-          ((j.host && j.host.kernel) || 'kernel ?') + ' · ' + (VERDICT_TEXT[j.verdict] || j.verdict || '—'))))),
-      el('p', { class: 'note' }, button, ' Tick two or more jobs: each variant of the others is compared with the same-named variant of the oldest ticked one (runs of two jobs are independent samples, not pairs).'));
+      el('div', { class: 'table-wrap' }, table(['Base', 'Other', 'Job'], jobs.map((j, i) => [bases[i], others[i],
+        el('label', { for: 'tick-other-' + j.id }, '#' + j.id + ' · ' + fmtDate(j.finished) + ' · ' +
+          ((j.host && j.host.kernel) || 'kernel ?') + ' · ' + (VERDICT_TEXT[j.verdict] || j.verdict || '—'))]),
+      { numeric: false })),
+      el('p', { class: 'note' }, button, msg, ' Tick the jobs of each side: each variant of the other side is compared with the same-named variant of the base side, the job (or boot) as the unit, so that the verdict rests on how much jobs differ, not on the runs within one.'));
   }
 
   function compareView(view, params) {
@@ -1734,12 +1755,12 @@
     const others = params.getAll('with');
     setTitle('Compare jobs');
     if (!base || !others.length)
-      return errorPage(view, 'Nothing to compare', 'A comparison needs a base job and one or more others ' +
-        '(base=ID&with=ID): tick two or more jobs in History, or use "Compare with…" on a job page.', null);
+      return errorPage(view, 'Nothing to compare', 'A comparison needs a base side and one or more others ' +
+        '(base=ID[,ID...]&with=ID[,ID...]): tick the jobs of each side in History, or use "Compare with…" on a job page.', null);
     const q = new URLSearchParams();
     q.set('base', base);
     for (const o of others) q.append('with', o);
-    for (const k of ['variant', 'allow_different_workload']) if (params.get(k)) q.set(k, params.get(k));
+    for (const k of ['variant', 'allow_different_workload', 'level']) if (params.get(k)) q.set(k, params.get(k));
     view.root.append(el('p', { class: 'muted' }, 'Comparing…'));
     (async () => {
       let d;
@@ -1771,55 +1792,68 @@
 
   function renderCompare(view, d, q) {
     const jobs = d.jobs || [];
-    const base = jobs[0] || {};
     const unit = d.unit || '';
     const comps = d.comparisons || [];
-    const jobLabel = (id) => '#' + id;
-    setTitle('Compare ' + jobLabel(base.id) + ' with ' + (d.with || []).map(jobLabel).join(', '));
+    const sides = d.sides || [];
+    const baseIds = d.base_jobs || [];
+    const otherIds = sides.slice(1).map(sideLabel);
+    const runLevel = d.level === 'run';
+    const other = new URLSearchParams(q);
+    if (runLevel) other.delete('level');
+    else other.set('level', 'run');
+    setTitle('Compare ' + sideLabel(baseIds) + ' with ' + otherIds.join('; '));
     view.root.replaceChildren(
       el('div', { class: 'page-head' },
         el('div', null,
           el('p', { class: 'crumbs' }, el('a', { href: '#/history' }, 'History'), ' / ', 'compare'),
-          el('h1', { 'data-testid': 'compare-title' }, 'Job ' + jobLabel(base.id) + ' against ' +
-            (d.with || []).map(jobLabel).join(', ')),
+          el('h1', { 'data-testid': 'compare-title' }, 'Job' + (baseIds.length > 1 ? 's ' : ' ') +
+            sideLabel(baseIds) + ' against ' + otherIds.join('; ')),
           el('p', { class: 'meta' }, ['metric ' + d.metric + (unit ? ' (' + unit + ', ' +
             (d.higher_is_better ? 'higher' : 'lower') + ' is better)' : ''),
+          runLevel ? 'run level (asked for): every run an independent sample' : 'the job (or boot) as the unit',
           'confidence ' + (100 * d.confidence).toFixed(1) + '%', 'no change = TOST within ±' +
             fmtSig(100 * d.min_effect) + '%', 'Holm over ' + d.family + ' comparison' + (d.family === 1 ? '' : 's'),
           d.variant ? 'variant ' + d.variant + ' only' : null].filter(Boolean).join(' · '))),
         el('div', { class: 'badges' }, d.verdict ? verdictBadge(d.verdict) : null)),
       el('p', { class: 'links' }, 'Jobs: ', jobs.flatMap((j, i) => [i ? ' · ' : '',
-        el('a', { href: '#/job/' + j.id }, jobLabel(j.id) + (j.name ? ' ' + j.name : '') + (i ? '' : ' (base)'))]),
-      ' · API: ', el('a', { href: '/api/v1/compare?' + q.toString() }, 'compare')));
+        el('a', { href: '#/job/' + j.id }, '#' + j.id + (j.name ? ' ' + j.name : '') + (j.side ? '' : ' (base)'))]),
+      ' · API: ', el('a', { href: '/api/v1/compare?' + q.toString() }, 'compare'), ' · ',
+      el('a', { href: '#/compare?' + other.toString().replace(/%2C/g, ','), 'data-testid': 'compare-level-link' },
+        runLevel ? 'compare by job (the default)' : 'compare the runs instead (assumes jobs do not differ)')));
 
-    /* the verdict of each job x variant */
+    /* the verdict of each side x variant */
     const lines = comps.map((c) => {
+      const what = sideLabel(c.jobs) + ' ' + c.variant + ' vs ' + sideLabel(c.base_jobs) + ' ' + (c.baseline || c.variant);
       if (c.error)
-        return el('p', { class: 'verdict-line' }, 'job ' + c.job + ' ' + c.variant + ' vs job ' + c.base_job + ' ' +
-          c.baseline + ': ' + c.error);
+        return el('p', { class: 'verdict-line' }, what + ': ' + c.error);
       const v = c.verdict || 'inconclusive';
+      const u = c.units;
       return el('div', { class: 'verdict-line verdict-border-' + v.replace(/[^a-z_]/g, '') },
-        el('p', { class: 'verdict-what', 'data-testid': 'compare-verdict-what' },
-          '#' + c.job + ' ' + c.variant + ' vs #' + c.base_job + ' ' + c.baseline),
+        el('p', { class: 'verdict-what', 'data-testid': 'compare-verdict-what' }, what),
         el('p', { class: 'verdict-text', 'data-testid': 'compare-verdict-text' }, c.text || ''),
         el('p', { class: 'verdict-facts' }, verdictBadge(v), ' ',
-          el('span', null, 'change ' + fmtPct(c.change) + ' (Hodges–Lehmann of the logs)'),
+          el('span', { 'data-testid': 'compare-by' }, u ? 'compared by ' + u.kind + ': ' + u.base + ' + ' + u.other + ' ' +
+            u.kind + 's (' + u.runs_base + ' + ' + u.runs_other + ' runs)' :
+            'compared by run: ' + (c.a ? c.a.n : '?') + ' + ' + (c.b ? c.b.n : '?') + ' runs, assumed independent'),
+          el('span', null, 'change ' + fmtPct(c.change) + (u ? ' (the units\u2019 levels)' : ' (Hodges–Lehmann of the logs)')),
           el('span', null, 'ratio of medians ' + fmtPct(c.change_median)),
-          el('span', { 'data-testid': 'compare-ci-label' }, ciLabel(c) + ' ' + fmtPct(c.ci_lo) + ' .. ' + fmtPct(c.ci_hi)),
+          num(c.ci_lo) ? el('span', { 'data-testid': 'compare-ci-label' }, ciLabel(c) + ' ' + fmtPct(c.ci_lo) + ' .. ' + fmtPct(c.ci_hi)) :
+            el('span', { 'data-testid': 'compare-ci-label', class: 'warn' }, 'no CI: one ' + (u ? u.kind : 'unit') + ' a side'),
           coverageNote(c) ? el('span', { class: 'warn' }, coverageNote(c)) : null,
           el('span', null, 'p = ' + fmtP(c.p_value)),
           c.family > 1 ? el('span', null, 'Holm p = ' + fmtP(c.p_adjusted) + ' of ' + c.family) : null,
           num(c.tost_p) ? el('span', null, 'TOST p = ' + fmtP(c.tost_p)) : null,
-          el('span', null, 'n = ' + (c.a ? c.a.n : '?') + ' + ' + (c.b ? c.b.n : '?') + ' runs'),
+          u && num(u.between_sd) ? el('span', null, 'between-' + u.kind + ' spread ' + fmtSig(100 * u.between_sd) + '%') : null,
           el('span', null, 'run-to-run spread ' + fmtSig(100 * (c.base_spread || 0)) + '% / ' +
             fmtSig(100 * (c.spread || 0)) + '%'),
-          c.boots ? el('span', null, 'boots ' + c.boots.base + ' / ' + c.boots.other) : null));
+          c.boots ? el('span', null, 'boots ' + c.boots.base + ' / ' + c.boots.other) : null),
+        c.assumes ? el('p', { class: 'warn', 'data-testid': 'compare-assumes' }, 'Assumes ' + c.assumes + '.') : null);
     });
     const st = d.statistics || {};
     const warnings = d.warnings || [];
     view.root.append(section('Verdict', { 'data-testid': 'compare-verdict-card' }, ...lines,
-      el('p', { class: 'note' }, 'Independent samples: ' + (st.change || '') + '; ' + (st.ci || '') + '; p: ' +
-        (st.p_value || '') + '.'),
+      el('p', { class: 'note' }, 'Unit: ' + (st.unit || '') + '. Each unit: ' + (st.samples || '') + '. Change: ' +
+        (st.change || '') + '; CI: ' + (st.ci || '') + '; p: ' + (st.p_value || '') + '.'),
       warnings.length ? el('ul', { class: 'warnings', 'aria-label': 'Warnings' }, warnings.map((w) => el('li', null, w))) : null));
 
     /* boots and each side's noise floor */
@@ -1828,7 +1862,7 @@
       el('div', { class: 'table-wrap' }, table(['Job', 'Variant', 'Runs', 'Median', 'Run-to-run spread', 'Boots',
         'Disturbed', 'Failed', 'Warm-ups', 'Host A/A noise floor'],
       jobs.flatMap((j) => Object.entries(j.variants || {}).map(([name, v]) => [
-        el('a', { href: '#/job/' + j.id }, jobLabel(j.id) + (j.role === 'base' ? ' (base)' : '')), name,
+        el('a', { href: '#/job/' + j.id }, '#' + j.id + (j.role === 'base' ? ' (base)' : '')), name,
         String(v.n), fmtMetric(v.median, unit), num(v.spread) ? '±' + fmtSig(100 * v.spread) + '%' : '—',
         String(v.boots), v.disturbed + (v.excluded ? ' (' + v.excluded + ' left out)' : ''), String(v.failed),
         String(v.warmups),
@@ -1842,7 +1876,7 @@
     const ci = { ciChartHolder: el('div', { class: 'chart-box' }), ciNote: el('p', { class: 'note' }) };
     grid.append(section('Change with its confidence interval', { class: 'card span-2' }, ci.ciChartHolder, ci.ciNote));
     renderCiChart(view, ci, { comparisons: comps.filter((c) => !c.error).map((c) => Object.assign({}, c, {
-      variant: '#' + c.job + ' ' + c.variant, baseline: '#' + c.base_job + ' ' + c.baseline })) });
+      variant: sideLabel(c.jobs) + ' ' + c.variant, baseline: sideLabel(c.base_jobs) + ' ' + c.baseline })) });
     const names = [];
     for (const c of comps) if (!names.includes(c.variant)) names.push(c.variant);
     for (const name of names) {

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define JC_MAX_JOBS (1 + BB_JOBCMP_MAX_WITH)
+#define JC_MAX_JOBS BB_JOBCMP_MAX_JOBS
 #define JC_NO_BOOT UINT_MAX
 #define JC_NOT_SET "(not set)"
 #define JC_ABSENT "(absent)"
@@ -40,10 +40,8 @@ struct jc_var {
 	double *vals;
 	int64_t *seqs;
 	unsigned *boot;          /* index in the job's boots, JC_NO_BOOT */
-	size_t n, cap;
+	size_t n, cap;              /* measured runs, in run order */
 	size_t warmups, failed, disturbed, excluded, discarded;
-	size_t runs;                /* measured runs behind vals */
-	bool per_boot;              /* vals: one median per boot */
 	struct json_object *config; /* borrowed: the first used run's */
 	struct json_object *queue;  /* owned: setting -> set of values */
 	struct json_object *meta;   /* owned: boot_id, kernel,
@@ -53,6 +51,7 @@ struct jc_var {
 
 struct jc_job {
 	int64_t id;
+	unsigned side;             /* 0: the base side */
 	struct json_object *doc, *runs, *spec; /* borrowed */
 	const char *metric;
 	bool aa, exclude_disturbed;
@@ -62,12 +61,14 @@ struct jc_job {
 	size_t nboots, boots_cap;
 };
 
-/* One OTHER x variant comparison. */
+/* One comparison: a variant of an OTHER side against the base side's
+ * variant of that name. */
 struct jc_cmp {
-	unsigned job;  /* index in jobs (>= 1) */
-	unsigned ov;   /* variant index in that job */
-	unsigned bv;   /* variant index in the base */
-	int ret;       /* bb_ab_compare's */
+	unsigned side;                /* >= 1 */
+	char name[40];                /* the variant */
+	bool runs;                    /* run-level (asked for) */
+	enum bb_ab_unit_kind kind;    /* else: what the units are */
+	int ret;                      /* bb_ab_compare(_units)'s */
 	struct bb_ab_result r;
 };
 
@@ -345,18 +346,18 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* A sample that spans several boots (a boot job's variant) is one value
- * per boot, its median: runs of one boot share that boot's level, and
- * pooling them would count the boot-to-boot variance as if every run were
- * independent.  The values stay in boot order (first appearance); seqs
- * keep each boot's first run.  A sample of one boot, or with a run whose
- * boot is unknown, stays as it is. */
-static int collapse_boots(struct jc_var *v)
+/* A job's run-level sample of v (the run-level comparison, asked for):
+ * its runs, or one value per boot, the median, when they span several
+ * boots (a boot job's variant: runs of one boot share that boot's level,
+ * and pooling them would count the boot-to-boot variance as if every
+ * run were independent).  Appended to out[*n..]; *per_boot says which. */
+static int run_sample(const struct jc_var *v, double *out, size_t *n,
+		      bool *per_boot)
 {
-	size_t nb = 0, unknown = 0, out = 0;
+	size_t nb = 0, unknown = 0;
 	double *tmp;
 
-	v->runs = v->n;
+	*per_boot = false;
 	for (size_t i = 0; i < v->n; i++) {
 		bool seen = false;
 
@@ -368,8 +369,11 @@ static int collapse_boots(struct jc_var *v)
 			seen = v->boot[k] == v->boot[i];
 		nb += !seen;
 	}
-	if (nb < 2 || unknown)
+	if (nb < 2 || unknown) {
+		memcpy(out + *n, v->vals, v->n * sizeof(*out));
+		*n += v->n;
 		return 0;
+	}
 	tmp = malloc(v->n * sizeof(*tmp));
 	if (!tmp)
 		return -ENOMEM;
@@ -385,14 +389,11 @@ static int collapse_boots(struct jc_var *v)
 			if (v->boot[k] == v->boot[i])
 				tmp[m++] = v->vals[k];
 		qsort(tmp, m, sizeof(*tmp), cmp_double);
-		v->vals[out] = m % 2 ? tmp[m / 2] :
-				       (tmp[m / 2 - 1] + tmp[m / 2]) / 2;
-		v->seqs[out] = v->seqs[i];
-		v->boot[out++] = v->boot[i];
+		out[(*n)++] = m % 2 ? tmp[m / 2] :
+				      (tmp[m / 2 - 1] + tmp[m / 2]) / 2;
 	}
 	free(tmp);
-	v->n = out;
-	v->per_boot = true;
+	*per_boot = true;
 	return 0;
 }
 
@@ -457,11 +458,6 @@ static int job_load(struct jc_job *j, const struct bb_jobcmp_job *in,
 			}
 		}
 		ret = add_run(j, v, run, val);
-		if (ret)
-			return ret;
-	}
-	for (unsigned i = 0; i < j->nv; i++) {
-		ret = collapse_boots(&j->v[i]);
 		if (ret)
 			return ret;
 	}
@@ -551,25 +547,6 @@ static size_t job_boots(const struct jc_job *j, size_t *unknown,
 		}
 	}
 	free(seen);
-	return n;
-}
-
-/* Boots that the two samples share (by boot id). */
-static size_t shared_boots(const struct jc_job *ja, const struct jc_var *a,
-			   const struct jc_job *jb, const struct jc_var *b)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < ja->nboots; i++) {
-		bool in_a = false, in_b = false;
-
-		for (size_t k = 0; k < a->n && !in_a; k++)
-			in_a = a->boot[k] == i;
-		for (size_t k = 0; in_a && k < b->n && !in_b; k++)
-			in_b = b->boot[k] != JC_NO_BOOT &&
-			       !strcmp(jb->boots[b->boot[k]], ja->boots[i]);
-		n += in_a && in_b;
-	}
 	return n;
 }
 
@@ -770,8 +747,10 @@ static void diff_rows_pv(struct jc_diff *d, const char *section,
 /* Every row of what differs (jobcompare.h, "What changed"). */
 static int diff_all(struct jc_diff *d)
 {
+	/* the seed draws the order of the runs, which every job has its
+	 * own of: not a difference between the jobs */
 	static const char *const spec_skip[] = { "name", "target", "workload",
-						 "variants", NULL };
+						 "variants", "seed", NULL };
 	static const char *const id_skip[] = { "id", NULL };
 	static const char *const dev_skip[] = { "id", "device", NULL };
 	struct json_object *flat[JC_MAX_JOBS] = { 0 };
@@ -945,11 +924,8 @@ static struct json_object *var_json(const struct jc_var *v)
 		json_object_array_add(seqs, json_object_new_int64(v->seqs[i]));
 	}
 	json_object_object_add(o, "n", json_object_new_int64((int64_t)v->n));
-	/* "boot": each value is the median of one boot's runs */
-	json_object_object_add(o, "unit",
-			       json_object_new_string(v->per_boot ? "boot" :
-								    "run"));
-	json_object_object_add(o, "runs", json_object_new_int64((int64_t)v->runs));
+	json_object_object_add(o, "unit", json_object_new_string("run"));
+	json_object_object_add(o, "runs", json_object_new_int64((int64_t)v->n));
 	json_object_object_add(o, "values", vals);
 	json_object_object_add(o, "seqs", seqs);
 	json_object_object_add(o, "median",
@@ -982,6 +958,7 @@ static struct json_object *job_json(const struct jc_job *j, bool base,
 	json_object_object_add(o, "id", json_object_new_int64(j->id));
 	json_object_object_add(o, "role",
 			       json_object_new_string(base ? "base" : "with"));
+	json_object_object_add(o, "side", json_object_new_int64(j->side));
 	json_object_object_add(o, "name",
 			       json_object_new_string(jstr(j->doc, "name", "")));
 	json_object_object_add(o, "state", json_object_new_string(state));
@@ -1026,26 +1003,32 @@ static void warn(struct json_object *warnings, const char *fmt, ...)
 	json_object_array_add(warnings, json_object_new_string(msg));
 }
 
-/* What the runs of each side say about their boots. */
+/* What the runs of each side say about their boots, and so about the
+ * unit the comparisons rest on. */
 static struct json_object *boots_json(const struct jc_job *jobs, size_t nj,
 				      const size_t *boots,
-				      const size_t *unknown)
+				      const size_t *unknown,
+				      const struct jc_cmp *cmps, size_t ncmp)
 {
 	struct json_object *o = json_object_new_object();
 	char msg[1024], counts[512];
 	size_t off = 0, nunknown = 0;
-	bool single = true, one_side = false;
+	bool single = true, by_boot = false, by_job = false, by_run = false;
 	const char *id0 = NULL;
 
 	counts[0] = '\0';
+	for (size_t c = 0; c < ncmp; c++) {
+		by_run |= cmps[c].runs;
+		by_boot |= !cmps[c].runs && cmps[c].kind == BB_AB_UNIT_BOOT;
+		by_job |= !cmps[c].runs && cmps[c].kind == BB_AB_UNIT_JOB;
+	}
 	for (size_t j = 0; j < nj; j++) {
 		nunknown += unknown[j];
-		one_side |= boots[j] == 1;
 		if (off < sizeof(counts))
 			off += (size_t)snprintf(counts + off, sizeof(counts) - off,
 						"%sjob %" PRId64 ": %zu%s",
 						j ? ", " : "", jobs[j].id, boots[j],
-						j ? "" : " (base)");
+						jobs[j].side ? "" : " (base)");
 		/* one boot for all: the same id everywhere */
 		for (unsigned v = 0; v < jobs[j].nv; v++)
 			for (size_t k = 0; jobs[j].v[v].used && k < jobs[j].v[v].n;
@@ -1066,134 +1049,280 @@ static struct json_object *boots_json(const struct jc_job *jobs, size_t nj,
 	if (nunknown)
 		off += (size_t)snprintf(msg, sizeof(msg),
 					"%zu run(s) have no boot id (stored "
-					"before biobench recorded it): "
-					"between-boot variance cannot be ruled "
-					"out for them. ",
+					"before biobench recorded it): their "
+					"job is their unit. ",
 					nunknown);
-	if (single)
+	if (by_run)
+		off += (size_t)snprintf(msg + off, sizeof(msg) - off,
+					"Run-level comparison (asked for): the "
+					"runs of the jobs are taken as independent "
+					"draws of one distribution, as if jobs and "
+					"boots did not differ; drift between jobs "
+					"and between-boot variance are not in the "
+					"interval, which is then too narrow for a "
+					"claim about the kernels. %s",
+					single ? "All runs come from one boot: "
+						 "no between-boot variance enters; "
+						 "drift between the jobs does. " :
+						 "");
+	if (off < sizeof(msg) && by_boot)
+		off += (size_t)snprintf(msg + off, sizeof(msg) - off,
+					"The boot is the unit: each boot's runs give "
+					"one level, and the interval rests on how "
+					"much boots differ from one another "
+					"(kernel image and memory layout, device "
+					"and firmware state after each boot), not "
+					"on the runs within a boot. Boots behind "
+					"each job: %s. ",
+					counts);
+	if (off < sizeof(msg) && by_job)
 		snprintf(msg + off, sizeof(msg) - off,
-			 "All runs come from one boot: no between-boot variance "
-			 "enters this comparison. The jobs ran at different "
-			 "times, though: drift between them (other load, "
-			 "thermal and cache state) is not cancelled the way "
-			 "pairs within one job cancel it, and the interval "
-			 "covers only the run-to-run noise within each job.");
-	else if (off < sizeof(msg))
-		snprintf(msg + off, sizeof(msg) - off,
-			 "Runs from different boots carry between-boot variance "
-			 "(kernel image and memory layout, device and firmware "
-			 "state after each boot) that the pairs within one job "
-			 "do not have. Boots behind each side: %s. %s",
-			 counts,
-			 one_side ?
-				 "With one boot on a side that variance cannot be "
-				 "estimated: the interval reflects run-to-run noise "
-				 "only and is too narrow for a claim about the "
-				 "kernels; run each side over several boots to "
-				 "measure it." :
-				 "The runs are pooled, not aggregated per boot: the "
-				 "interval still treats the runs of one boot as "
-				 "independent.");
+			 single ?
+				 "All runs come from one boot: the job is the "
+				 "unit, and the interval rests on how much jobs "
+				 "differ from one another (drift between them: "
+				 "other load, thermal and cache state), which "
+				 "pairs inside one job cancel and runs of two "
+				 "jobs do not." :
+				 "The job is the unit (the sides share boots, or "
+				 "some runs have no boot id): the interval rests "
+				 "on how much jobs differ from one another, "
+				 "between-boot variance included where the jobs' "
+				 "boots differ. Boots behind each job: %s.",
+			 counts);
 	json_object_object_add(o, "single_boot", json_object_new_boolean(single));
 	json_object_object_add(o, "unknown", json_object_new_boolean(nunknown > 0));
 	json_object_object_add(o, "statement", json_object_new_string(msg));
 	return o;
 }
 
-static struct json_object *statistics_json(void)
+static struct json_object *statistics_json(bool runs)
 {
 	struct json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "samples", json_object_new_string(
-		"independent samples: every measured run of a variant in a job "
-		"is one value (warm-ups and runs that did not finish left out; "
-		"disturbed runs left out when the job said exclude_disturbed); "
-		"an A/A job's A and A2 pool"));
-	json_object_object_add(o, "change", json_object_new_string(
-		"exp(s) - 1, s the two-sample Hodges-Lehmann shift of the log "
-		"metric (median of all differences log(other) - log(base))"));
+	if (runs) {
+		json_object_object_add(o, "unit", json_object_new_string("run"));
+		json_object_object_add(o, "samples", json_object_new_string(
+			"run-level (asked for): every measured run of a variant "
+			"in the side's jobs is one value (a job's runs over "
+			"several boots: one median per boot; warm-ups and runs "
+			"that did not finish left out; disturbed runs left out "
+			"when the job said exclude_disturbed); an A/A job's A "
+			"and A2 pool. Assumes the runs are independent draws of "
+			"one distribution: no job-to-job or boot-to-boot "
+			"variance"));
+		json_object_object_add(o, "change", json_object_new_string(
+			"exp(s) - 1, s the two-sample Hodges-Lehmann shift of the "
+			"log metric (median of all differences log(other) - "
+			"log(base))"));
+		json_object_object_add(o, "ci", json_object_new_string(
+			"exact Mann-Whitney interval of the shift (normal "
+			"approximation beyond 30 runs a side), labelled with its "
+			"real coverage"));
+		json_object_object_add(o, "p_value", json_object_new_string(
+			"two-sided Wilcoxon-Mann-Whitney rank-sum test"));
+		json_object_object_add(o, "tost", json_object_new_string(
+			"no change: both one-sided rank-sum tests within "
+			"+-min_effect"));
+	} else {
+		json_object_object_add(o, "unit", json_object_new_string(
+			"the job, or the boot where every run has a boot id and "
+			"the sides share none"));
+		json_object_object_add(o, "samples", json_object_new_string(
+			"each unit's level: the Hodges-Lehmann location of the "
+			"log metric of its measured runs (warm-ups and runs that "
+			"did not finish left out; disturbed runs left out when "
+			"the job said exclude_disturbed; an A/A job's A and A2 "
+			"pool)"));
+		json_object_object_add(o, "change", json_object_new_string(
+			"exp(m_other - m_base) - 1, m the mean of a side's unit "
+			"levels"));
+		json_object_object_add(o, "ci", json_object_new_string(
+			"pooled two-sample t on the unit levels (the unit as a "
+			"random effect), units_base + units_other - 2 degrees of "
+			"freedom; none with one unit a side"));
+		json_object_object_add(o, "p_value", json_object_new_string(
+			"two-sided t test on the unit levels"));
+		json_object_object_add(o, "tost", json_object_new_string(
+			"no change: both one-sided t tests within +-min_effect"));
+	}
 	json_object_object_add(o, "change_median", json_object_new_string(
-		"median(other) / median(base) - 1"));
-	json_object_object_add(o, "ci", json_object_new_string(
-		"exact Mann-Whitney interval of the shift (normal approximation "
-		"beyond 30 runs a side), labelled with its real coverage"));
-	json_object_object_add(o, "p_value", json_object_new_string(
-		"two-sided Wilcoxon-Mann-Whitney rank-sum test"));
-	json_object_object_add(o, "tost", json_object_new_string(
-		"no change: both one-sided rank-sum tests within +-min_effect"));
+		"median(other) / median(base) - 1 (of the units' levels, or of "
+		"the runs in a run-level comparison)"));
 	json_object_object_add(o, "multiple", json_object_new_string(
-		"Holm over every compared job x variant"));
+		"Holm over every compared side x variant"));
 	return o;
 }
 
-static struct json_object *cmp_json(const struct jc_job *jobs,
+/* The ids of side's jobs, "4" or "4, 6, 8". */
+static void side_ids(const struct jc_job *jobs, size_t nj, unsigned side,
+		     char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (size_t j = 0; j < nj && off < len; j++)
+		if (jobs[j].side == side)
+			off += (size_t)snprintf(buf + off, len - off,
+						"%s%" PRId64, off ? ", " : "",
+						jobs[j].id);
+}
+
+static struct json_object *side_ids_json(const struct jc_job *jobs,
+					 size_t nj, unsigned side)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (size_t j = 0; j < nj; j++)
+		if (jobs[j].side == side)
+			json_object_array_add(a, json_object_new_int64(jobs[j].id));
+	return a;
+}
+
+/* The first job of side (its id stands for the side where one id is
+ * expected). */
+static const struct jc_job *side_first(const struct jc_job *jobs, size_t nj,
+				       unsigned side)
+{
+	for (size_t j = 0; j < nj; j++)
+		if (jobs[j].side == side)
+			return &jobs[j];
+	return NULL;
+}
+
+/* The runs of variant name over side's jobs: their log SD, their boots
+ * (distinct by id) and how many runs; ids (may be NULL) collects the
+ * boot ids. */
+static double side_spread(const struct jc_job *jobs, size_t nj, unsigned side,
+			  const char *name, size_t *boots,
+			  struct json_object *ids)
+{
+	struct json_object *set = json_object_new_object();
+	double sum = 0, ss = 0;
+	size_t n = 0;
+
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t j = 0; j < nj; j++) {
+			int vi = jobs[j].side == side ? var_index(&jobs[j], name) : -1;
+			const struct jc_var *v = vi >= 0 ? &jobs[j].v[vi] : NULL;
+
+			for (size_t k = 0; v && k < v->n; k++) {
+				double l = log(v->vals[k]);
+
+				if (!pass) {
+					sum += l;
+					n++;
+					if (v->boot[k] != JC_NO_BOOT)
+						set_add(set, jobs[j].boots[v->boot[k]]);
+				} else {
+					ss += (l - sum / (double)n) * (l - sum / (double)n);
+				}
+			}
+		}
+	*boots = (size_t)json_object_object_length(set);
+	if (ids) {
+		json_object_object_foreach(set, k, x)
+		{
+			(void)x;
+			json_object_array_add(ids, json_object_new_string(k));
+		}
+	}
+	json_object_put(set);
+	return n >= 2 ? sqrt(ss / (double)(n - 1)) : NAN;
+}
+
+static struct json_object *cmp_json(const struct jc_job *jobs, size_t nj,
 				    const struct jc_cmp *c, enum bb_metric m)
 {
-	const struct jc_job *b = &jobs[0], *oj = &jobs[c->job];
-	const struct jc_var *bv = &b->v[c->bv], *ov = &oj->v[c->ov];
-	struct json_object *o, *boots;
-	char an[96], bn[96], text[512];
+	const struct jc_job *b = side_first(jobs, nj, 0);
+	const struct jc_job *oj = side_first(jobs, nj, c->side);
+	struct json_object *o, *boots, *bids, *oids;
+	char an[160], bn[160], ids[128], text[768];
+	size_t nbb, nob, shared = 0;
+	double bs, os;
 
 	if (c->ret) {
 		o = json_object_new_object();
-		json_object_object_add(o, "baseline", json_object_new_string(bv->name));
-		json_object_object_add(o, "variant", json_object_new_string(ov->name));
+		json_object_object_add(o, "baseline", json_object_new_string(c->name));
+		json_object_object_add(o, "variant", json_object_new_string(c->name));
 		json_object_object_add(o, "metric",
 				       json_object_new_string(bb_metric_name(m)));
-		if (c->ret == -EINVAL && (bv->n < 2 || ov->n < 2))
+		side_ids(jobs, nj, c->side, ids, sizeof(ids));
+		if (c->ret == -EINVAL && c->runs)
 			snprintf(text, sizeof(text),
-				 "not compared: %zu measured run(s) of %s in job "
-				 "%" PRId64 " and %zu in job %" PRId64 "; 2 or "
-				 "more are needed on each side",
-				 bv->n, bv->name, b->id, ov->n, oj->id);
+				 "not compared: a run-level comparison needs 2 "
+				 "or more measured runs of %s on each side",
+				 c->name);
+		else if (c->ret == -EINVAL)
+			snprintf(text, sizeof(text),
+				 "not compared: no measured run of %s on one "
+				 "side (jobs %s against the base)",
+				 c->name, ids);
 		else
 			snprintf(text, sizeof(text), "not compared: %s",
 				 c->ret == -E2BIG ? "more than 2048 runs a side" :
 						    strerror(-c->ret));
 		json_object_object_add(o, "error", json_object_new_string(text));
 	} else {
-		o = bb_ab_result_to_json(&c->r, bv->name, ov->name, m);
-		snprintf(an, sizeof(an), "job %" PRId64 " %s", b->id, bv->name);
-		snprintf(bn, sizeof(bn), "job %" PRId64 " %s", oj->id, ov->name);
+		o = bb_ab_result_to_json(&c->r, c->name, c->name, m);
+		side_ids(jobs, nj, 0, ids, sizeof(ids));
+		snprintf(an, sizeof(an), "job%s %s %s", strchr(ids, ',') ? "s" : "",
+			 ids, c->name);
+		side_ids(jobs, nj, c->side, ids, sizeof(ids));
+		snprintf(bn, sizeof(bn), "job%s %s %s", strchr(ids, ',') ? "s" : "",
+			 ids, c->name);
 		if (bb_ab_format_names(&c->r, an, bn, text, sizeof(text)) == 0)
 			json_object_object_add(o, "text",
 					       json_object_new_string(text));
 	}
-	json_object_object_add(o, "base_job", json_object_new_int64(b->id));
-	json_object_object_add(o, "job", json_object_new_int64(oj->id));
-	json_object_object_add(o, "base_spread", jd(expm1(log_sd(bv))));
-	json_object_object_add(o, "spread", jd(expm1(log_sd(ov))));
+	json_object_object_add(o, "base_job", json_object_new_int64(b ? b->id : 0));
+	json_object_object_add(o, "job", json_object_new_int64(oj ? oj->id : 0));
+	json_object_object_add(o, "base_jobs", side_ids_json(jobs, nj, 0));
+	json_object_object_add(o, "jobs", side_ids_json(jobs, nj, c->side));
+	json_object_object_add(o, "side", json_object_new_int64(c->side));
+	json_object_object_add(o, "compared_by", json_object_new_string(
+			       c->runs ? "run" :
+			       c->kind == BB_AB_UNIT_BOOT ? "boot" : "job"));
+	if (c->runs)
+		json_object_object_add(o, "assumes", json_object_new_string(
+			"the runs of the jobs are independent draws of one "
+			"distribution: no job-to-job or boot-to-boot variance "
+			"(asked for with level run; the job, or boot, as the "
+			"unit is the default)"));
+	bids = json_object_new_array();
+	oids = json_object_new_array();
+	bs = side_spread(jobs, nj, 0, c->name, &nbb, bids);
+	os = side_spread(jobs, nj, c->side, c->name, &nob, oids);
+	for (size_t i = 0; i < json_object_array_length(bids); i++)
+		for (size_t k = 0; k < json_object_array_length(oids); k++)
+			shared += !strcmp(json_object_get_string(
+						  json_object_array_get_idx(bids, i)),
+					  json_object_get_string(
+						  json_object_array_get_idx(oids, k)));
+	json_object_put(bids);
+	json_object_put(oids);
+	json_object_object_add(o, "base_spread", jd(expm1(bs)));
+	json_object_object_add(o, "spread", jd(expm1(os)));
 	boots = json_object_new_object();
-	json_object_object_add(boots, "base",
-			       json_object_new_int64((int64_t)var_boots(bv, NULL)));
-	json_object_object_add(boots, "other",
-			       json_object_new_int64((int64_t)var_boots(ov, NULL)));
-	json_object_object_add(boots, "shared",
-			       json_object_new_int64(
-				       (int64_t)shared_boots(b, bv, oj, ov)));
+	json_object_object_add(boots, "base", json_object_new_int64((int64_t)nbb));
+	json_object_object_add(boots, "other", json_object_new_int64((int64_t)nob));
+	json_object_object_add(boots, "shared", json_object_new_int64((int64_t)shared));
 	json_object_object_add(o, "boots", boots);
 	return o;
 }
 
 /* ---- the comparison ----------------------------------------------------- */
 
-/* Pair each OTHER variant with the base's of the same name. */
-static int match(struct jc_job *jobs, size_t nj, const char *only,
-		 struct jc_cmp *cmps, size_t *ncmp, struct json_object *unmatched,
-		 struct bb_jobcmp_error *e)
+/* A comparison per OTHER side x variant name that the base side has too
+ * (every variant of the side's jobs, or only `only`). */
+static int match(struct jc_job *jobs, size_t nj, unsigned nsides,
+		 const char *only, struct jc_cmp *cmps, size_t *ncmp,
+		 struct json_object *unmatched, struct bb_jobcmp_error *e)
 {
-	struct jc_job *b = &jobs[0];
 	char names[512], names2[512];
 
 	*ncmp = 0;
-	if (only && var_index(b, only) < 0) {
-		var_names(b, names, sizeof(names));
-		return jc_err(e, -EINVAL, "invalid_argument", "variant",
-			      "variant: job %" PRId64 " has no variant '%.64s' "
-			      "(it has %s)",
-			      b->id, only, names);
-	}
-	for (size_t j = 1; j < nj; j++) {
+	for (size_t j = 0; j < nj; j++)
 		if (only && var_index(&jobs[j], only) < 0) {
 			var_names(&jobs[j], names, sizeof(names));
 			return jc_err(e, -EINVAL, "invalid_argument", "variant",
@@ -1201,37 +1330,58 @@ static int match(struct jc_job *jobs, size_t nj, const char *only,
 				      "'%.64s' (it has %s)",
 				      jobs[j].id, only, names);
 		}
-		for (unsigned v = 0; v < jobs[j].nv; v++) {
-			int bv = var_index(b, jobs[j].v[v].name);
-
-			if (only && strcmp(only, jobs[j].v[v].name))
+	for (unsigned side = 1; side < nsides; side++)
+		for (size_t j = 0; j < nj; j++) {
+			if (jobs[j].side != side)
 				continue;
-			if (bv < 0) {
-				struct json_object *u = json_object_new_object();
+			for (unsigned v = 0; v < jobs[j].nv; v++) {
+				const char *name = jobs[j].v[v].name;
+				bool in_base = false, done = false;
 
-				json_object_object_add(u, "job",
-						       json_object_new_int64(jobs[j].id));
-				json_object_object_add(u, "variant",
-						       json_object_new_string(
-							       jobs[j].v[v].name));
-				json_object_array_add(unmatched, u);
-				continue;
+				if (only && strcmp(only, name))
+					continue;
+				for (size_t c = 0; c < *ncmp && !done; c++)
+					done = cmps[c].side == side &&
+					       !strcmp(cmps[c].name, name);
+				if (done)
+					continue;
+				for (size_t k = 0; k < nj; k++)
+					in_base |= !jobs[k].side &&
+						   var_index(&jobs[k], name) >= 0;
+				if (!in_base) {
+					struct json_object *u = json_object_new_object();
+
+					json_object_object_add(u, "job",
+							       json_object_new_int64(jobs[j].id));
+					json_object_object_add(u, "variant",
+							       json_object_new_string(name));
+					json_object_array_add(unmatched, u);
+					continue;
+				}
+				cmps[*ncmp] = (struct jc_cmp){ .side = side };
+				snprintf(cmps[*ncmp].name, sizeof(cmps[*ncmp].name),
+					 "%s", name);
+				(*ncmp)++;
+				/* every job of both sides that has it */
+				for (size_t k = 0; k < nj; k++) {
+					int vi = var_index(&jobs[k], name);
+
+					if (vi >= 0 && (!jobs[k].side ||
+							jobs[k].side == side))
+						jobs[k].v[vi].used = true;
+				}
 			}
-			jobs[j].v[v].used = b->v[bv].used = true;
-			cmps[*ncmp] = (struct jc_cmp){ .job = (unsigned)j,
-						       .ov = v,
-						       .bv = (unsigned)bv };
-			(*ncmp)++;
 		}
-	}
 	if (!*ncmp) {
-		var_names(b, names, sizeof(names));
-		var_names(&jobs[1], names2, sizeof(names2));
+		const struct jc_job *o = side_first(jobs, nj, 1);
+
+		var_names(&jobs[0], names, sizeof(names));
+		var_names(o, names2, sizeof(names2));
 		return jc_err(e, -EINVAL, "invalid_argument", "with",
 			      "no variant of job %" PRId64 " (%s) is named like "
 			      "one of job %" PRId64 " (%s): the variants compared "
 			      "are those of the same name",
-			      jobs[1].id, names2, b->id, names);
+			      o->id, names2, jobs[0].id, names);
 	}
 	return 0;
 }
@@ -1253,28 +1403,198 @@ static void params_of(const struct jc_job *b, enum bb_metric m,
 		p->confidence = conf;
 }
 
+/* The units of variant name on side: one per job (kind JOB), or one per
+ * boot id over the side's jobs (BOOT); values copied into *store. */
+struct jc_units {
+	struct bb_ab_unit u[BB_AB_MAX_N];
+	size_t n;
+	double *store;
+};
+
+static int side_units(const struct jc_job *jobs, size_t nj, unsigned side,
+		      const char *name, enum bb_ab_unit_kind kind,
+		      struct jc_units *out)
+{
+	size_t total = 0, pos = 0;
+	struct json_object *ids = NULL;
+
+	out->n = 0;
+	out->store = NULL;
+	for (size_t j = 0; j < nj; j++) {
+		int vi = jobs[j].side == side ? var_index(&jobs[j], name) : -1;
+
+		if (vi < 0 || !jobs[j].v[vi].n)
+			continue;
+		if (kind == BB_AB_UNIT_JOB) {
+			if (out->n == BB_AB_MAX_N)
+				return -E2BIG;
+			out->u[out->n++] = (struct bb_ab_unit){
+				jobs[j].v[vi].vals, jobs[j].v[vi].n };
+		}
+		total += jobs[j].v[vi].n;
+	}
+	if (kind == BB_AB_UNIT_JOB)
+		return 0;
+	/* by boot: the ids in order of first appearance, then their runs */
+	out->store = malloc((total ? total : 1) * sizeof(double));
+	ids = json_object_new_object();
+	if (!out->store || !ids) {
+		json_object_put(ids);
+		return -ENOMEM;
+	}
+	for (size_t j = 0; j < nj; j++) {
+		int vi = jobs[j].side == side ? var_index(&jobs[j], name) : -1;
+
+		for (size_t k = 0; vi >= 0 && k < jobs[j].v[vi].n; k++)
+			set_add(ids, jobs[j].boots[jobs[j].v[vi].boot[k]]);
+	}
+	json_object_object_foreach(ids, id, x)
+	{
+		size_t first = pos;
+
+		(void)x;
+		for (size_t j = 0; j < nj; j++) {
+			int vi = jobs[j].side == side ? var_index(&jobs[j], name) : -1;
+			const struct jc_var *v = vi >= 0 ? &jobs[j].v[vi] : NULL;
+
+			for (size_t k = 0; v && k < v->n; k++)
+				if (!strcmp(jobs[j].boots[v->boot[k]], id))
+					out->store[pos++] = v->vals[k];
+		}
+		if (out->n == BB_AB_MAX_N) {
+			json_object_put(ids);
+			return -E2BIG;
+		}
+		out->u[out->n++] = (struct bb_ab_unit){ out->store + first,
+						       pos - first };
+	}
+	json_object_put(ids);
+	return 0;
+}
+
+/* The unit of a comparison: the boot where every run of both sides has a
+ * boot id and no boot id is on both sides (then each side's boots are
+ * its replicates: a job of one boot is that boot, several jobs in one
+ * boot are one unit), else the job. */
+static enum bb_ab_unit_kind unit_of(const struct jc_job *jobs, size_t nj,
+				    const struct jc_cmp *c)
+{
+	struct json_object *base = json_object_new_object();
+	enum bb_ab_unit_kind kind = BB_AB_UNIT_BOOT;
+
+	if (!base)
+		return BB_AB_UNIT_JOB;
+	for (int pass = 0; pass < 2 && kind == BB_AB_UNIT_BOOT; pass++)
+		for (size_t j = 0; j < nj && kind == BB_AB_UNIT_BOOT; j++) {
+			unsigned want = pass ? c->side : 0;
+			int vi = jobs[j].side == want ? var_index(&jobs[j], c->name) : -1;
+			const struct jc_var *v = vi >= 0 ? &jobs[j].v[vi] : NULL;
+
+			for (size_t k = 0; v && k < v->n; k++) {
+				const char *id;
+
+				if (v->boot[k] == JC_NO_BOOT) {
+					kind = BB_AB_UNIT_JOB;
+					break;
+				}
+				id = jobs[j].boots[v->boot[k]];
+				if (!pass) {
+					set_add(base, id);
+				} else if (json_object_object_get_ex(base, id, NULL)) {
+					kind = BB_AB_UNIT_JOB; /* a shared boot */
+					break;
+				}
+			}
+		}
+	json_object_put(base);
+	return kind;
+}
+
+/* A run-level comparison (asked for): each side's runs pooled. */
+static int compare_runs(const struct jc_job *jobs, size_t nj,
+			struct jc_cmp *c, const struct bb_ab_params *p)
+{
+	double *x[2] = { NULL, NULL };
+	size_t n[2] = { 0, 0 }, cap[2] = { 0, 0 };
+	int ret = 0;
+
+	for (int s = 0; s < 2; s++) {
+		unsigned side = s ? c->side : 0;
+
+		for (size_t j = 0; j < nj; j++) {
+			int vi = jobs[j].side == side ? var_index(&jobs[j], c->name) : -1;
+
+			cap[s] += vi >= 0 ? jobs[j].v[vi].n : 0;
+		}
+		x[s] = malloc((cap[s] ? cap[s] : 1) * sizeof(double));
+		if (!x[s]) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		for (size_t j = 0; j < nj && !ret; j++) {
+			int vi = jobs[j].side == side ? var_index(&jobs[j], c->name) : -1;
+			bool per_boot;
+
+			if (vi >= 0)
+				ret = run_sample(&jobs[j].v[vi], x[s], &n[s],
+						 &per_boot);
+		}
+	}
+	if (!ret)
+		ret = bb_ab_compare(x[0], n[0], x[1], n[1], p, &c->r);
+out:
+	free(x[0]);
+	free(x[1]);
+	return ret;
+}
+
 /* Every comparison, then Holm over those that could be made; *worst
  * their verdict (bb_ab_verdict_worst), *nf how many were made.  0 or
  * -ENOMEM. */
-static int compare_all(const struct jc_job *jobs, struct jc_cmp *cmps,
-		       size_t ncmp, const struct bb_ab_params *p, size_t *nf,
+static int compare_all(const struct jc_job *jobs, size_t nj,
+		       struct jc_cmp *cmps, size_t ncmp, bool runs,
+		       const struct bb_ab_params *p, size_t *nf,
 		       enum bb_ab_verdict *worst)
 {
-	struct bb_ab_result *fam[JC_MAX_JOBS * BB_JOB_MAX_VARIANTS];
-	enum bb_ab_verdict verdicts[JC_MAX_JOBS * BB_JOB_MAX_VARIANTS];
+	struct bb_ab_result **fam = calloc(ncmp ? ncmp : 1, sizeof(*fam));
+	enum bb_ab_verdict *verdicts = calloc(ncmp ? ncmp : 1, sizeof(*verdicts));
+	struct jc_units *ua = malloc(sizeof(*ua)), *ub = malloc(sizeof(*ub));
 	size_t nfailed = 0;
+	int ret = 0;
 
 	*nf = 0;
+	if (!fam || !verdicts || !ua || !ub) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	for (size_t c = 0; c < ncmp; c++) {
-		const struct jc_var *bv = &jobs[0].v[cmps[c].bv];
-		const struct jc_var *ov = &jobs[cmps[c].job].v[cmps[c].ov];
+		struct jc_cmp *cm = &cmps[c];
 
-		cmps[c].ret = bb_ab_compare(bv->vals, bv->n, ov->vals, ov->n, p,
-					    &cmps[c].r);
-		if (cmps[c].ret == -ENOMEM)
-			return -ENOMEM;
-		if (!cmps[c].ret)
-			fam[(*nf)++] = &cmps[c].r;
+		cm->runs = runs;
+		if (runs) {
+			cm->ret = compare_runs(jobs, nj, cm, p);
+		} else {
+			struct bb_ab_params up = *p;
+
+			cm->kind = unit_of(jobs, nj, cm);
+			up.unit = cm->kind;
+			cm->ret = side_units(jobs, nj, 0, cm->name, cm->kind, ua);
+			if (!cm->ret)
+				cm->ret = side_units(jobs, nj, cm->side, cm->name,
+						     cm->kind, ub);
+			if (!cm->ret)
+				cm->ret = bb_ab_compare_units(ua->u, ua->n, ub->u,
+							      ub->n, &up, &cm->r);
+			free(ua->store);
+			free(ub->store);
+			ua->store = ub->store = NULL;
+		}
+		if (cm->ret == -ENOMEM) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		if (!cm->ret)
+			fam[(*nf)++] = &cm->r;
 		else
 			nfailed++;
 	}
@@ -1282,7 +1602,12 @@ static int compare_all(const struct jc_job *jobs, struct jc_cmp *cmps,
 	for (size_t i = 0; i < *nf; i++)
 		verdicts[i] = fam[i]->verdict;
 	*worst = bb_ab_verdict_worst(verdicts, *nf, nfailed);
-	return 0;
+out:
+	free(fam);
+	free(verdicts);
+	free(ua);
+	free(ub);
+	return ret;
 }
 
 /* {"fields","allowed","differs"} */
@@ -1301,6 +1626,7 @@ static struct json_object *workload_json(const struct jc_diff *d, bool allowed)
 
 /* What may spoil the comparison. */
 static struct json_object *warnings_json(const struct jc_job *jobs, size_t nj,
+					 unsigned nsides, bool runs,
 					 const struct jc_diff *d,
 					 struct json_object *unmatched,
 					 const struct bb_ab_params *p)
@@ -1329,11 +1655,12 @@ static struct json_object *warnings_json(const struct jc_job *jobs, size_t nj,
 					       "%s belong to a boot that was "
 					       "interrupted and redone: left out",
 				     jobs[j].id, x->discarded, x->name);
-			if (x->per_boot)
+			if (runs && var_boots(x, NULL) >= 2)
 				warn(warnings, "job %" PRId64 ": %s's %zu runs "
 					       "span %zu boots: each boot's median "
-					       "is one value of the sample",
-				     jobs[j].id, x->name, x->runs, x->n);
+					       "is one value of the run-level "
+					       "sample",
+				     jobs[j].id, x->name, x->n, var_boots(x, NULL));
 			if (x->disturbed)
 				warn(warnings, "job %" PRId64 ": %zu measured "
 					       "run(s) of %s disturbed (other load "
@@ -1363,9 +1690,60 @@ static struct json_object *warnings_json(const struct jc_job *jobs, size_t nj,
 	for (size_t i = 0; i < json_object_array_length(unmatched); i++) {
 		struct json_object *u = json_object_array_get_idx(unmatched, i);
 
+		char ids[128];
+
+		side_ids(jobs, nj, 0, ids, sizeof(ids));
 		warn(warnings, "job %.0f's variant %s has no variant of that "
-			       "name in job %" PRId64 ": not compared",
-		     jnum(u, "job", 0), jstr(u, "variant", "?"), jobs[0].id);
+			       "name in job%s %s: not compared",
+		     jnum(u, "job", 0), jstr(u, "variant", "?"),
+		     strchr(ids, ',') ? "s" : "", ids);
+	}
+	if (runs)
+		warn(warnings, "run-level comparison (asked for): it assumes "
+			       "the jobs' runs are independent draws of one "
+			       "distribution, with no job-to-job or boot-to-boot "
+			       "variance; on a noisy host two runs of the same "
+			       "job are called different far more often than "
+			       "the stated error rate (the default compares "
+			       "jobs, or boots, as the unit)");
+	/* one side's jobs all ran before another's: drift between the two
+	 * periods is a difference of the sides */
+	for (unsigned sd = 1; !runs && sd < nsides; sd++) {
+		const char *b_first = NULL, *b_last = NULL;
+		const char *o_first = NULL, *o_last = NULL;
+		size_t nb = 0, no = 0;
+		bool known = true;
+		char bids[128], oids[128];
+
+		for (size_t j = 0; j < nj; j++) {
+			const char *st = jstr(jobs[j].doc, "started", NULL);
+			const char *fi = jstr(jobs[j].doc, "finished", st);
+			const char **f, **l;
+
+			if (jobs[j].side && jobs[j].side != sd)
+				continue;
+			if (!st || !fi) {
+				known = false;
+				break;
+			}
+			f = jobs[j].side ? &o_first : &b_first;
+			l = jobs[j].side ? &o_last : &b_last;
+			if (!*f || strcmp(st, *f) < 0)
+				*f = st;
+			if (!*l || strcmp(fi, *l) > 0)
+				*l = fi;
+			*(jobs[j].side ? &no : &nb) += 1;
+		}
+		if (!known || nb < 2 || no < 2 || !b_last || !o_last ||
+		    !(strcmp(b_last, o_first) <= 0 || strcmp(o_last, b_first) <= 0))
+			continue;
+		side_ids(jobs, nj, 0, bids, sizeof(bids));
+		side_ids(jobs, nj, sd, oids, sizeof(oids));
+		warn(warnings, "jobs %s all ran %s jobs %s: a drift of the host "
+			       "between the two periods counts as a difference of "
+			       "the sides; alternate them (one job of each side in "
+			       "turn) so that drift falls on both",
+		     bids, strcmp(b_last, o_first) <= 0 ? "before" : "after", oids);
 	}
 	for (size_t j = 1; j < nj; j++)
 		if (fabs(jnum(jobs[j].spec, "min_effect", 1) - 100 * p->min_effect) > 1e-9 ||
@@ -1377,22 +1755,33 @@ static struct json_object *warnings_json(const struct jc_job *jobs, size_t nj,
 	return warnings;
 }
 
-/* Load the jobs; one metric for all (a ratio of IOPS to latencies means
- * nothing).  *nj: the jobs loaded (to free). */
+/* Load the jobs of every side (base first), each with its side; one
+ * metric for all (a ratio of IOPS to latencies means nothing), and no
+ * job twice.  *nj: the jobs loaded (to free). */
 static int load_all(struct jc_job *jobs, size_t *nj,
-		    const struct bb_jobcmp_job *base,
-		    const struct bb_jobcmp_job *with, size_t nwith,
+		    const struct bb_jobcmp_side *sides, size_t nsides,
 		    enum bb_metric *m, struct bb_jobcmp_error *e)
 {
 	int ret;
 
 	*nj = 0;
-	for (size_t j = 0; j <= nwith; j++) {
-		ret = job_load(&jobs[j], j ? &with[j - 1] : base, e);
-		*nj = j + 1;
-		if (ret)
-			return ret;
-	}
+	for (size_t sd = 0; sd < nsides; sd++)
+		for (size_t k = 0; k < sides[sd].n; k++) {
+			ret = job_load(&jobs[*nj], &sides[sd].jobs[k], e);
+			jobs[*nj].side = (unsigned)sd;
+			(*nj)++;
+			if (ret)
+				return ret;
+			for (size_t j = 0; j + 1 < *nj; j++)
+				if (jobs[j].id == jobs[*nj - 1].id)
+					return jc_err(e, -EINVAL,
+						      "invalid_argument",
+						      sd ? "with" : "base",
+						      "job %" PRId64 " is given "
+						      "twice: a job is on one "
+						      "side, once",
+						      jobs[j].id);
+		}
 	if (bb_metric_from_name(jobs[0].metric, m))
 		return jc_err(e, -EINVAL, "invalid_argument", "metric",
 			      "job %" PRId64 ": unknown metric '%.32s'",
@@ -1419,7 +1808,7 @@ static int check_data(const struct jc_job *jobs, size_t nj,
 			n += jobs[j].v[v].used ? jobs[j].v[v].n : 0;
 		if (!n)
 			return jc_err(e, -ENODATA, "no_comparison",
-				      j ? "with" : "base",
+				      jobs[j].side ? "with" : "base",
 				      "job %" PRId64 " (%s) has no measured run "
 				      "of the variants compared",
 				      jobs[j].id, jstr(jobs[j].doc, "state", "?"));
@@ -1427,20 +1816,22 @@ static int check_data(const struct jc_job *jobs, size_t nj,
 	return 0;
 }
 
-int bb_jobcmp(const struct bb_jobcmp_job *base,
-	      const struct bb_jobcmp_job *with, size_t nwith,
-	      const struct bb_jobcmp_opts *opts, struct json_object **out,
-	      struct bb_jobcmp_error *e)
+int bb_jobcmp_sides(const struct bb_jobcmp_side *base,
+		    const struct bb_jobcmp_side *with, size_t nwith,
+		    const struct bb_jobcmp_opts *opts, struct json_object **out,
+		    struct bb_jobcmp_error *e)
 {
-	struct jc_job jobs[JC_MAX_JOBS];
+	struct bb_jobcmp_side sides[1 + BB_JOBCMP_MAX_WITH];
+	struct jc_job *jobs = NULL;
 	struct jc_cmp *cmps = NULL;
 	struct json_object *doc = NULL, *unmatched = NULL, *arr;
 	struct jc_diff d = { 0 };
 	struct bb_ab_params p;
 	enum bb_ab_verdict worst = BB_AB_INCONCLUSIVE;
-	size_t nj = 0, ncmp = 0, nf = 0;
+	size_t nj = 0, ncmp = 0, nf = 0, total = 0;
 	size_t boots[JC_MAX_JOBS], unknown[JC_MAX_JOBS];
 	bool allow = opts && opts->allow_different_workload;
+	bool runs = opts && opts->level == BB_JOBCMP_LEVEL_RUN;
 	enum bb_metric m = BB_METRIC_IOPS;
 	int ret;
 
@@ -1448,12 +1839,30 @@ int bb_jobcmp(const struct bb_jobcmp_job *base,
 		memset(e, 0, sizeof(*e));
 	if (out)
 		*out = NULL;
-	memset(jobs, 0, sizeof(jobs));
 	if (!base || !with || !out || !nwith || nwith > BB_JOBCMP_MAX_WITH)
 		return jc_err(e, -EINVAL, "invalid_argument", "with",
-			      "with: 1 to %d jobs to compare with the base",
+			      "with: 1 to %d jobs (or sides of jobs) to compare "
+			      "with the base",
 			      BB_JOBCMP_MAX_WITH);
-	ret = load_all(jobs, &nj, base, with, nwith, &m, e);
+	sides[0] = *base;
+	for (size_t i = 0; i <= nwith; i++) {
+		if (i)
+			sides[i] = with[i - 1];
+		if (!sides[i].jobs || !sides[i].n)
+			return jc_err(e, -EINVAL, "invalid_argument",
+				      i ? "with" : "base",
+				      "%s: a side without jobs",
+				      i ? "with" : "base");
+		total += sides[i].n;
+	}
+	if (total > JC_MAX_JOBS)
+		return jc_err(e, -EINVAL, "invalid_argument", "with",
+			      "at most %d jobs in one comparison (%zu given)",
+			      JC_MAX_JOBS, total);
+	jobs = calloc(total, sizeof(*jobs));
+	if (!jobs)
+		return jc_err(e, -ENOMEM, "internal", NULL, "out of memory");
+	ret = load_all(jobs, &nj, sides, nwith + 1, &m, e);
 	if (ret)
 		goto out;
 	cmps = calloc(nj * BB_JOB_MAX_VARIANTS, sizeof(*cmps));
@@ -1466,8 +1875,8 @@ int bb_jobcmp(const struct bb_jobcmp_job *base,
 		ret = -ENOMEM;
 		goto out;
 	}
-	ret = match(jobs, nj, opts ? opts->variant : NULL, cmps, &ncmp,
-		    unmatched, e);
+	ret = match(jobs, nj, (unsigned)nwith + 1, opts ? opts->variant : NULL,
+		    cmps, &ncmp, unmatched, e);
 	if (!ret)
 		ret = check_data(jobs, nj, e);
 	if (!ret)
@@ -1479,7 +1888,7 @@ int bb_jobcmp(const struct bb_jobcmp_job *base,
 		goto out;
 	}
 	params_of(&jobs[0], m, &p);
-	ret = compare_all(jobs, cmps, ncmp, &p, &nf, &worst);
+	ret = compare_all(jobs, nj, cmps, ncmp, runs, &p, &nf, &worst);
 	if (ret)
 		goto out;
 
@@ -1489,10 +1898,18 @@ int bb_jobcmp(const struct bb_jobcmp_job *base,
 		goto out;
 	}
 	json_object_object_add(doc, "base", json_object_new_int64(jobs[0].id));
+	json_object_object_add(doc, "base_jobs", side_ids_json(jobs, nj, 0));
 	arr = json_object_new_array();
-	for (size_t j = 1; j < nj; j++)
-		json_object_array_add(arr, json_object_new_int64(jobs[j].id));
+	for (size_t j = 0; j < nj; j++)
+		if (jobs[j].side)
+			json_object_array_add(arr, json_object_new_int64(jobs[j].id));
 	json_object_object_add(doc, "with", arr);
+	arr = json_object_new_array();
+	for (unsigned sd = 0; sd <= nwith; sd++)
+		json_object_array_add(arr, side_ids_json(jobs, nj, sd));
+	json_object_object_add(doc, "sides", arr);
+	json_object_object_add(doc, "level",
+			       json_object_new_string(runs ? "run" : "unit"));
 	json_object_object_add(doc, "variant",
 			       opts && opts->variant ?
 				       json_object_new_string(opts->variant) :
@@ -1511,25 +1928,27 @@ int bb_jobcmp(const struct bb_jobcmp_job *base,
 			       json_object_new_string(
 				       bb_ab_multiple_name(BB_AB_MULTIPLE_HOLM)));
 	json_object_object_add(doc, "family", json_object_new_int64((int64_t)nf));
-	json_object_object_add(doc, "statistics", statistics_json());
+	json_object_object_add(doc, "statistics", statistics_json(runs));
 	json_object_object_add(doc, "verdict",
 			       nf ? json_object_new_string(bb_ab_verdict_name(worst)) :
 				    NULL);
 	arr = json_object_new_array();
 	for (size_t j = 0; j < nj; j++)
-		json_object_array_add(arr, job_json(&jobs[j], !j, &boots[j],
-						    &unknown[j]));
+		json_object_array_add(arr, job_json(&jobs[j], !jobs[j].side,
+						    &boots[j], &unknown[j]));
 	json_object_object_add(doc, "jobs", arr);
 	arr = json_object_new_array();
 	for (size_t c = 0; c < ncmp; c++)
-		json_object_array_add(arr, cmp_json(jobs, &cmps[c], m));
+		json_object_array_add(arr, cmp_json(jobs, nj, &cmps[c], m));
 	json_object_object_add(doc, "comparisons", arr);
 	json_object_object_add(doc, "unmatched", json_object_get(unmatched));
-	json_object_object_add(doc, "boots", boots_json(jobs, nj, boots, unknown));
+	json_object_object_add(doc, "boots",
+			       boots_json(jobs, nj, boots, unknown, cmps, ncmp));
 	json_object_object_add(doc, "workload", workload_json(&d, allow));
 	json_object_object_add(doc, "diff", json_object_get(d.rows));
 	json_object_object_add(doc, "warnings",
-			       warnings_json(jobs, nj, &d, unmatched, &p));
+			       warnings_json(jobs, nj, (unsigned)nwith + 1, runs,
+					     &d, unmatched, &p));
 	*out = doc;
 	doc = NULL;
 	ret = 0;
@@ -1541,7 +1960,23 @@ out:
 	free(cmps);
 	for (size_t j = 0; j < nj; j++)
 		job_free(&jobs[j]);
+	free(jobs);
 	if (ret == -ENOMEM)
 		jc_err(e, -ENOMEM, "internal", NULL, "out of memory");
 	return ret;
+}
+
+int bb_jobcmp(const struct bb_jobcmp_job *base,
+	      const struct bb_jobcmp_job *with, size_t nwith,
+	      const struct bb_jobcmp_opts *opts, struct json_object **out,
+	      struct bb_jobcmp_error *e)
+{
+	struct bb_jobcmp_side b = { base, 1 }, w[BB_JOBCMP_MAX_WITH];
+
+	if (!base || !with || !nwith || nwith > BB_JOBCMP_MAX_WITH)
+		return bb_jobcmp_sides(base ? &b : NULL, with ? w : NULL,
+				       nwith, opts, out, e);
+	for (size_t i = 0; i < nwith; i++)
+		w[i] = (struct bb_jobcmp_side){ &with[i], 1 };
+	return bb_jobcmp_sides(&b, w, nwith, opts, out, e);
 }

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* route_compare_jobs.c - GET /api/v1/compare?base=ID&with=ID[&with=ID...]
- * [&variant=NAME][&allow_different_workload=1]: each variant of the
- * other jobs against the same-named variant of the base job, as
- * independent samples, with what differs between the jobs
- * (core/include/biobench/jobcompare.h).  `with` may also list ids
- * separated by commas. */
+/* route_compare_jobs.c - GET /api/v1/compare?base=ID[,ID...]
+ * &with=ID[,ID...][&with=...][&variant=NAME][&allow_different_workload=1]
+ * [&level=unit|run]: each variant of the other sides against the
+ * same-named variant of the base side, the job (or boot) as the unit,
+ * with what differs between the jobs (core/include/biobench/
+ * jobcompare.h).  A side is one job or several, comma-separated, that
+ * replicate it; every `with` is a side of its own. */
 #include "routes.h"
 
 #include <biobench/jobcompare.h>
@@ -26,56 +27,89 @@ static int id_arg(struct bb_http_response *rs, const char *field,
 	return -EINVAL;
 }
 
-/* The ids of every `with` argument (repeated, or comma-separated). */
-static int with_args(const struct bb_route_req *r, struct bb_http_response *rs,
-		     int64_t base, int64_t *ids, size_t *n)
+/* The sides of the comparison: base=ID[,ID...] (one side) and every
+ * with=ID[,ID...] (one side each, repeated): ids[] in side order,
+ * side_n[k] the jobs of side k (0: the base).  A 400 naming the field on
+ * a bad id, a job given twice, too many jobs or sides. */
+static int side_args(const struct bb_route_req *r, struct bb_http_response *rs,
+		     int64_t *ids, size_t *side_n, size_t *nsides)
 {
 	const struct bb_http_request *rq = r->rq;
+	size_t n = 0;
 
-	*n = 0;
-	for (unsigned i = 0; i < rq->nargs && i < BB_HTTP_MAX_ARGS; i++) {
-		const char *s = rq->args[i].value ? rq->args[i].value : "";
+	*nsides = 1;
+	side_n[0] = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (unsigned i = 0; i < rq->nargs && i < BB_HTTP_MAX_ARGS; i++) {
+			const char *key = rq->args[i].key;
+			const char *s = rq->args[i].value ? rq->args[i].value : "";
+			const char *field = pass ? "with" : "base";
 
-		if (!rq->args[i].key || strcmp(rq->args[i].key, "with"))
-			continue;
-		for (;;) {
-			size_t len = strcspn(s, ",");
-			int64_t id;
-
-			if (id_arg(rs, "with", s, len, &id))
-				return -EINVAL;
-			if (*n == BB_JOBCMP_MAX_WITH) {
-				bb_http_error(rs, 400, "invalid_argument", "with",
-					      "with: at most %d jobs to compare "
-					      "with the base",
-					      BB_JOBCMP_MAX_WITH);
-				return -EINVAL;
-			}
-			if (id == base) {
-				bb_http_error(rs, 400, "invalid_argument", "with",
-					      "with: job %" PRId64 " is the base",
-					      id);
+			if (!key || strcmp(key, field))
+				continue;
+			if (!pass && side_n[0]) {
+				bb_http_error(rs, 400, "invalid_argument", "base",
+					      "base: given twice (one base side: "
+					      "base=ID or base=ID,ID,... of the jobs "
+					      "that replicate it)");
 				return -EINVAL;
 			}
-			for (size_t k = 0; k < *n; k++)
-				if (ids[k] == id) {
+			if (pass) {
+				if (*nsides == 1 + BB_JOBCMP_MAX_WITH) {
 					bb_http_error(rs, 400, "invalid_argument",
 						      "with",
-						      "with: job %" PRId64
-						      " is given twice",
-						      id);
+						      "with: at most %d sides to "
+						      "compare with the base",
+						      BB_JOBCMP_MAX_WITH);
 					return -EINVAL;
 				}
-			ids[(*n)++] = id;
-			if (!s[len])
-				break;
-			s += len + 1;
+				side_n[(*nsides)++] = 0;
+			}
+			for (;;) {
+				size_t len = strcspn(s, ",");
+				int64_t id;
+
+				if (id_arg(rs, field, s, len, &id))
+					return -EINVAL;
+				if (n == BB_JOBCMP_MAX_JOBS) {
+					bb_http_error(rs, 400, "invalid_argument",
+						      field,
+						      "%s: at most %d jobs in one "
+						      "comparison", field,
+						      BB_JOBCMP_MAX_JOBS);
+					return -EINVAL;
+				}
+				for (size_t k = 0; k < n; k++)
+					if (ids[k] == id) {
+						bb_http_error(rs, 400,
+							      "invalid_argument",
+							      field,
+							      "%s: job %" PRId64
+							      " is given twice (a "
+							      "job is on one side, "
+							      "once)",
+							      field, id);
+						return -EINVAL;
+					}
+				ids[n++] = id;
+				side_n[pass ? *nsides - 1 : 0]++;
+				if (!s[len])
+					break;
+				s += len + 1;
+			}
 		}
+	if (!side_n[0]) {
+		bb_http_error(rs, 400, "invalid_argument", "base",
+			      "base: missing (the job to compare the others "
+			      "with: base=ID, or base=ID,ID,... for several "
+			      "jobs of one side)");
+		return -EINVAL;
 	}
-	if (!*n) {
+	if (*nsides < 2) {
 		bb_http_error(rs, 400, "invalid_argument", "with",
 			      "with: missing (the job(s) to compare with the "
-			      "base: with=ID, repeated for more)");
+			      "base: with=ID, with=ID,ID,... for several jobs "
+			      "of one side, repeated for more sides)");
 		return -EINVAL;
 	}
 	return 0;
@@ -133,28 +167,26 @@ static void refusal(struct bb_http_response *rs, int status,
 void bb_route_compare_jobs(const struct bb_route_req *r,
 			   struct bb_http_response *rs)
 {
-	const char *base_s = bb_http_arg(r->rq, "base");
 	const char *variant = bb_http_arg(r->rq, "variant");
 	const char *allow = bb_http_arg(r->rq, "allow_different_workload");
-	struct bb_jobcmp_job base = { 0 }, with[BB_JOBCMP_MAX_WITH];
+	const char *level = bb_http_arg(r->rq, "level");
+	struct bb_jobcmp_job jobs[BB_JOBCMP_MAX_JOBS];
+	struct bb_jobcmp_side sides[1 + BB_JOBCMP_MAX_WITH];
 	struct bb_jobcmp_opts opts = { 0 };
 	struct bb_jobcmp_error e;
 	struct json_object *out = NULL;
-	int64_t base_id, ids[BB_JOBCMP_MAX_WITH];
-	size_t n = 0, loaded = 0;
+	int64_t ids[BB_JOBCMP_MAX_JOBS];
+	size_t side_n[1 + BB_JOBCMP_MAX_WITH], nsides = 0, n = 0, loaded = 0;
 	int ret;
 
-	memset(with, 0, sizeof(with));
+	memset(jobs, 0, sizeof(jobs));
 	memset(&e, 0, sizeof(e));
-	if (!base_s) {
-		bb_http_error(rs, 400, "invalid_argument", "base",
-			      "base: missing (the job to compare the others "
-			      "with: base=ID)");
+	if (side_args(r, rs, ids, side_n, &nsides))
 		return;
+	for (size_t k = 0; k < nsides; k++) {
+		sides[k] = (struct bb_jobcmp_side){ jobs + n, side_n[k] };
+		n += side_n[k];
 	}
-	if (id_arg(rs, "base", base_s, strlen(base_s), &base_id) ||
-	    with_args(r, rs, base_id, ids, &n))
-		return;
 	if (variant && *variant) {
 		if (!variant_name_ok(variant)) {
 			bb_http_error(rs, 400, "invalid_argument", "variant",
@@ -178,12 +210,23 @@ void bb_route_compare_jobs(const struct bb_route_req *r,
 			return;
 		}
 	}
-	if (load(r, rs, base_id, &base))
-		goto out;
+	if (level && *level) {
+		if (!strcmp(level, "run")) {
+			opts.level = BB_JOBCMP_LEVEL_RUN;
+		} else if (strcmp(level, "unit")) {
+			bb_http_error(rs, 400, "invalid_argument", "level",
+				      "level: '%.64s' is not one of unit (the "
+				      "job, or boot, as the unit: the default), "
+				      "run (every run an independent sample: "
+				      "assumes jobs and boots do not differ)",
+				      level);
+			return;
+		}
+	}
 	for (loaded = 0; loaded < n; loaded++)
-		if (load(r, rs, ids[loaded], &with[loaded]))
+		if (load(r, rs, ids[loaded], &jobs[loaded]))
 			goto out;
-	ret = bb_jobcmp(&base, with, n, &opts, &out, &e);
+	ret = bb_jobcmp_sides(&sides[0], &sides[1], nsides - 1, &opts, &out, &e);
 	if (ret == -EINVAL)
 		refusal(rs, 400, &e);
 	else if (ret == -ENODATA)
@@ -195,10 +238,8 @@ void bb_route_compare_jobs(const struct bb_route_req *r,
 		bb_http_json(rs, 200, out);
 out:
 	json_object_put(e.fields);
-	json_object_put(base.job);
-	json_object_put(base.runs);
 	for (size_t i = 0; i <= loaded && i < n; i++) {
-		json_object_put(with[i].job);
-		json_object_put(with[i].runs);
+		json_object_put(jobs[i].job);
+		json_object_put(jobs[i].runs);
 	}
 }

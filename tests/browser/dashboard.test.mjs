@@ -550,47 +550,67 @@ await chartDrawn('[data-testid=history-medians]', 'history: medians chart');
 await shot('history-workload');
 
 // ---- compare jobs ----------------------------------------------------------
-// From History: tick the workload's two jobs; the oldest ticked is the base.
+// From History: tick the workload's two jobs, one a side.
 where = 'compare-ticked';
-await check('history: ticking two jobs opens their comparison', async () => {
-  await page.check(`[data-testid=compare-ticker] input[value="${JOB.slow2}"]`);
-  const disabled = await page.$eval('[data-testid=compare-ticked]', (b) => b.disabled);
-  if (!disabled) return 'the button is enabled with one job ticked';
-  await page.check(`[data-testid=compare-ticker] input[value="${JOB.slow1}"]`);
-  await page.click('[data-testid=compare-ticked]');
-  const lo = Math.min(Number(JOB.slow1), Number(JOB.slow2));
-  const hi = Math.max(Number(JOB.slow1), Number(JOB.slow2));
-  await page.waitForFunction((want) => location.hash === want, `#/compare?base=${lo}&with=${hi}`);
-  await page.waitForSelector('[data-testid=compare-verdict-text]');
-  return true;
-});
 {
   const lo = Math.min(Number(JOB.slow1), Number(JOB.slow2));
   const hi = Math.max(Number(JOB.slow1), Number(JOB.slow2));
+  await check('history: ticking a job on each side opens their comparison', async () => {
+    await page.check(`[data-testid=compare-ticker] input[data-testid=compare-tick-base][value="${lo}"]`);
+    const disabled = await page.$eval('[data-testid=compare-ticked]', (b) => b.disabled);
+    if (!disabled) return 'the button is enabled with one side ticked';
+    await page.check(`[data-testid=compare-ticker] input[data-testid=compare-tick-other][value="${lo}"]`);
+    const both = await page.$eval('[data-testid=compare-ticked]', (b) => b.disabled);
+    const note = await text('[data-testid=compare-ticker]');
+    if (!both || !note.includes('on both sides')) return 'a job on both sides is not refused: ' + note.slice(0, 200);
+    await page.uncheck(`[data-testid=compare-ticker] input[data-testid=compare-tick-other][value="${lo}"]`);
+    await page.check(`[data-testid=compare-ticker] input[data-testid=compare-tick-other][value="${hi}"]`);
+    const one = await text('[data-testid=compare-ticker]');
+    if (!one.includes('one job a side gives no verdict')) return 'no note on one job a side: ' + one.slice(0, 200);
+    await page.click('[data-testid=compare-ticked]');
+    await page.waitForFunction((want) => location.hash === want, `#/compare?base=${lo}&with=${hi}`);
+    await page.waitForSelector('[data-testid=compare-verdict-text]');
+    return true;
+  });
   const doc = (await api(`/api/v1/compare?base=${lo}&with=${hi}`)).body;
-  await check('compare: the verdict text of every variant, from the API', async () => {
+  await check('compare: one job a side is no verdict, and the page says why, as the API does', async () => {
     const texts = await page.$$eval('[data-testid=compare-verdict-text]', (ps) => ps.map((p) => p.textContent));
     const want = doc.comparisons.filter((c) => !c.error).map((c) => c.text);
     const what = await page.$$eval('[data-testid=compare-verdict-what]', (ps) => ps.map((p) => p.textContent));
+    const by = await page.$$eval('[data-testid=compare-by]', (ps) => ps.map((p) => p.textContent));
     if (JSON.stringify(what) !== JSON.stringify([`#${hi} A vs #${lo} A`, `#${hi} B vs #${lo} B`]))
       return `labels ${JSON.stringify(what)}`;
+    if (!by.every((t) => t.startsWith('compared by job: 1 + 1 jobs'))) return `compared by ${JSON.stringify(by)}`;
     return (texts.length === 2 && JSON.stringify(texts) === JSON.stringify(want) &&
-      texts.every((t) => new RegExp(`^(inconclusive: |no change: job ${hi} [AB] |job ${hi} [AB] is )`).test(t))) ||
+      texts.every((t) => t.startsWith('inconclusive: one job per side') && t.includes('more jobs each side needed'))) ||
       `page ${JSON.stringify(texts)}, API ${JSON.stringify(want)}`;
   });
-  await check('compare: the CI is labelled with its real coverage', async () => {
+  await check('compare: no CI with one job a side', async () => {
     const t = await text('[data-testid=compare-ci-label]');
-    const want = doc.comparisons[0].ci_label;
-    return (/% CI$/.test(want) && t.startsWith(want + ' ')) || `page "${t}", API "${want}"`;
+    return t.startsWith('no CI: one job a side') || `page "${t}"`;
   });
   await check('compare: the boots statement and each side\'s noise floor', async () => {
     const b = await text('[data-testid=compare-boots]');
     const body = await text('[data-testid=compare-boots-card]');
-    return (b === doc.boots.statement && /boot/.test(b) && body.includes('±')) || b;
+    return (b === doc.boots.statement && /the job is the unit/.test(b) && body.includes('±')) || b;
   });
-  await chartDrawn('[data-testid=ci-chart]', 'compare: change/CI chart');
   await chartDrawn('[data-testid=compare-runs-chart][data-variant=B]', 'compare: runs of B per job');
   await shot('compare-history');
+  // the runs instead, asked for: a verdict the page says what it assumes of
+  const run = (await api(`/api/v1/compare?base=${lo}&with=${hi}&level=run`)).body;
+  await check('compare: "compare the runs instead" shows the run-level verdict and its assumption', async () => {
+    await page.click('[data-testid=compare-level-link]');
+    await page.waitForFunction((want) => location.hash === want, `#/compare?base=${lo}&with=${hi}&level=run`);
+    await page.waitForSelector('[data-testid=compare-assumes]');
+    const texts = await page.$$eval('[data-testid=compare-verdict-text]', (ps) => ps.map((p) => p.textContent));
+    const want = run.comparisons.filter((c) => !c.error).map((c) => c.text);
+    const a = await text('[data-testid=compare-assumes]');
+    const t = await text('[data-testid=compare-ci-label]');
+    return (JSON.stringify(texts) === JSON.stringify(want) && a.includes('no job-to-job or boot-to-boot variance') &&
+      t.startsWith(run.comparisons[0].ci_label + ' ')) || `page ${JSON.stringify(texts)} "${a}" "${t}"`;
+  });
+  await chartDrawn('[data-testid=ci-chart]', 'compare (run level): change/CI chart');
+  await shot('compare-runs');
 }
 
 // From a job page: "Compare with…" another job; what differs is highlighted.

@@ -3,21 +3,18 @@
 # compare_jobs.sh BIOBENCHD BIOBENCH - comparing jobs against a real daemon
 # (issue 17, part 1): GET /api/v1/compare and `biobench compare BASE
 # OTHER...`.
-#   - two A/A jobs on nop, one with inject_ns: "slower" with the right
-#     sign, and "faster" the other way round; the stored runs carry the
-#     boot id of this boot;
-#   - two A/A jobs of the same workload: neither faster nor slower.  Runs
-#     of two jobs are not pairs, and on the shared 2-CPU development host
-#     other tenants' load drifts between two consecutive nop jobs by more
-#     than the runs' own spread: measured there, 9-24 % run-to-run spread,
-#     and between consecutive A/A jobs up to 20 % (once 48 %) in IOPS and
-#     up to 17 % in CPU time per I/O (the tool says so in its boots
-#     statement: its interval covers run-to-run noise only).  So these two
-#     jobs measure cpu_per_io (what a model knob or a kernel changes, and
-#     less moved by sharing the CPU than IOPS) and the base's min_effect
-#     is 50 %, wider than that drift, so that "no change" is decidable
-#     (leaving out the runs the quiescence gate finds disturbed would
-#     leave too few on that host to compare at all);
+#   - the job is the unit: one job a side is never a verdict, whatever
+#     its runs say ("inconclusive: one job per side", with the jobs each
+#     side still needed), also for a known difference (inject_ns);
+#   - three jobs a side (plain and inject_ns 2000, alternating): "slower"
+#     on the between-job spread (n=3+3 jobs), "faster" the other way;
+#   - two A/A jobs against two more of the same workload: neither faster
+#     nor slower.  On the shared 2-CPU development host other tenants'
+#     load drifts between consecutive nop jobs by more than the runs' own
+#     spread (9-24 % run-to-run, up to 20 % between A/A jobs in IOPS), so
+#     these measure cpu_per_io with the base's min_effect at 50 %;
+#   - level=run (asked for): the run-level comparison of the single jobs,
+#     "slower" with the right sign, and every answer says what it assumes;
 #   - a workload that differs (bs) refused with the field named (400, CLI
 #     exit 2), and compared with allow_different_workload;
 #   - on a loop device (root): read_ahead_kb changed by hand between two
@@ -68,11 +65,17 @@ cget() { jget "$TMP/cmp.json" "$1" 2>/dev/null || true; }
 AA='"target":"nop","workload":{"runtime":"200ms"},"repeat":6,"warmup":1,"aa":true'
 plain=$(submit '{"name":"cmp plain",'"$AA"'}')
 slow=$(submit '{"name":"cmp slow",'"$AA"',"variants":{"A":{"inject_ns":2000}}}')
+plain2=$(submit '{"name":"cmp plain",'"$AA"'}')
+slow2=$(submit '{"name":"cmp slow",'"$AA"',"variants":{"A":{"inject_ns":2000}}}')
+plain3=$(submit '{"name":"cmp plain",'"$AA"'}')
+slow3=$(submit '{"name":"cmp slow",'"$AA"',"variants":{"A":{"inject_ns":2000}}}')
 aa1=$(submit '{"name":"cmp cpu",'"$AA"',"metric":"cpu_per_io","min_effect":50}')
 aa2=$(submit '{"name":"cmp cpu",'"$AA"',"metric":"cpu_per_io"}')
+aa3=$(submit '{"name":"cmp cpu",'"$AA"',"metric":"cpu_per_io"}')
+aa4=$(submit '{"name":"cmp cpu",'"$AA"',"metric":"cpu_per_io"}')
 big=$(submit '{"name":"cmp bs",'"$AA"',"workload":{"runtime":"200ms","bs":"8k"}}')
-done_or_fail "$plain" "$slow" "$aa1" "$aa2" "$big"
-pass "5 A/A jobs on nop done: $plain $slow $aa1 $aa2 $big"
+done_or_fail "$plain" "$slow" "$plain2" "$slow2" "$plain3" "$slow3" "$aa1" "$aa2" "$aa3" "$aa4" "$big"
+pass "11 A/A jobs on nop done: $plain $slow $plain2 $slow2 $plain3 $slow3 $aa1 $aa2 $aa3 $aa4 $big"
 
 api GET "/api/v1/jobs/$slow/runs"
 boot=$(cat /proc/sys/kernel/random/boot_id)
@@ -82,35 +85,73 @@ boot=$(cat /proc/sys/kernel/random/boot_id)
   && pass "every stored run has this boot's id ($boot), nop no queue settings" \
   || fail "runs' boot ids: $(api_get '[r["result"].get("boot_id") for r in d["runs"]]')"
 
+# one job a side: no verdict, even for a 95 % slowdown
 compare "base=$plain&with=$slow"
-if [ "$API_STATUS" = 200 ] && [ "$(cget 'd["comparisons"][0]["verdict"]')" = slower ] \
-   && [ "$(cget 'd["verdict"]')" = slower ] \
-   && [ "$(cget 'd["comparisons"][0]["change"] < -0.3 and d["comparisons"][0]["ci_hi"] < 0')" = True ] \
-   && [ "$(cget 'd["jobs"][0]["variants"]["A"]["n"]')" = 12 ] \
-   && [ "$(cget 'd["comparisons"][0]["b"]["n"]')" = 12 ]; then
-  pass "inject_ns 2000 in job $slow: slower, $(cget 'd["comparisons"][0]["text"]')"
+if [ "$API_STATUS" = 200 ] && [ "$(cget 'd["comparisons"][0]["verdict"]')" = inconclusive ] \
+   && [ "$(cget 'd["verdict"]')" = inconclusive ] \
+   && [ "$(cget 'd["level"]')" = unit ] && [ "$(cget 'd["comparisons"][0]["compared_by"]')" = job ] \
+   && [ "$(cget 'd["comparisons"][0]["units"]["base"]')" = 1 ] \
+   && [ "$(cget 'd["comparisons"][0]["more_needed"] >= 1')" = True ] \
+   && cget 'd["comparisons"][0]["text"]' | grep -q "^inconclusive: one job per side" \
+   && cget 'd["comparisons"][0]["text"]' | grep -q "more jobs each side needed" \
+   && [ "$(cget 'd["jobs"][0]["variants"]["A"]["n"]')" = 12 ]; then
+  pass "one job a side (inject_ns 2000 in job $slow): $(cget 'd["comparisons"][0]["text"]' | cut -c1-110)..."
 else
-  fail "slower with the right sign: $(cat "$TMP/cmp.json" | head -c 600)"
+  fail "one job a side: $(head -c 600 "$TMP/cmp.json")"
 fi
 [ "$(cget 'd["boots"]["single_boot"]')" = True ] \
-  && cget 'd["boots"]["statement"]' | grep -q "one boot" \
+  && cget 'd["boots"]["statement"]' | grep -q "one boot: the job is the unit" \
   && pass "one boot behind both sides: $(cget 'd["boots"]["statement"]' | cut -c1-80)..." \
   || fail "boots: $(cget 'd["boots"]')"
 [ "$(cget '[r["values"] for r in d["diff"] if r["key"] == "config.inject_ns"][0]')" = "['0', '2000']" ] \
   && [ "$(cget '[r["differs"] for r in d["diff"] if r["key"] == "config.inject_ns"][0]')" = True ] \
   && pass "the diff names inject_ns (0 vs 2000)" || fail "diff: inject_ns row"
-compare "base=$slow&with=$plain"
+
+# three jobs a side: the between-job spread backs the verdict
+compare "base=$plain,$plain2,$plain3&with=$slow,$slow2,$slow3"
+if [ "$API_STATUS" = 200 ] && [ "$(cget 'd["comparisons"][0]["verdict"]')" = slower ] \
+   && [ "$(cget 'd["comparisons"][0]["change"] < -0.3 and d["comparisons"][0]["ci_hi"] < 0')" = True ] \
+   && [ "$(cget 'd["comparisons"][0]["units"]["base"]')" = 3 ] \
+   && [ "$(cget 'd["comparisons"][0]["units"]["df"]')" = 4.0 ] \
+   && [ "$(cget 'd["sides"]')" = "[[$plain, $plain2, $plain3], [$slow, $slow2, $slow3]]" ] \
+   && cget 'd["comparisons"][0]["text"]' | grep -q "n=3+3 jobs"; then
+  pass "3 jobs a side: slower, $(cget 'd["comparisons"][0]["text"]')"
+else
+  fail "3 jobs a side: $(head -c 800 "$TMP/cmp.json")"
+fi
+compare "base=$slow,$slow2,$slow3&with=$plain,$plain2,$plain3"
 [ "$(cget 'd["comparisons"][0]["verdict"]')" = faster ] \
   && [ "$(cget 'd["comparisons"][0]["ci_lo"] > 0')" = True ] \
   && pass "the other way round: faster" || fail "faster: $(cget 'd["comparisons"][0].get("text")')"
 
-compare "base=$aa1&with=$aa2"
-v=$(cget 'd["comparisons"][0].get("verdict") or d["comparisons"][0]["error"]')
-case $v in
-  no_change|inconclusive)
-    pass "two A/A jobs of one workload: $v ($(cget 'd["comparisons"][0]["text"]'))" ;;
-  *) fail "two A/A jobs called $v: $(cget 'd["comparisons"][0].get("text")')" ;;
-esac
+# A/A: a pair of jobs, and two a side
+for q in "base=$aa1&with=$aa2" "base=$aa1,$aa3&with=$aa2,$aa4"; do
+  compare "$q"
+  v=$(cget 'd["comparisons"][0].get("verdict") or d["comparisons"][0]["error"]')
+  case $v in
+    no_change|inconclusive)
+      pass "A/A jobs of one workload ($q): $v ($(cget 'd["comparisons"][0]["text"]' | cut -c1-100))" ;;
+    *) fail "A/A jobs ($q) called $v: $(cget 'd["comparisons"][0].get("text")')" ;;
+  esac
+done
+
+# run level, asked for: the old comparison, saying what it assumes
+compare "base=$plain&with=$slow&level=run"
+if [ "$API_STATUS" = 200 ] && [ "$(cget 'd["comparisons"][0]["verdict"]')" = slower ] \
+   && [ "$(cget 'd["level"]')" = run ] && [ "$(cget 'd["comparisons"][0]["compared_by"]')" = run ] \
+   && cget 'd["comparisons"][0]["assumes"]' | grep -q "no job-to-job or boot-to-boot variance" \
+   && cget 'd["warnings"]' | grep -q "run-level comparison (asked for)" \
+   && [ "$(cget 'd["comparisons"][0]["b"]["n"]')" = 12 ]; then
+  pass "level=run: slower on the runs, and it says what that assumes"
+else
+  fail "level=run: $(head -c 600 "$TMP/cmp.json")"
+fi
+compare "base=$plain&with=$slow&level=runs"
+[ "$API_STATUS" = 400 ] && [ "$(cget 'd["error"]["field"]')" = level ] \
+  && pass "level=runs: 400 naming level" || fail "level=runs: $API_STATUS"
+compare "base=$plain&with=$slow,$plain"
+[ "$API_STATUS" = 400 ] && cget 'd["error"]["message"]' | grep -q "is given twice" \
+  && pass "a job on both sides: 400" || fail "job twice: $API_STATUS $(cat "$TMP/cmp.json")"
 
 # --- a workload that differs ---------------------------------------------------
 compare "base=$plain&with=$big"
@@ -128,15 +169,29 @@ compare "base=$plain&with=$slow&variant=B"
   && pass "a variant the jobs lack: 400 on variant" || fail "variant=B: $API_STATUS"
 
 # --- the CLI --------------------------------------------------------------------
-rc=0; cli compare "$plain" "$slow" >"$TMP/out" 2>"$TMP/err" || rc=$?
-if [ $rc = 0 ] && grep -q "^job $slow A vs job $plain A: job $slow A is .* slower than job $plain A" "$TMP/out" \
+rc=0; cli compare "$plain,$plain2,$plain3" "$slow,$slow2,$slow3" >"$TMP/out" 2>"$TMP/err" || rc=$?
+if [ $rc = 0 ] && grep -q "^jobs $slow, $slow2, $slow3 A vs jobs $plain, $plain2, $plain3 A: jobs $slow, $slow2, $slow3 A is .* slower than jobs $plain, $plain2, $plain3 A" "$TMP/out" \
    && grep -q "CI (real coverage) .*% CI" "$TMP/out" && grep -q "run-to-run spread" "$TMP/out" \
+   && grep -q "compared by  *job (3+3 jobs, df 4)" "$TMP/out" \
    && grep -q "^\* config.inject_ns" "$TMP/out" && grep -q "^boots: " "$TMP/out" \
    && grep -q "^verdict: slower" "$TMP/out"; then
-  pass "biobench compare $plain $slow: table, verdict line, boots, the diff row marked"
+  pass "biobench compare A,B,C D,E,F: sides, table, verdict line, boots, the diff row marked"
 else
-  fail "biobench compare (exit $rc)"; sed 's/^/    /' "$TMP/out" "$TMP/err" >&2
+  fail "biobench compare sides (exit $rc)"; sed 's/^/    /' "$TMP/out" "$TMP/err" >&2
 fi
+rc=0; cli compare "$plain" "$slow" >"$TMP/out" 2>"$TMP/err" || rc=$?
+[ $rc = 0 ] && grep -q "inconclusive: one job per side" "$TMP/out" \
+  && grep -q "^verdict: inconclusive" "$TMP/out" \
+  && pass "biobench compare of one job a side: inconclusive, and why" \
+  || { fail "compare one a side (exit $rc)"; sed 's/^/    /' "$TMP/out" "$TMP/err" >&2; }
+rc=0; cli compare --run-level "$plain" "$slow" >"$TMP/out" 2>"$TMP/err" || rc=$?
+[ $rc = 0 ] && grep -q "run level (asked for" "$TMP/out" && grep -q "^verdict: slower" "$TMP/out" \
+  && grep -q "run-level comparison (asked for)" "$TMP/out" \
+  && pass "biobench compare --run-level: slower, with what it assumes" \
+  || { fail "compare --run-level (exit $rc)"; sed 's/^/    /' "$TMP/out" "$TMP/err" >&2; }
+rc=0; cli compare "$plain,x" "$slow" >"$TMP/out" 2>"$TMP/err" || rc=$?
+[ $rc = 2 ] && grep -q "'x' is not a job id" "$TMP/err" \
+  && pass "a side with a bad id: usage error" || { fail "bad side id (exit $rc)"; cat "$TMP/err" >&2; }
 rc=0; cli compare "$plain" "$big" >"$TMP/out" 2>"$TMP/err" || rc=$?
 [ $rc = 2 ] && grep -q "workloads differ: bs: 4096 in job $plain, 8192 in job $big" "$TMP/err" \
   && pass "biobench compare with another bs: exit 2, $(head -c 100 "$TMP/err")..." \
@@ -152,7 +207,7 @@ rc=0; cli compare "$plain" >"$TMP/out" 2>"$TMP/err" || rc=$?
 [ $rc = 0 ] && grep -q "^verdict: " "$TMP/out" && pass "compare ID: the job's own comparison, as before" \
   || fail "compare ID (exit $rc)"
 rc=0; cli compare --variant A "$plain" >"$TMP/out" 2>"$TMP/err" || rc=$?
-[ $rc = 2 ] && grep -q -- "--variant needs two or more job ids" "$TMP/err" \
+[ $rc = 2 ] && grep -q -- "--variant needs two or more sides" "$TMP/err" \
   && pass "--variant with one id: usage error" || fail "--variant one id (exit $rc)"
 
 # --- a loop device: a queue setting changed by hand between two jobs ----------

@@ -1012,10 +1012,32 @@ static void test_compare_jobs(void **state)
 	snprintf(url, sizeof(url), "/api/v1/compare?base=%lld&with=%lld",
 		 (long long)a, (long long)b);
 	o = req(f, "GET", url, NULL, 200);
-	assert_string_equal(jstr(o, "verdict"), "slower");
+	/* one job a side: the job is the unit, no verdict from one each */
+	assert_string_equal(jstr(o, "verdict"), "inconclusive");
+	assert_string_equal(jstr(o, "level"), "unit");
+	{
+		struct json_object *c = json_object_array_get_idx(
+			json_object_object_get(o, "comparisons"), 0);
+
+		assert_string_equal(json_object_get_string(
+					    json_object_object_get(c, "compared_by")),
+				    "job");
+	}
 	assert_string_equal(jstr(o, "metric"), "iops");
 	assert_string_equal(jstr(o, "boots.single_boot"), "true");
 	json_object_put(o);
+	/* the run level, asked for: the runs say slower */
+	snprintf(url, sizeof(url), "/api/v1/compare?base=%lld&with=%lld&level=run",
+		 (long long)a, (long long)b);
+	o = req(f, "GET", url, NULL, 200);
+	assert_string_equal(jstr(o, "verdict"), "slower");
+	assert_string_equal(jstr(o, "level"), "run");
+	json_object_put(o);
+	snprintf(url, sizeof(url), "/api/v1/compare?base=%lld&with=%lld&level=boot",
+		 (long long)a, (long long)b);
+	expect_error(f, "GET", url, NULL, 400, "invalid_argument", "level");
+	snprintf(url, sizeof(url), "/api/v1/compare?base=%lld&with=%lld",
+		 (long long)a, (long long)b);
 	json_object_put(req(f, "HEAD", url, NULL, 200));
 	expect_error(f, "POST", url, NULL, 405, "method_not_allowed", NULL);
 	/* arguments */
@@ -1031,8 +1053,19 @@ static void test_compare_jobs(void **state)
 		     "invalid_argument", "with");
 	expect_error(f, "GET", "/api/v1/compare?base=1&with=2&with=2", NULL,
 		     400, "invalid_argument", "with");
+	/* 9 sides besides the base; 33 jobs; the base given twice; a
+	 * job on both sides */
 	expect_error(f, "GET",
-		     "/api/v1/compare?base=1&with=2,3,4,5,6,7,8,9,10", NULL,
+		     "/api/v1/compare?base=1&with=2&with=3&with=4&with=5&with=6"
+		     "&with=7&with=8&with=9&with=10", NULL,
+		     400, "invalid_argument", "with");
+	expect_error(f, "GET",
+		     "/api/v1/compare?base=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,"
+		     "16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33"
+		     "&with=34", NULL, 400, "invalid_argument", "base");
+	expect_error(f, "GET", "/api/v1/compare?base=1&base=2&with=3", NULL,
+		     400, "invalid_argument", "base");
+	expect_error(f, "GET", "/api/v1/compare?base=1,2&with=3,2", NULL,
 		     400, "invalid_argument", "with");
 	snprintf(url, sizeof(url),
 		 "/api/v1/compare?base=%lld&with=%lld&variant=B", (long long)a,

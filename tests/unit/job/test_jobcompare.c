@@ -12,7 +12,13 @@
  *   count    1  1  2  3  5      cumulative 1 2 4 7 12 (of 252)
  * P(U <= 2) = 4/252 = 0.0159 <= 0.025 < P(U <= 3) = 7/252 = 0.0278, so
  * k - 1 = 2, k = 3: the CI is [D_(3), D_(23)] with coverage
- * 1 - 2 * 4/252 = 0.968254 ("96.8% CI"). */
+ * 1 - 2 * 4/252 = 0.968254 ("96.8% CI").  Those are the numbers of the
+ * run-level comparison (asked for: level run).  The default, the job (or
+ * boot) as the unit, is checked against a pooled t by hand: levels
+ * {100, 102, 98} against {105, 107, 103} (each job's runs x/1.01, x,
+ * x*1.01, whose Hodges-Lehmann level is log x): change +5.0013 %, 95 %
+ * CI +0.45336 % .. +9.75514 %, p 0.037656 (python: t 3.0601 at 4 df,
+ * t quantile 2.776445). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -207,7 +213,10 @@ static void assert_row(struct json_object *doc, const char *key,
 
 /* ---- tests ------------------------------------------------------------ */
 
-/* SLOW against the base: the numbers of the data set's comment. */
+static const struct bb_jobcmp_opts run_level = { .level = BB_JOBCMP_LEVEL_RUN };
+
+/* SLOW against the base, run level (asked for): the numbers of the data
+ * set's comment, and what that level assumes. */
 static void test_slower_exact(void **state)
 {
 	struct jdoc b, o;
@@ -219,10 +228,15 @@ static void test_slower_exact(void **state)
 	jdoc_init(&o, 4, "{\"A\":{}}", "\"aa\":true", "boot-2");
 	jdoc_runs(&b, "A", base_a, 5, "boot-1", CONFIG, "128");
 	jdoc_runs(&o, "A", slow_a, 5, "boot-2", CONFIG, "128");
-	assert_int_equal(cmp2(&b, &o, 1, NULL, &doc, &e), 0);
+	assert_int_equal(cmp2(&b, &o, 1, &run_level, &doc, &e), 0);
 	c = jget(doc, "comparisons.0");
 	assert_non_null(c);
 	assert_string_equal(jstr(c, "method"), "unpaired");
+	assert_string_equal(jstr(c, "compared_by"), "run");
+	assert_string_equal(jstr(doc, "level"), "run");
+	assert_non_null(strstr(jstr(c, "assumes"), "no job-to-job or boot-to-boot"));
+	assert_non_null(strstr(json_object_to_json_string(jget(doc, "warnings")),
+			       "run-level comparison (asked for)"));
 	assert_near(jnum(c, "change"), 95.0 / 103 - 1, 1e-12);
 	assert_near(jnum(c, "ci_lo"), 90.0 / 101 - 1, 1e-12);
 	assert_near(jnum(c, "ci_hi"), 95.0 / 99 - 1, 1e-12);
@@ -255,11 +269,7 @@ static void test_slower_exact(void **state)
 	assert_int_equal((int)jnum(c, "boots.shared"), 0);
 	assert_false(json_object_get_boolean(jget(doc, "boots.single_boot")));
 	assert_non_null(strstr(jstr(doc, "boots.statement"),
-			       "between-boot variance"));
-	assert_non_null(strstr(jstr(doc, "boots.statement"),
-			       "job 3: 1 (base), job 4: 1"));
-	assert_non_null(strstr(jstr(doc, "boots.statement"),
-			       "cannot be estimated"));
+			       "between-boot variance are not in the interval"));
 	/* the boot ids differ: that row is highlighted */
 	assert_row(doc, "run.boot_id", NULL, true, "boot-1", "boot-2");
 	/* the workload is the same: no row of it differs */
@@ -267,6 +277,32 @@ static void test_slower_exact(void **state)
 	assert_non_null(c);
 	assert_true(json_object_get_boolean(jget(c, "workload")));
 	assert_false(json_object_get_boolean(jget(c, "differs")));
+	json_object_put(doc);
+
+	/* the default: the boot is the unit (every run has a boot id, the
+	 * sides share none), one a side: no verdict, whatever the runs say */
+	assert_int_equal(cmp2(&b, &o, 1, NULL, &doc, &e), 0);
+	c = jget(doc, "comparisons.0");
+	assert_string_equal(jstr(doc, "level"), "unit");
+	assert_string_equal(jstr(c, "method"), "units");
+	assert_string_equal(jstr(c, "compared_by"), "boot");
+	assert_null(jget(c, "assumes"));
+	assert_string_equal(jstr(c, "verdict"), "inconclusive");
+	assert_string_equal(jstr(doc, "verdict"), "inconclusive");
+	assert_true(json_object_get_boolean(jget(c, "too_few")));
+	assert_int_equal((int)jnum(c, "units.base"), 1);
+	assert_int_equal((int)jnum(c, "units.other"), 1);
+	assert_int_equal((int)jnum(c, "units.runs_base"), 5);
+	assert_true(jnum(c, "more_needed") >= 1);
+	assert_int_equal((int)jnum(c, "units.needed_per_side"),
+			 (int)jnum(c, "more_needed") + 1);
+	assert_null(jget(c, "ci_lo"));
+	print_message("  %s\n", jstr(c, "text"));
+	assert_true(!strncmp(jstr(c, "text"), "inconclusive: one boot per side", 31));
+	assert_non_null(strstr(jstr(c, "text"), "more boots each side needed"));
+	assert_non_null(strstr(jstr(doc, "boots.statement"), "The boot is the unit"));
+	assert_non_null(strstr(jstr(doc, "boots.statement"),
+			       "job 3: 1 (base), job 4: 1"));
 	json_object_put(doc);
 	jdoc_free(&b);
 	jdoc_free(&o);
@@ -294,7 +330,7 @@ static void test_samples(void **state)
 	jdoc_run(&o, "A", 1, "boot-1", CONFIG, "128", false, true, false);
 	/* a variant of the other that the base has not */
 	jdoc_runs(&o, "C", slow_a, 5, "boot-1", CONFIG, "128");
-	assert_int_equal(cmp2(&b, &o, 1, NULL, &doc, &e), 0);
+	assert_int_equal(cmp2(&b, &o, 1, &run_level, &doc, &e), 0);
 	/* base: 5 A + 5 A2 + the disturbed one kept */
 	assert_int_equal((int)jnum(doc, "jobs.0.variants.A.n"), 11);
 	assert_int_equal((int)jnum(doc, "jobs.0.variants.A.warmups"), 2);
@@ -314,6 +350,16 @@ static void test_samples(void **state)
 	assert_int_equal((int)jnum(doc, "comparisons.0.boots.shared"), 1);
 	assert_non_null(strstr(json_object_to_json_string(jget(doc, "warnings")),
 			       "left out (exclude_disturbed)"));
+	json_object_put(doc);
+	/* the default in one boot: the job is the unit, its runs pooled */
+	assert_int_equal(cmp2(&b, &o, 1, NULL, &doc, &e), 0);
+	assert_string_equal(jstr(doc, "comparisons.0.compared_by"), "job");
+	assert_int_equal((int)jnum(doc, "comparisons.0.units.runs_base"), 11);
+	assert_int_equal((int)jnum(doc, "comparisons.0.units.runs_other"), 5);
+	assert_true(!strncmp(jstr(doc, "comparisons.0.text"),
+			     "inconclusive: one job per side", 30));
+	assert_non_null(strstr(jstr(doc, "boots.statement"),
+			       "All runs come from one boot: the job is the unit"));
 	json_object_put(doc);
 
 	/* --variant picks one; a variant the base lacks is refused */
@@ -351,24 +397,36 @@ static void test_boot_samples(void **state)
 	json_object_object_add(r, "discarded",
 			       json_object_new_string("boot 3 was interrupted"));
 	jdoc_runs(&o, "A", slow_a, 5, "boot-4", CONFIG, "128");
-	assert_int_equal(cmp2(&b, &o, 1, NULL, &doc, &e), 0);
-	/* 2 boots: medians 101 and 90, in boot order */
-	assert_int_equal((int)jnum(doc, "jobs.0.variants.A.n"), 2);
+	assert_int_equal(cmp2(&b, &o, 1, &run_level, &doc, &e), 0);
+	/* the job's runs, in run order (the redone boot's left out) */
+	assert_int_equal((int)jnum(doc, "jobs.0.variants.A.n"), 6);
 	assert_int_equal((int)jnum(doc, "jobs.0.variants.A.runs"), 6);
-	assert_string_equal(jstr(doc, "jobs.0.variants.A.unit"), "boot");
-	assert_true(jnum(doc, "jobs.0.variants.A.values.0") == 101);
-	assert_true(jnum(doc, "jobs.0.variants.A.values.1") == 90);
-	assert_int_equal((int)jnum(doc, "jobs.0.variants.A.seqs.1"), 3);
+	assert_string_equal(jstr(doc, "jobs.0.variants.A.unit"), "run");
+	assert_true(jnum(doc, "jobs.0.variants.A.values.1") == 130);
+	assert_int_equal((int)jnum(doc, "jobs.0.variants.A.seqs.3"), 3);
 	assert_int_equal((int)jnum(doc, "jobs.0.variants.A.discarded"), 1);
 	assert_int_equal((int)jnum(doc, "jobs.0.variants.A.boots"), 2);
-	/* one boot: the runs are the sample */
 	assert_int_equal((int)jnum(doc, "jobs.1.variants.A.n"), 5);
-	assert_string_equal(jstr(doc, "jobs.1.variants.A.unit"), "run");
+	/* run level: 2 boots give 2 values, their medians 101 and 90 */
 	assert_int_equal((int)jnum(doc, "comparisons.0.a.n"), 2);
+	assert_true(jnum(doc, "comparisons.0.a.max") == 101);
+	assert_true(jnum(doc, "comparisons.0.a.min") == 90);
 	assert_non_null(strstr(json_object_to_json_string(jget(doc, "warnings")),
 			       "A's 6 runs span 2 boots"));
 	assert_non_null(strstr(json_object_to_json_string(jget(doc, "warnings")),
 			       "interrupted and redone: left out"));
+	json_object_put(doc);
+	/* the default: boots as units, 2 against 1 (the spread of the
+	 * base's two boots gives the t its degree of freedom) */
+	assert_int_equal(cmp2(&b, &o, 1, NULL, &doc, &e), 0);
+	assert_string_equal(jstr(doc, "comparisons.0.compared_by"), "boot");
+	assert_int_equal((int)jnum(doc, "comparisons.0.units.base"), 2);
+	assert_int_equal((int)jnum(doc, "comparisons.0.units.other"), 1);
+	assert_true(jnum(doc, "comparisons.0.units.df") == 1);
+	assert_false(json_object_get_boolean(jget(doc, "comparisons.0.too_few")));
+	assert_non_null(strstr(jstr(doc, "comparisons.0.ci_method"), "2+1 boots, df 1"));
+	assert_non_null(strstr(jstr(doc, "comparisons.0.text"),
+			       "more boots each side needed"));
 	json_object_put(doc);
 	jdoc_free(&b);
 	jdoc_free(&o);
@@ -390,7 +448,7 @@ static void test_holm_two_others(void **state)
 	jdoc_runs(&b, "B", base_a, 5, NULL, CONFIG, "128");
 	jdoc_runs(&o[0], "A", slow_a, 5, NULL, CONFIG, "128");
 	jdoc_runs(&o[1], "A", same_a, 5, NULL, CONFIG, "128");
-	assert_int_equal(cmp2(&b, o, 2, NULL, &doc, &e), 0);
+	assert_int_equal(cmp2(&b, o, 2, &run_level, &doc, &e), 0);
 	assert_int_equal((int)jnum(doc, "family"), 2);
 	assert_near(jnum(doc, "comparisons.0.p_value"), 2.0 / 252, 1e-12);
 	assert_near(jnum(doc, "comparisons.0.p_adjusted"), 4.0 / 252, 1e-12);
@@ -420,7 +478,8 @@ static void test_workload_and_diff(void **state)
 	static const char inject[] =
 		"{\"target\":\"/dev/loop7\",\"rw\":\"randread\",\"bs\":4096,"
 		"\"iodepth\":32,\"runtime\":1,\"inject_ns\":1500}";
-	struct bb_jobcmp_opts allow = { .allow_different_workload = true };
+	struct bb_jobcmp_opts allow = { .allow_different_workload = true,
+					.level = BB_JOBCMP_LEVEL_RUN };
 	struct jdoc b, o, k;
 	struct json_object *doc = NULL, *row;
 	struct bb_jobcmp_error e;
@@ -432,7 +491,7 @@ static void test_workload_and_diff(void **state)
 	jdoc_runs(&b, "B", base_a, 5, "boot-1", CONFIG, "128");
 	jdoc_runs(&o, "A", same_a, 5, "boot-1", bs64k, "128");
 	jdoc_runs(&o, "B", same_a, 5, "boot-1", bs64k, "128");
-	assert_int_equal(cmp2(&b, &o, 1, NULL, &doc, &e), -EINVAL);
+	assert_int_equal(cmp2(&b, &o, 1, &run_level, &doc, &e), -EINVAL);
 	assert_null(doc);
 	assert_string_equal(e.code, "different_workload");
 	assert_string_equal(e.field, "workload.bs");
@@ -452,7 +511,7 @@ static void test_workload_and_diff(void **state)
 		  "boot-1");
 	jdoc_runs(&k, "A", same_a, 5, "boot-1", CONFIG, "256");
 	jdoc_runs(&k, "B", slow_a, 5, "boot-1", inject, "256");
-	assert_int_equal(cmp2(&b, &k, 1, NULL, &doc, &e), 0);
+	assert_int_equal(cmp2(&b, &k, 1, &run_level, &doc, &e), 0);
 	assert_row(doc, "queue.read_ahead_kb", NULL, true, "128", "256");
 	assert_row(doc, "queue.scheduler", NULL, false, "none", "none");
 	/* inject_ns differs in B only: one row per variant */
@@ -502,10 +561,10 @@ static void test_refusals(void **state)
 	jdoc_runs(&f, "A", slow_a, 5, "boot-1", CONFIG, "128");
 	jdoc_runs(&f, "B", slow_a, 5, "boot-1", CONFIG, "128");
 	json_object_object_add(f.job, "state", json_object_new_string("running"));
-	assert_int_equal(cmp2(&b, &f, 1, NULL, &doc, &e), 0);
+	assert_int_equal(cmp2(&b, &f, 1, &run_level, &doc, &e), 0);
 	assert_string_equal(jstr(doc, "comparisons.0.verdict"), "slower");
 	assert_non_null(strstr(jstr(doc, "comparisons.1.error"),
-			       "1 measured run(s) of B in job 3"));
+			       "needs 2 or more measured runs of B on each side"));
 	/* a failed comparison makes the job verdict no better than
 	 * inconclusive, but slower stays slower */
 	assert_string_equal(jstr(doc, "verdict"), "slower");
@@ -534,6 +593,157 @@ static void test_refusals(void **state)
 	jdoc_free(&f);
 }
 
+/* A job of 3 runs x/1.01, x, x*1.01 (level log x) in boot, with its
+ * start and end (ISO 8601, NULL: not set). */
+static void jdoc_level(struct jdoc *d, int64_t id, double x, const char *boot,
+		       const char *started, const char *finished)
+{
+	const double v[3] = { x / 1.01, x, x * 1.01 };
+
+	jdoc_init(d, id, "{\"A\":{}}", NULL, boot);
+	jdoc_runs(d, "A", v, 3, boot, CONFIG, "128");
+	if (started)
+		json_object_object_add(d->job, "started",
+				       json_object_new_string(started));
+	if (finished)
+		json_object_object_add(d->job, "finished",
+				       json_object_new_string(finished));
+}
+
+static int cmp_sides(struct jdoc *b, size_t nb, struct jdoc *o, size_t no,
+		     const struct bb_jobcmp_opts *opts, struct json_object **out,
+		     struct bb_jobcmp_error *e)
+{
+	struct bb_jobcmp_job bj[BB_JOBCMP_MAX_JOBS], oj[BB_JOBCMP_MAX_JOBS];
+	struct bb_jobcmp_side bs = { bj, nb }, os = { oj, no };
+
+	for (size_t i = 0; i < nb; i++)
+		bj[i] = (struct bb_jobcmp_job){ b[i].job, b[i].runs };
+	for (size_t i = 0; i < no; i++)
+		oj[i] = (struct bb_jobcmp_job){ o[i].job, o[i].runs };
+	return bb_jobcmp_sides(&bs, &os, 1, opts, out, e);
+}
+
+/* Three jobs a side in one boot: the job is the unit, the pooled t of the
+ * data set's comment; the run-level comparison of the same jobs calls a
+ * difference the job-level one cannot back. */
+static void test_sides_jobs(void **state)
+{
+	const double xa[3] = { 100, 102, 98 }, xb[3] = { 105, 107, 103 };
+	struct jdoc b[3], o[3];
+	struct json_object *doc = NULL, *c;
+	struct bb_jobcmp_error e;
+	static const char *const t[6][2] = {
+		{ "2026-12-07T10:00:00.000Z", "2026-12-07T10:01:00.000Z" },
+		{ "2026-12-07T10:01:00.000Z", "2026-12-07T10:02:00.000Z" },
+		{ "2026-12-07T10:02:00.000Z", "2026-12-07T10:03:00.000Z" },
+		{ "2026-12-07T10:03:00.000Z", "2026-12-07T10:04:00.000Z" },
+		{ "2026-12-07T10:04:00.000Z", "2026-12-07T10:05:00.000Z" },
+		{ "2026-12-07T10:05:00.000Z", "2026-12-07T10:06:00.000Z" },
+	};
+
+	(void)state;
+	/* interleaved in time: base 10, 12, 14; other 11, 13, 15 */
+	for (int i = 0; i < 3; i++) {
+		jdoc_level(&b[i], 10 + 2 * i, xa[i], "boot-1", t[2 * i][0],
+			   t[2 * i][1]);
+		jdoc_level(&o[i], 11 + 2 * i, xb[i], "boot-1", t[2 * i + 1][0],
+			   t[2 * i + 1][1]);
+	}
+	assert_int_equal(cmp_sides(b, 3, o, 3, NULL, &doc, &e), 0);
+	c = jget(doc, "comparisons.0");
+	assert_string_equal(jstr(c, "compared_by"), "job");
+	assert_near(jnum(c, "change"), 0.050013020919976, 1e-12);
+	assert_near(jnum(c, "ci_lo"), 0.0045336445837239605, 1e-9);
+	assert_near(jnum(c, "ci_hi"), 0.09755143597841195, 1e-9);
+	assert_near(jnum(c, "p_value"), 0.037655675753638665, 1e-6);
+	assert_string_equal(jstr(c, "verdict"), "faster");
+	assert_int_equal((int)jnum(c, "units.base"), 3);
+	assert_int_equal((int)jnum(c, "units.runs_other"), 9);
+	assert_near(jnum(c, "units.within_sd"), 0.01, 1e-12);
+	assert_string_equal(jstr(c, "text"),
+			    "jobs 11, 13, 15 A is 5.0% faster than jobs 10, 12, "
+			    "14 A (95% CI +0.5% .. +9.8%, p=0.038, n=3+3 jobs)");
+	assert_int_equal((int)jnum(c, "base_job"), 10);
+	assert_int_equal((int)jnum(c, "jobs.2"), 15);
+	assert_int_equal((int)jnum(doc, "sides.1.0"), 11);
+	assert_int_equal((int)jnum(doc, "base_jobs.1"), 12);
+	assert_int_equal((int)jnum(doc, "jobs.1.side"), 0);
+	assert_int_equal((int)jnum(doc, "jobs.3.side"), 1);
+	/* the jobs alternated: no warning of drift between the periods */
+	assert_null(strstr(json_object_to_json_string(jget(doc, "warnings")),
+			   "all ran"));
+	/* the diff has one value per job, base side first */
+	assert_int_equal(json_object_array_length(
+				 jget(diff_row(doc, "run.boot_id", NULL), "values")),
+			 6);
+	json_object_put(doc);
+	/* the same jobs, the base all first: the warning says what that means */
+	for (int i = 0; i < 3; i++) {
+		json_object_object_add(b[i].job, "started",
+				       json_object_new_string(t[i][0]));
+		json_object_object_add(b[i].job, "finished",
+				       json_object_new_string(t[i][1]));
+		json_object_object_add(o[i].job, "started",
+				       json_object_new_string(t[3 + i][0]));
+		json_object_object_add(o[i].job, "finished",
+				       json_object_new_string(t[3 + i][1]));
+	}
+	assert_int_equal(cmp_sides(b, 3, o, 3, NULL, &doc, &e), 0);
+	assert_non_null(strstr(json_object_to_json_string(jget(doc, "warnings")),
+			       "jobs 10, 12, 14 all ran before jobs 11, 13, 15"));
+	json_object_put(doc);
+	/* a job on both sides is refused */
+	assert_int_equal(cmp_sides(b, 3, b, 1, NULL, &doc, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "job 10 is given twice"));
+	assert_null(doc);
+	for (int i = 0; i < 3; i++) {
+		jdoc_free(&b[i]);
+		jdoc_free(&o[i]);
+	}
+}
+
+/* Jobs on their own boots: the boot is the unit, and two jobs in one boot
+ * are one unit; a boot on both sides makes the job the unit again. */
+static void test_sides_boots(void **state)
+{
+	struct jdoc b[3], o[2];
+	struct json_object *doc = NULL, *c;
+	struct bb_jobcmp_error e;
+
+	(void)state;
+	jdoc_level(&b[0], 20, 100, "boot-1", NULL, NULL);
+	jdoc_level(&b[1], 21, 101, "boot-1", NULL, NULL);
+	jdoc_level(&b[2], 22, 99, "boot-2", NULL, NULL);
+	jdoc_level(&o[0], 23, 90, "boot-3", NULL, NULL);
+	jdoc_level(&o[1], 24, 91, "boot-4", NULL, NULL);
+	assert_int_equal(cmp_sides(b, 3, o, 2, NULL, &doc, &e), 0);
+	c = jget(doc, "comparisons.0");
+	assert_string_equal(jstr(c, "compared_by"), "boot");
+	assert_int_equal((int)jnum(c, "units.base"), 2);
+	assert_int_equal((int)jnum(c, "units.other"), 2);
+	assert_int_equal((int)jnum(c, "units.runs_base"), 9);
+	assert_non_null(strstr(jstr(c, "ci_method"), "2+2 boots, df 2"));
+	assert_int_equal((int)jnum(c, "boots.base"), 2);
+	assert_int_equal((int)jnum(c, "boots.shared"), 0);
+	json_object_put(doc);
+	/* the other side's second job in the base's boot 2 */
+	jdoc_free(&o[1]);
+	jdoc_level(&o[1], 24, 91, "boot-2", NULL, NULL);
+	assert_int_equal(cmp_sides(b, 3, o, 2, NULL, &doc, &e), 0);
+	c = jget(doc, "comparisons.0");
+	assert_string_equal(jstr(c, "compared_by"), "job");
+	assert_int_equal((int)jnum(c, "units.base"), 3);
+	assert_int_equal((int)jnum(c, "boots.shared"), 1);
+	assert_non_null(strstr(jstr(doc, "boots.statement"),
+			       "The job is the unit (the sides share boots"));
+	json_object_put(doc);
+	for (int i = 0; i < 3; i++)
+		jdoc_free(&b[i]);
+	jdoc_free(&o[0]);
+	jdoc_free(&o[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -543,6 +753,8 @@ int main(void)
 		cmocka_unit_test(test_holm_two_others),
 		cmocka_unit_test(test_workload_and_diff),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_sides_jobs),
+		cmocka_unit_test(test_sides_boots),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
