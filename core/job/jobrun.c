@@ -33,7 +33,9 @@ int bb_jobrun_init(struct bb_jobrun *jr, const struct bb_job *job,
 		jr->vs[i].vals = calloc(cap, sizeof(double));
 		jr->vs[i].sec_var = calloc(cap, sizeof(double));
 		jr->vs[i].secs = calloc(cap, sizeof(double));
-		if (!jr->vs[i].vals || !jr->vs[i].sec_var || !jr->vs[i].secs) {
+		jr->vs[i].pos = calloc(cap, sizeof(unsigned));
+		if (!jr->vs[i].vals || !jr->vs[i].sec_var || !jr->vs[i].secs ||
+		    !jr->vs[i].pos) {
 			bb_jobrun_free(jr);
 			return -ENOMEM;
 		}
@@ -56,7 +58,9 @@ void bb_jobrun_free(struct bb_jobrun *jr)
 		free(jr->vs[i].vals);
 		free(jr->vs[i].sec_var);
 		free(jr->vs[i].secs);
+		free(jr->vs[i].pos);
 		jr->vs[i].vals = jr->vs[i].sec_var = jr->vs[i].secs = NULL;
+		jr->vs[i].pos = NULL;
 		jr->vs[i].n = 0;
 	}
 	bb_ab_seq_free(jr->plan);
@@ -159,7 +163,10 @@ static int run_step(struct bb_jobrun *jr, const struct bb_job_step *st,
 			snprintf(msg, sizeof(msg), "before_run: %s",
 				 strerror(-ret));
 	}
-	if (!ret) {
+	if (!ret && ops && ops->run) {
+		memset(&jr->quiet, 0, sizeof(jr->quiet));
+		jr->quiet.cpu = -1;
+	} else if (!ret) {
 		const struct bb_config *cfg = &job->v[st->variant].cfg;
 
 		/* foreign load on the CPUs: wait for quiet or mark the run
@@ -176,7 +183,10 @@ static int run_step(struct bb_jobrun *jr, const struct bb_job_step *st,
 		ret = -ECANCELED;
 		snprintf(msg, sizeof(msg), "cancelled");
 	}
-	if (!ret) {
+	if (!ret && ops && ops->run) {
+		ret = ops->run(arg, jr, st, &job->v[st->variant].cfg, &r, msg,
+			       sizeof(msg));
+	} else if (!ret) {
 		/* what the run starts with (the knobs are written by now) */
 		bb_run_context_read(job->v[st->variant].cfg.target,
 				    &jr->run_ctx);
@@ -215,6 +225,7 @@ static int run_step(struct bb_jobrun *jr, const struct bb_job_step *st,
 		    vs->n < bb_max(job->max_repeat, job->repeat)) {
 			vs->sec_var[vs->n] = sec_log_var(job->metric, &r);
 			vs->secs[vs->n] = (double)r.duration_ns / 1e9;
+			vs->pos[vs->n] = st->pos;
 			vs->vals[vs->n++] = bb_metric_value(job->metric, &r);
 			bb_cache_counters_add(&vs->cache, &r.cache);
 			bb_cache_counters_add(&vs->split_cache, &r.split_cache);
@@ -346,6 +357,16 @@ int bb_jobrun_boot_results(struct bb_jobrun *jr,
 			goto out;
 		}
 		jr->vs[i].secs = v;
+		{
+			unsigned *ps = realloc(jr->vs[i].pos, cap * sizeof(*ps));
+
+			if (!ps) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			jr->vs[i].pos = ps;
+			memset(ps, 0, cap * sizeof(*ps));
+		}
 		for (size_t k = 0; k < cap; k++) {
 			jr->vs[i].sec_var[k] = NAN;
 			jr->vs[i].secs[k] = 0;
@@ -531,12 +552,16 @@ static struct json_object *variant_json(const struct bb_jobrun_variant_stats *vs
 {
 	struct json_object *o = json_object_new_object();
 	struct json_object *vals = json_object_new_array();
+	struct json_object *pos = json_object_new_array();
 	struct bb_ab_summary s;
 
-	for (unsigned k = 0; k < vs->n; k++)
+	for (unsigned k = 0; k < vs->n; k++) {
 		json_object_array_add(vals, jnum(vs->vals[k]));
+		json_object_array_add(pos, json_object_new_int64(vs->pos[k]));
+	}
 	json_object_object_add(o, "n", json_object_new_int64(vs->n));
 	json_object_object_add(o, "values", vals);
+	json_object_object_add(o, "positions", pos);
 	if (vs->n && !bb_ab_summarize(vs->vals, vs->n, &s))
 		json_object_object_add(o, "median", jnum(s.median));
 	else

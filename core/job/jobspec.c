@@ -1982,7 +1982,7 @@ size_t bb_job_plan(const struct bb_job *job, unsigned first_round,
 		for (unsigned i = 0; i < nv; i++)
 			steps[k++] = (struct bb_job_step){
 				.variant = job->order == BB_ORDER_RANDOM ? perm[i] : i,
-				.round = r, .warmup = r < job->warmup };
+				.round = r, .pos = i, .warmup = r < job->warmup };
 	}
 	return k;
 }

@@ -37,6 +37,15 @@ struct bb_jobrun_ops {
 	void (*on_round)(void *arg, struct bb_jobrun *jr);
 	/* Once a second during a run (engine sample; its arg is exec's arg). */
 	bb_sample_cb on_sample;
+	/* The run itself (NULL: the engine runs cfg): fill r as bb_run
+	 * would (the metric's inputs at least), 0 or -errno with err.  For
+	 * a replay or a simulation through the job runner (bench/aa_sim.c):
+	 * with it the quiescence gate and the run context are left out, and
+	 * everything else (the plan, the statistics, adaptive rounds,
+	 * exclusions) is the job's. */
+	int (*run)(void *arg, struct bb_jobrun *jr, const struct bb_job_step *st,
+		   const struct bb_config *cfg, struct bb_result *r, char *err,
+		   size_t errlen);
 };
 
 struct bb_jobrun_variant_stats {
@@ -44,6 +53,7 @@ struct bb_jobrun_variant_stats {
 	double *sec_var;       /* per measured run: variance of the log of
 				  its per-second rates (NAN: unknown) */
 	double *secs;          /* per measured run: measured seconds */
+	unsigned *pos;         /* per measured run: its place in its round */
 	unsigned n;
 	struct bb_cache_counters cache;       /* summed over measured runs */
 	struct bb_cache_counters split_cache;
@@ -175,7 +185,8 @@ const char *bb_jobrun_verdict(const struct bb_jobrun *jr);
  *  boot jobs: "boot_pairs", "boots_per_variant", "between_boot":
  *             {"A": {"boots", "sd" | null}, ...}, and "text" ("4 boot
  *             pairs; between-boot spread A 1.2 %, B 0.8 %"),
- *  "variants": {"A": {"n", "values": [...], "median"|null, "last_iops",
+ *  "variants": {"A": {"n", "values": [...], "positions": [its run's place
+ *  in its round, 0-based, per value], "median"|null, "last_iops",
  *  "bio_cache": {counters, "split_bioset": {counters}},
  *  "split": {counters}}, ...}} (counters as in the result document) */
 struct json_object *bb_jobrun_to_json(const struct bb_jobrun *jr);

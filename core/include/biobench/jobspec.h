@@ -241,6 +241,7 @@ static inline const char *bb_job_next_target(const struct bb_job *job,
 struct bb_job_step {
 	unsigned variant; /* index in job->v */
 	unsigned round;   /* 0-based; warm-up rounds come first */
+	unsigned pos;     /* its place in its round, 0-based (blocked: 0) */
 	bool warmup;
 };
 

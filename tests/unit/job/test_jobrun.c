@@ -421,7 +421,8 @@ static void test_hook_errors(void **state)
 	struct bb_job *job = job_parse(
 		"{\"name\": \"hooks\", \"target\": \"nop\","
 		" \"workload\": {\"iodepth\": 8, \"number_ios\": 2000},"
-		" \"variants\": {\"A\": {}, \"B\": {}}, \"repeat\": 3}");
+		" \"variants\": {\"A\": {}, \"B\": {}}, \"repeat\": 3,"
+		" \"order\": \"interleaved\"}");
 	struct bb_jobrun jr;
 	struct rec *r = rec_new();
 	char err[512];
@@ -540,6 +541,79 @@ static int have_io_uring(void **state)
 	return 0;
 }
 
+/* The run hook: the job runner's plan, statistics and adaptive rounds
+ * over runs the caller makes (a replay, a simulation); each value keeps
+ * its run's place in its round. */
+struct fake {
+	unsigned calls;
+	struct bb_job_step seen[64];
+};
+
+static int fake_run(void *arg, struct bb_jobrun *jr, const struct bb_job_step *st,
+		    const struct bb_config *cfg, struct bb_result *r, char *err,
+		    size_t errlen)
+{
+	struct fake *fk = arg;
+
+	(void)jr;
+	(void)cfg;
+	(void)err;
+	(void)errlen;
+	if (fk->calls < 64)
+		fk->seen[fk->calls] = *st;
+	fk->calls++;
+	/* B 10 % slower; the first run of a round 1 % faster */
+	r->duration_ns = 1000000000ull;
+	r->io.ios = (uint64_t)(1e6 * (st->variant ? 0.9 : 1.0) * (st->pos ? 1.0 : 1.01));
+	return 0;
+}
+
+static void test_run_hook(void **state)
+{
+	struct bb_job *job = job_parse(
+		"{\"name\": \"hook\", \"target\": \"nop\","
+		" \"variants\": {\"A\": {}, \"B\": {}}, \"repeat\": 8, \"warmup\": 1,"
+		" \"seed\": 3}");
+	struct bb_jobrun_ops ops = { .run = fake_run };
+	struct bb_jobrun *jr = calloc(1, sizeof(*jr));
+	struct bb_job_step plan[18];
+	struct fake fk = { 0 };
+	struct json_object *o, *pos;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(bb_jobrun_init(jr, job, NULL), 0);
+	assert_int_equal(bb_jobrun_exec(jr, &ops, &fk, err, sizeof(err)), 0);
+	assert_int_equal(fk.calls, 18);
+	assert_int_equal(bb_job_plan(job, 0, 9, plan), 18);
+	for (unsigned k = 0; k < 18; k++) {
+		assert_int_equal(fk.seen[k].variant, plan[k].variant);
+		assert_int_equal(fk.seen[k].pos, k % 2);
+	}
+	assert_int_equal(jr->vs[0].n, 8);
+	/* the values the hook made, by place: 1.01 M first, 1 M second */
+	for (unsigned i = 0; i < 8; i++) {
+		unsigned p = plan[2 * (i + 1)].variant == 0 ? 0 : 1;
+
+		assert_int_equal(jr->vs[0].pos[i], p);
+		assert_true(fabs(jr->vs[0].vals[i] - (p ? 1e6 : 1.01e6)) < 1);
+	}
+	assert_true(jr->have_cmp);
+	assert_int_equal(jr->cmp[1].verdict, BB_AB_SLOWER);
+	assert_false(jr->quiet.checked); /* no gate */
+	o = bb_jobrun_to_json(jr);
+	assert_true(json_object_object_get_ex(
+		json_object_object_get(json_object_object_get(o, "variants"), "A"),
+		"positions", &pos));
+	assert_int_equal(json_object_array_length(pos), 8);
+	assert_true(json_object_get_int(json_object_object_get(
+			    json_object_object_get(o, "order"), "rounds")) == 8);
+	json_object_put(o);
+	bb_jobrun_free(jr);
+	free(jr);
+	job_put(job);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -549,6 +623,7 @@ int main(void)
 		cmocka_unit_test(test_cancel),
 		cmocka_unit_test(test_hook_errors),
 		cmocka_unit_test(test_adaptive),
+		cmocka_unit_test(test_run_hook),
 	};
 
 	if (have_io_uring(NULL)) {
