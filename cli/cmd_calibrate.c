@@ -14,11 +14,20 @@
  * report gives the detection rate (verdict slower), how often
  * B was called faster (never, ideally) and the mean estimated change.
  *
- *   biobench calibrate [--jobs N] [--slowdown PCT] [--json] JOBFILE|-
+ *   biobench calibrate [--jobs N] [--cross-job K] [--slowdown PCT] [--json]
+ *                      JOBFILE|-
  *
  * The job file's statistics settings (repeat, warmup, min_effect,
  * confidence, max_repeat, quiescence) are used as they are: calibrate the
- * settings you run jobs with. */
+ * settings you run jobs with.  Every job draws its own order (seed).
+ *
+ * --cross-job K calibrates the comparison of jobs instead: each of the N
+ * comparisons is K A/A jobs on one side against K on the other, run
+ * alternately (one of each side in turn), compared as `biobench compare`
+ * compares jobs in one boot (bb_ab_compare_units, the job as the unit,
+ * an A/A job's A and A2 pooled); with --slowdown the other side's jobs
+ * get the inject_ns.  --json gives each job's runs (values and their
+ * places in their rounds), for fitting a noise model (bench/aa_sim.c). */
 #include "cli.h"
 
 #include <biobench/sysknob.h>
@@ -34,9 +43,12 @@
 #define CAL_MAX_JOBS 10000
 #define CAL_JOB_FILE_MAX (16u << 20)
 #define CAL_BASELINE_RUNS 3
+#define CAL_MAX_CROSS 16       /* jobs a side of a cross-job comparison */
 
 struct cal_opts {
 	unsigned jobs;
+	unsigned cross;        /* jobs a side of a cross-job comparison; 0:
+				  the job's own comparison */
 	double slowdown_pct;   /* 0: A/A */
 	bool json;
 	bool quiet;
@@ -47,9 +59,12 @@ struct cal_job {
 	enum bb_ab_verdict verdict;
 	int cmp_ret;
 	double change, ci_lo, ci_hi, p;
-	double log_sd;         /* SD of the pairs' log-ratios */
-	unsigned n;
+	double log_sd;         /* SD of the pairs' log-ratios (cross-job: of
+				  the jobs' levels) */
+	unsigned n;            /* pairs (cross-job: jobs a side) */
+	unsigned more;         /* inconclusive: more pairs (jobs a side) */
 	unsigned disturbed;
+	struct json_object *runs; /* each job's runs, for --json */
 };
 
 static int cmp_double(const void *a, const void *b)
@@ -62,8 +77,8 @@ static int cmp_double(const void *a, const void *b)
 static void cal_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: biobench calibrate [--jobs N] [--slowdown PCT] [--json] "
-		"[--quiet] JOBFILE|-\n\n"
+		"usage: biobench calibrate [--jobs N] [--cross-job K] [--slowdown PCT] "
+		"[--json]\n                          [--quiet] JOBFILE|-\n\n"
 		"Runs N A/A jobs of the job file's workload (its first variant, "
 		"or the workload\nalone, run as A and as a copy A2) with the "
 		"file's repeat, warmup, min_effect,\nconfidence and quiescence "
@@ -71,18 +86,26 @@ static void cal_usage(FILE *f)
 		"faster/slower verdict when nothing changed; 95%% Wilson "
 		"interval) and the\nsmallest change those settings detect.\n\n"
 		"  --jobs N         A/A (or power) jobs to run (default 40, "
-		"1..%d)\n"
+		"1..%d), or\n"
+		"                   comparisons of jobs with --cross-job\n"
+		"  --cross-job K    the comparison of jobs instead (biobench "
+		"compare): each\n"
+		"                   comparison K A/A jobs a side (1..%d), run "
+		"alternately,\n"
+		"                   the job as the unit\n"
 		"  --slowdown PCT   power instead: B gets inject_ns calibrated "
 		"to slow the\n"
 		"                   workload by PCT percent (measured on A "
 		"first); reports how\n"
 		"                   often B is called slower (and never "
 		"faster)\n"
-		"  --json           the report as JSON\n"
+		"  --json           the report as JSON, with each job's runs "
+		"(values and\n"
+		"                   their places in their rounds)\n"
 		"  --quiet          no line per job\n\n"
 		"Exit status: 0 it ran, 1 a run failed, 2 usage error or "
 		"invalid job.\n",
-		CAL_MAX_JOBS);
+		CAL_MAX_JOBS, CAL_MAX_CROSS);
 }
 
 static int cal_args(int argc, char **argv, struct cal_opts *o)
@@ -115,6 +138,23 @@ static int cal_args(int argc, char **argv, struct cal_opts *o)
 				return -EINVAL;
 			}
 			o->jobs = (unsigned)n;
+		} else if (!strcmp(a, "--cross-job") ||
+			   !strncmp(a, "--cross-job=", 12)) {
+			const char *v = a[11] == '=' ? a + 12 :
+					i + 1 < argc ? argv[++i] : NULL;
+			unsigned long n;
+
+			errno = 0;
+			n = v ? strtoul(v, &end, 10) : 0;
+			if (!v || errno || *end || !*v || v[0] == '-' || n < 1 ||
+			    n > CAL_MAX_CROSS) {
+				fprintf(stderr,
+					"biobench calibrate: --cross-job: '%s' "
+					"is out of range 1..%d (jobs a side)\n",
+					v ? v : "", CAL_MAX_CROSS);
+				return -EINVAL;
+			}
+			o->cross = (unsigned)n;
 		} else if (!strcmp(a, "--slowdown") ||
 			   !strncmp(a, "--slowdown=", 11)) {
 			const char *v = a[10] == '=' ? a + 11 :
@@ -156,8 +196,10 @@ static int cal_args(int argc, char **argv, struct cal_opts *o)
 
 /* The A/A document: the file's job with "aa": true and only its first
  * variant; inject_ns set on the copy's side by the caller when measuring
- * power (then it is an A/B job again: A and B = A + inject). */
-static int cal_doc(struct json_object *in, uint64_t inject_ns,
+ * power (then it is an A/B job again: A and B = A + inject), or, aa,
+ * on the variant itself (the other side's jobs of a cross-job power
+ * calibration: an A/A job of the slowed workload). */
+static int cal_doc(struct json_object *in, uint64_t inject_ns, bool aa,
 		   struct json_object **out, char *err, size_t errlen)
 {
 	struct json_object *doc, *vars, *first = NULL, *v;
@@ -187,7 +229,10 @@ static int cal_doc(struct json_object *in, uint64_t inject_ns,
 		return -ENOMEM;
 	}
 	vars = json_object_new_object();
-	if (!inject_ns) {
+	if (!inject_ns || aa) {
+		if (inject_ns)
+			json_object_object_add(v, "inject_ns",
+					       json_object_new_int64((int64_t)inject_ns));
 		json_object_object_add(vars, first_name, v);
 		json_object_object_add(doc, "aa", json_object_new_boolean(true));
 	} else {
@@ -366,6 +411,52 @@ static int cal_inject(const struct bb_config *cfg, double base_ns,
 	return 0;
 }
 
+/* One job of the calibration in its own order: seed drawn from the
+ * file's job seed and the job's number.  jr is initialized here; the
+ * caller frees it.  0, or the exit code with the message printed. */
+static int cal_run_job(struct bb_job *job, uint64_t base_seed, unsigned k,
+		       struct bb_jobrun *jr)
+{
+	char jerr[1024];
+	int ret;
+
+	/* the plan seeds its generator through splitmix64 from this */
+	job->seed = (base_seed + 0x9e3779b97f4a7c15ull * k) & (uint64_t)INT64_MAX;
+	ret = bb_jobrun_init(jr, job, NULL);
+	if (ret)
+		return BB_EXIT_FAIL;
+	ret = bb_jobrun_exec(jr, NULL, NULL, jerr, sizeof(jerr));
+	if (ret) {
+		fprintf(stderr, "biobench calibrate: job %u: %s\n", k + 1, jerr);
+		bb_jobrun_free(jr);
+		return BB_EXIT_FAIL;
+	}
+	return 0;
+}
+
+/* {"seed", "VARIANT": {"values", "positions"}, ...}: a job's measured
+ * runs, in round order, with each run's place in its round. */
+static struct json_object *cal_runs_json(const struct bb_jobrun *jr)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "seed", json_object_new_int64((int64_t)jr->job->seed));
+	for (unsigned i = 0; i < jr->job->nvariants; i++) {
+		struct json_object *v = json_object_new_object();
+		struct json_object *vals = json_object_new_array();
+		struct json_object *pos = json_object_new_array();
+
+		for (unsigned r = 0; r < jr->vs[i].n; r++) {
+			json_object_array_add(vals, json_object_new_double(jr->vs[i].vals[r]));
+			json_object_array_add(pos, json_object_new_int((int)jr->vs[i].pos[r]));
+		}
+		json_object_object_add(v, "values", vals);
+		json_object_object_add(v, "positions", pos);
+		json_object_object_add(o, jr->job->v[i].name, v);
+	}
+	return o;
+}
+
 /* 95% Wilson score interval of k successes in n. */
 static void wilson(unsigned k, unsigned n, double *lo, double *hi)
 {
@@ -388,7 +479,10 @@ int bb_cmd_calibrate(int argc, char **argv)
 	struct bb_devlocks lock = { 0 };
 	struct json_object *in = NULL, *doc = NULL, *rep = NULL, *arr;
 	struct bb_job *job = calloc(1, sizeof(*job));
+	struct bb_job *jobb = NULL; /* cross-job power: the other side's */
+	struct json_object *docb = NULL;
 	struct cal_job *res = NULL;
+	uint64_t base_seed = 0;
 	double *half = NULL, base_ns = 0, zsum = 0, achieved = 0;
 	unsigned counts[4] = { 0 }, nok = 0, nhalf = 0, disturbed = 0;
 	uint64_t inject = 0;
@@ -429,7 +523,7 @@ int bb_cmd_calibrate(int argc, char **argv)
 	}
 
 	/* the A/A job first: it is checked, and its A is the baseline */
-	ret = cal_doc(in, 0, &doc, err, sizeof(err));
+	ret = cal_doc(in, 0, true, &doc, err, sizeof(err));
 	if (!ret)
 		ret = cal_parse(doc, job);
 	if (ret) {
@@ -467,17 +561,32 @@ int bb_cmd_calibrate(int argc, char **argv)
 			ret = BB_EXIT_FAIL;
 			goto out;
 		}
-		bb_job_free(job);
-		parsed = false;
-		json_object_put(doc);
-		ret = cal_doc(in, inject, &doc, err, sizeof(err));
-		if (!ret)
-			ret = cal_parse(doc, job);
-		if (ret) {
-			ret = BB_EXIT_FAIL;
-			goto out;
+		if (o.cross) {
+			/* the other side: A/A jobs of the slowed workload */
+			jobb = calloc(1, sizeof(*jobb));
+			ret = jobb ? cal_doc(in, inject, true, &docb, err,
+					     sizeof(err)) : -ENOMEM;
+			if (!ret)
+				ret = cal_parse(docb, jobb);
+			if (ret) {
+				free(jobb);
+				jobb = NULL;
+				ret = BB_EXIT_FAIL;
+				goto out;
+			}
+		} else {
+			bb_job_free(job);
+			parsed = false;
+			json_object_put(doc);
+			ret = cal_doc(in, inject, false, &doc, err, sizeof(err));
+			if (!ret)
+				ret = cal_parse(doc, job);
+			if (ret) {
+				ret = BB_EXIT_FAIL;
+				goto out;
+			}
+			parsed = true;
 		}
-		parsed = true;
 		if (log)
 			fprintf(log,
 				"power: B gets inject_ns %llu, measured to slow "
@@ -486,29 +595,74 @@ int bb_cmd_calibrate(int argc, char **argv)
 				100 * achieved, o.slowdown_pct);
 	}
 
+	base_seed = job->seed;
 	for (unsigned k = 0; k < o.jobs; k++) {
+		const struct bb_ab_result *c = NULL;
+		struct bb_ab_result ur;
 		struct bb_jobrun jr;
-		char jerr[1024];
 
-		ret = bb_jobrun_init(&jr, job, NULL);
-		if (ret) {
-			ret = BB_EXIT_FAIL;
-			goto out;
-		}
-		ret = bb_jobrun_exec(&jr, NULL, NULL, jerr, sizeof(jerr));
-		if (ret) {
-			fprintf(stderr, "biobench calibrate: job %u: %s\n", k + 1,
-				jerr);
+		ret = 0;
+		res[k].runs = json_object_new_array();
+		if (!o.cross) {
+			ret = cal_run_job(job, base_seed, k, &jr);
+			if (ret)
+				goto out;
+			json_object_array_add(res[k].runs, cal_runs_json(&jr));
+			res[k].cmp_ret = jr.have_cmp ? jr.cmp_ret[1] : -EINVAL;
+			res[k].disturbed = jr.disturbed_runs;
+			if (!res[k].cmp_ret) {
+				ur = jr.cmp[1];
+				c = &ur;
+			}
 			bb_jobrun_free(&jr);
-			ret = BB_EXIT_FAIL;
-			goto out;
+		} else {
+			/* K jobs a side, one of each side in turn; each job's
+			 * A and A2 pool as its runs */
+			struct bb_ab_unit ua[CAL_MAX_CROSS], ub[CAL_MAX_CROSS];
+			double *buf[2 * CAL_MAX_CROSS] = { 0 };
+			struct bb_ab_params p;
+
+			for (unsigned i = 0; i < 2 * o.cross && !ret; i++) {
+				struct bb_job *jj = i % 2 && jobb ? jobb : job;
+				size_t n;
+
+				ret = cal_run_job(jj, base_seed, k * 2 * o.cross + i,
+						  &jr);
+				if (ret)
+					break;
+				json_object_array_add(res[k].runs, cal_runs_json(&jr));
+				res[k].disturbed += jr.disturbed_runs;
+				n = jr.vs[0].n + jr.vs[1].n;
+				buf[i] = malloc((n ? n : 1) * sizeof(double));
+				if (!buf[i]) {
+					ret = BB_EXIT_FAIL;
+				} else {
+					memcpy(buf[i], jr.vs[0].vals,
+					       jr.vs[0].n * sizeof(double));
+					memcpy(buf[i] + jr.vs[0].n, jr.vs[1].vals,
+					       jr.vs[1].n * sizeof(double));
+					(i % 2 ? ub : ua)[i / 2] =
+						(struct bb_ab_unit){ buf[i], n };
+				}
+				bb_jobrun_free(&jr);
+			}
+			if (!ret) {
+				bb_job_ab_params(job, &p);
+				p.seq = NULL;
+				p.unit = BB_AB_UNIT_JOB;
+				res[k].cmp_ret = bb_ab_compare_units(ua, o.cross, ub,
+								     o.cross, &p, &ur);
+				if (!res[k].cmp_ret)
+					c = &ur;
+			}
+			for (unsigned i = 0; i < 2 * o.cross; i++)
+				free(buf[i]);
+			if (ret)
+				goto out;
 		}
-		res[k].cmp_ret = jr.have_cmp ? jr.cmp_ret[1] : -EINVAL;
-		res[k].disturbed = jr.disturbed_runs;
-		disturbed += jr.disturbed_runs;
-		if (!res[k].cmp_ret) {
-			const struct bb_ab_result *c = &jr.cmp[1];
-			char line[256];
+		disturbed += res[k].disturbed;
+		if (c) {
+			char line[512];
 
 			res[k].verdict = c->verdict;
 			res[k].change = c->change;
@@ -517,20 +671,24 @@ int bb_cmd_calibrate(int argc, char **argv)
 			res[k].p = c->p_value;
 			res[k].n = (unsigned)c->n;
 			res[k].log_sd = c->log_sd;
+			res[k].more = c->more_needed;
 			counts[c->verdict]++;
-			half[nhalf++] = (c->ci_hi - c->ci_lo) / 2;
+			if (isfinite(c->ci_lo) && isfinite(c->ci_hi))
+				half[nhalf++] = (c->ci_hi - c->ci_lo) / 2;
 			zsum += c->change;
 			nok++;
 			/* the line names its verdict ("inconclusive: ...",
 			 * "no change: ...", "B is 1.2% faster ...") */
-			if (log && !bb_ab_format(c, line, sizeof(line)))
-				fprintf(log, "job %3u/%u: %s\n", k + 1, o.jobs,
-					line);
+			if (log && !(o.cross ? bb_ab_format_names(c, "side A", "side B",
+								  line, sizeof(line)) :
+					       bb_ab_format(c, line, sizeof(line))))
+				fprintf(log, "%s %3u/%u: %s\n",
+					o.cross ? "comparison" : "job", k + 1,
+					o.jobs, line);
 		} else if (log) {
 			fprintf(log, "job %3u/%u: no comparison (%s)\n", k + 1,
 				o.jobs, strerror(-res[k].cmp_ret));
 		}
-		bb_jobrun_free(&jr);
 	}
 
 	qsort(half, nhalf, sizeof(*half), cmp_double);
@@ -541,21 +699,31 @@ int bb_cmd_calibrate(int argc, char **argv)
 					  NAN;
 		/* two-sided test at the job's confidence, 80% power: the
 		 * effect whose CI, as wide as the A/A ones, clears zero four
-		 * times in five */
-		double z = 1.959963984540054, z80 = 0.8416212335729143;
+		 * times in five (the t of the jobs' levels, 2K - 2 degrees of
+		 * freedom, for a comparison of jobs) */
+		double df = 2.0 * o.cross - 2;
+		double z = o.cross > 1 ? bb_ab_t_isf((1 - job->confidence) / 2, df) :
+					 bb_ab_norm_quantile(1 - (1 - job->confidence) / 2);
+		double z80 = o.cross > 1 ? bb_ab_t_isf(0.2, df) : 0.8416212335729143;
 		double mde = med_half * (z + z80) / z;
 		unsigned fp = counts[BB_AB_FASTER] + counts[BB_AB_SLOWER];
 		double lo, hi, pairs = 0, *sds = calloc(o.jobs + 1, sizeof(*sds));
 		double floor_sd = NAN;
 		unsigned nsd = 0;
-		bool adaptive = job->max_repeat > job->repeat &&
+		bool adaptive = !o.cross && job->max_repeat > job->repeat &&
 				job->order != BB_ORDER_BLOCKED;
+		double more = 0;
+		unsigned nmore = 0;
 
 		/* the host's noise floor: the median SD of the A/A pairs'
 		 * log-ratios; the mean pairs a job took (adaptive jobs vary) */
 		for (unsigned k = 0; k < o.jobs; k++) {
 			if (res[k].cmp_ret)
 				continue;
+			if (res[k].verdict == BB_AB_INCONCLUSIVE) {
+				more += res[k].more;
+				nmore++;
+			}
 			pairs += res[k].n;
 			if (sds)
 				sds[nsd++] = res[k].log_sd;
@@ -580,8 +748,15 @@ int bb_cmd_calibrate(int argc, char **argv)
 		json_object_object_add(rep, "max_repeat",
 				       json_object_new_int(job->max_repeat));
 		json_object_object_add(rep, "design",
-				       json_object_new_string(adaptive ? "sequential" :
+				       json_object_new_string(o.cross ? "cross_job" :
+							      adaptive ? "sequential" :
 									 "fixed"));
+		json_object_object_add(rep, "jobs_per_side",
+				       o.cross ? json_object_new_int((int)o.cross) : NULL);
+		json_object_object_add(rep, "order",
+				       json_object_new_string(bb_job_order_name(job->order)));
+		json_object_object_add(rep, "mean_more_needed",
+				       nmore ? json_object_new_double(more / nmore) : NULL);
 		json_object_object_add(rep, "mean_pairs",
 				       nok ? json_object_new_double(pairs) : NULL);
 		json_object_object_add(rep, "noise_floor_log_sd",
@@ -621,6 +796,7 @@ int bb_cmd_calibrate(int argc, char **argv)
 			}
 			json_object_object_add(j, "disturbed_runs",
 					       json_object_new_int((int)res[k].disturbed));
+			json_object_object_add(j, "jobs", json_object_get(res[k].runs));
 			json_object_array_add(arr, j);
 		}
 		json_object_object_add(rep, "results", arr);
@@ -654,7 +830,16 @@ int bb_cmd_calibrate(int argc, char **argv)
 		if (o.json) {
 			bb_cli_print_json(stdout, rep);
 		} else if (!inject) {
-			if (adaptive)
+			if (o.cross)
+				printf("\nA/A calibration of the comparison of jobs "
+				       "\"%s\": %u comparisons of %u+%u A/A jobs "
+				       "(%u pairs each, run alternately), the job as "
+				       "the unit, %.0f%% confidence, min effect "
+				       "±%.1f%%\n",
+				       job->name, nok, o.cross, o.cross, job->repeat,
+				       job->confidence * 100,
+				       job->min_effect * 100);
+			else if (adaptive)
 				printf("\nA/A calibration of \"%s\": %u jobs, "
 				       "%u..%u pairs (adaptive, sequential plan; "
 				       "%.1f on average), %.0f%% confidence, min "
@@ -678,10 +863,20 @@ int bb_cmd_calibrate(int argc, char **argv)
 			       "%.1f%% .. %.1f%%), nominal %.0f%%\n",
 			       nok ? 100.0 * fp / nok : 0, fp, nok, 100 * lo,
 			       100 * hi, 100 * (1 - job->confidence));
-			printf("  median CI half-width ±%.2f%%: smallest change "
-			       "detected 4 times in 5 ≈ %.2f%%\n",
-			       100 * med_half, 100 * mde);
-			if (nsd)
+			if (nhalf)
+				printf("  median CI half-width ±%.2f%%: smallest "
+				       "change detected 4 times in 5 ≈ %.2f%%\n",
+				       100 * med_half, 100 * mde);
+			else
+				printf("  no interval: one job a side never gives "
+				       "one (the job is the unit); about %.0f more "
+				       "jobs each side were needed on average\n",
+				       nmore ? more / nmore : NAN);
+			if (o.cross && nsd)
+				printf("  between-job spread: %.2f%% (median SD of "
+				       "the jobs' levels)\n",
+				       100 * expm1(floor_sd));
+			else if (nsd)
 				printf("  noise floor: A/A pairs spread %.2f%% "
 				       "(median SD of the pair ratios); "
 				       "biobenchd keeps it with the host from "
@@ -713,10 +908,16 @@ out:
 	bb_devlocks_release(&lock);
 	json_object_put(rep);
 	json_object_put(doc);
+	json_object_put(docb);
 	json_object_put(in);
 	if (parsed)
 		bb_job_free(job);
+	if (jobb)
+		bb_job_free(jobb);
 	free(job);
+	free(jobb);
+	for (unsigned k = 0; res && k < o.jobs; k++)
+		json_object_put(res[k].runs);
 	free(res);
 	free(half);
 	free(text);

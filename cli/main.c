@@ -51,7 +51,7 @@ static void usage(FILE *f)
 		"  ab [OPTIONS] --a KEY=VAL... --b KEY=VAL... TARGET\n"
 		"                            the same for a workload given as "
 		"run options\n"
-		"  calibrate [--jobs N] [--slowdown PCT] JOBFILE|-\n"
+		"  calibrate [--jobs N] [--cross-job K] [--slowdown PCT] JOBFILE|-\n"
 		"                            A/A jobs: this host's false-positive "
 		"rate and the\n"
 		"                            smallest change detected (power with "

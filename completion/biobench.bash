@@ -122,10 +122,10 @@ _biobench()
                 COMPREPLY=($(compgen -W "- nop" -- "$cur") $(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur"))
             fi ;;
         calibrate)
-            if [[ $prev == --jobs || $prev == --slowdown ]]; then
+            if [[ $prev == --jobs || $prev == --slowdown || $prev == --cross-job ]]; then
                 return
             elif [[ $cur == -* ]]; then
-                COMPREPLY=($(compgen -W "--jobs --slowdown --json --quiet --help" -- "$cur"))
+                COMPREPLY=($(compgen -W "--jobs --cross-job --slowdown --json --quiet --help" -- "$cur"))
             else
                 COMPREPLY=($(compgen -W "-" -- "$cur") $(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur"))
             fi ;;

@@ -49,6 +49,7 @@ expect biobench ca -- calibrate
 expect biobench ti -- tiou
 expect biobench calibrate --j -- --jobs
 expect biobench calibrate --s -- --slowdown
+expect biobench calibrate --c -- --cross-job
 expect biobench run --bio-cache "" -- off task irq irq_fast all all_split
 expect biobench run --bio-cache = irq -- irq irq_fast
 refuse all

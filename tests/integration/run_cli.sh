@@ -151,6 +151,19 @@ if expect_rc 0 calibrate --jobs 2 --slowdown 30 --json --quiet "$TMP/aa.json"; t
   [ "$1" -ge 1 ] && [ "$2" = 0 ] && [ "$3" -ge 15 ] \
     && pass "calibrate --slowdown 30: $1 of 2 slower, calibrated to $3%" || fail "calibrate power: $r"
 else fail "calibrate --slowdown"; fi
+# the comparison of jobs: 2 comparisons of 2+2 A/A jobs, alternating, the
+# job as the unit; each job's runs in the report (seed, values, places)
+if expect_rc 0 calibrate --jobs 2 --cross-job 2 --json --quiet "$TMP/aa.json"; then
+  r=$(jget "$TMP/out" '"%s %d %d %d %d %s" % (d["design"], d["jobs_per_side"], sum(d["verdicts"].values()), len(d["results"][0]["jobs"]), len(d["results"][0]["jobs"][0]["A"]["values"]), len({j["seed"] for r in d["results"] for j in r["jobs"]}))')
+  [ "$r" = "cross_job 2 2 4 12 8" ] && pass "calibrate --cross-job 2: 2 comparisons of 2+2 jobs, each its own seed ($r)"     || fail "calibrate --cross-job: $r"
+else fail "calibrate --cross-job"; fi
+# one job a side is never a verdict
+if expect_rc 0 calibrate --jobs 2 --cross-job 1 --json --quiet "$TMP/aa.json"; then
+  r=$(jget "$TMP/out" '"%d %s" % (d["verdicts"]["inconclusive"], d["mean_more_needed"] >= 1)')
+  [ "$r" = "2 True" ] && pass "calibrate --cross-job 1: inconclusive, more jobs needed ($r)" || fail "cross-job 1: $r"
+else fail "calibrate --cross-job 1"; fi
+expect_rc 2 calibrate --cross-job 17 "$TMP/aa.json" && grep -q -- "--cross-job: '17' is out of range 1..16" "$TMP/err" \
+  && pass "calibrate --cross-job 17: exit 2" || fail "calibrate --cross-job 17"
 expect_rc 2 calibrate --jobs 0 "$TMP/aa.json" && grep -q -- "--jobs" "$TMP/err" \
   && pass "calibrate --jobs 0: exit 2" || fail "calibrate --jobs 0"
 echo '{"name": "x", "target": "nop", "repeat": 1}' >"$TMP/bad-aa.json"
