@@ -415,14 +415,14 @@ static int cal_inject(const struct bb_config *cfg, double base_ns,
  * file's job seed and the job's number.  jr is initialized here; the
  * caller frees it.  0, or the exit code with the message printed. */
 static int cal_run_job(struct bb_job *job, uint64_t base_seed, unsigned k,
-		       struct bb_jobrun *jr)
+		       const struct bb_ab_seq *plan, struct bb_jobrun *jr)
 {
 	char jerr[1024];
 	int ret;
 
 	/* the plan seeds its generator through splitmix64 from this */
 	job->seed = (base_seed + 0x9e3779b97f4a7c15ull * k) & (uint64_t)INT64_MAX;
-	ret = bb_jobrun_init(jr, job, NULL);
+	ret = bb_jobrun_init_plan(jr, job, NULL, plan);
 	if (ret)
 		return BB_EXIT_FAIL;
 	ret = bb_jobrun_exec(jr, NULL, NULL, jerr, sizeof(jerr));
@@ -482,6 +482,7 @@ int bb_cmd_calibrate(int argc, char **argv)
 	struct bb_job *jobb = NULL; /* cross-job power: the other side's */
 	struct json_object *docb = NULL;
 	struct cal_job *res = NULL;
+	struct bb_ab_seq *plan = NULL;
 	uint64_t base_seed = 0;
 	double *half = NULL, base_ns = 0, zsum = 0, achieved = 0;
 	unsigned counts[4] = { 0 }, nok = 0, nhalf = 0, disturbed = 0;
@@ -596,6 +597,14 @@ int bb_cmd_calibrate(int argc, char **argv)
 	}
 
 	base_seed = job->seed;
+	/* an adaptive job's plan, made once for all its jobs */
+	if (!o.cross && job->max_repeat > job->repeat &&
+	    job->order != BB_ORDER_BLOCKED &&
+	    bb_ab_seq_create(&plan, job->repeat, job->max_repeat,
+			     job->confidence)) {
+		ret = BB_EXIT_FAIL;
+		goto out;
+	}
 	for (unsigned k = 0; k < o.jobs; k++) {
 		const struct bb_ab_result *c = NULL;
 		struct bb_ab_result ur;
@@ -604,7 +613,7 @@ int bb_cmd_calibrate(int argc, char **argv)
 		ret = 0;
 		res[k].runs = json_object_new_array();
 		if (!o.cross) {
-			ret = cal_run_job(job, base_seed, k, &jr);
+			ret = cal_run_job(job, base_seed, k, plan, &jr);
 			if (ret)
 				goto out;
 			json_object_array_add(res[k].runs, cal_runs_json(&jr));
@@ -627,7 +636,7 @@ int bb_cmd_calibrate(int argc, char **argv)
 				size_t n;
 
 				ret = cal_run_job(jj, base_seed, k * 2 * o.cross + i,
-						  &jr);
+						  NULL, &jr);
 				if (ret)
 					break;
 				json_object_array_add(res[k].runs, cal_runs_json(&jr));
@@ -910,6 +919,7 @@ out:
 	json_object_put(doc);
 	json_object_put(docb);
 	json_object_put(in);
+	bb_ab_seq_free(plan);
 	if (parsed)
 		bb_job_free(job);
 	if (jobb)

@@ -1065,6 +1065,11 @@ unsigned bb_ab_seq_looks(const struct bb_ab_seq *s)
 	return s ? s->nlooks : 0;
 }
 
+double bb_ab_seq_confidence(const struct bb_ab_seq *s)
+{
+	return s ? s->confidence : NAN;
+}
+
 unsigned bb_ab_seq_look_n(const struct bb_ab_seq *s, unsigned k)
 {
 	return s && k < s->nlooks ? s->n[k] : 0;

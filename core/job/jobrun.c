@@ -15,15 +15,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-int bb_jobrun_init(struct bb_jobrun *jr, const struct bb_job *job,
-		   const _Atomic bool *cancel)
+int bb_jobrun_init_plan(struct bb_jobrun *jr, const struct bb_job *job,
+			const _Atomic bool *cancel, const struct bb_ab_seq *plan)
 {
 	unsigned cap = job->max_repeat > job->repeat ? job->max_repeat :
 						       job->repeat;
+	bool adaptive = job->max_repeat > job->repeat &&
+			job->order != BB_ORDER_BLOCKED;
 
 	memset(jr, 0, sizeof(*jr));
 	if (job->nvariants < 2 || job->nvariants > BB_JOB_MAX_VARIANTS ||
 	    job->repeat < 2)
+		return -EINVAL;
+	/* a plan given is the job's: its looks repeat..max_repeat */
+	if (plan && (!adaptive || bb_ab_seq_look_n(plan, 0) != job->repeat ||
+		     bb_ab_seq_look_n(plan, bb_ab_seq_looks(plan) - 1) !=
+			     job->max_repeat ||
+		     fabs(bb_ab_seq_confidence(plan) - job->confidence) > 1e-12))
 		return -EINVAL;
 	jr->job = job;
 	jr->cancel = cancel;
@@ -40,16 +48,27 @@ int bb_jobrun_init(struct bb_jobrun *jr, const struct bb_job *job,
 			return -ENOMEM;
 		}
 	}
-	if (job->max_repeat > job->repeat && job->order != BB_ORDER_BLOCKED) {
-		int ret = bb_ab_seq_create(&jr->plan, job->repeat,
-					   job->max_repeat, job->confidence);
+	if (plan) {
+		jr->plan = plan;
+	} else if (adaptive) {
+		struct bb_ab_seq *own = NULL;
+		int ret = bb_ab_seq_create(&own, job->repeat, job->max_repeat,
+					   job->confidence);
 
 		if (ret) {
 			bb_jobrun_free(jr);
 			return ret;
 		}
+		jr->plan = own;
+		jr->own_plan = own;
 	}
 	return 0;
+}
+
+int bb_jobrun_init(struct bb_jobrun *jr, const struct bb_job *job,
+		   const _Atomic bool *cancel)
+{
+	return bb_jobrun_init_plan(jr, job, cancel, NULL);
 }
 
 void bb_jobrun_free(struct bb_jobrun *jr)
@@ -63,7 +82,8 @@ void bb_jobrun_free(struct bb_jobrun *jr)
 		jr->vs[i].pos = NULL;
 		jr->vs[i].n = 0;
 	}
-	bb_ab_seq_free(jr->plan);
+	bb_ab_seq_free(jr->own_plan);
+	jr->own_plan = NULL;
 	jr->plan = NULL;
 }
 

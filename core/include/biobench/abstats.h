@@ -363,6 +363,8 @@ void bb_ab_seq_free(struct bb_ab_seq *s);
 /* Number of looks, and the n of look k (0-based). */
 unsigned bb_ab_seq_looks(const struct bb_ab_seq *s);
 unsigned bb_ab_seq_look_n(const struct bb_ab_seq *s, unsigned k);
+/* Its confidence. */
+double bb_ab_seq_confidence(const struct bb_ab_seq *s);
 
 /* Two-sided group-sequential boundaries on the z scale for looks at
  * information fractions t[0..k-1] (increasing, in (0, 1]), Lan-DeMets

@@ -96,9 +96,10 @@ struct bb_jobrun {
 	unsigned rounds_excluded;   /* rounds left out (exclude_disturbed) */
 	bool round_disturbed;       /* a run of the current round was */
 	bool have_cmp;
-	struct bb_ab_seq *plan;     /* adaptive jobs: the sequential plan
+	const struct bb_ab_seq *plan; /* adaptive jobs: the sequential plan
 				       (looks repeat..max_repeat); NULL:
 				       fixed design */
+	struct bb_ab_seq *own_plan; /* the plan when init made it (freed) */
 	struct bb_ab_result cmp[BB_JOB_MAX_VARIANTS]; /* [i] = v[i] vs v[0];
 							 [0] unused; adjusted
 							 over the variants
@@ -118,6 +119,13 @@ struct bb_jobrun {
  * adaptive job's sequential plan). */
 int bb_jobrun_init(struct bb_jobrun *jr, const struct bb_job *job,
 		   const _Atomic bool *cancel);
+/* The same with the adaptive job's plan made once for many runs of the
+ * job (calibrate, the simulation: a plan costs tens of ms), borrowed
+ * until bb_jobrun_free: its looks must be repeat..max_repeat at the
+ * job's confidence (-EINVAL otherwise, or for a job that is not
+ * adaptive).  NULL: as bb_jobrun_init. */
+int bb_jobrun_init_plan(struct bb_jobrun *jr, const struct bb_job *job,
+			const _Atomic bool *cancel, const struct bb_ab_seq *plan);
 void bb_jobrun_free(struct bb_jobrun *jr);
 
 /* Run the whole job (once per bb_jobrun_init: -EALREADY after a run

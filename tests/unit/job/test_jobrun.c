@@ -610,6 +610,39 @@ static void test_run_hook(void **state)
 			    json_object_object_get(o, "order"), "rounds")) == 8);
 	json_object_put(o);
 	bb_jobrun_free(jr);
+	job_put(job);
+
+	/* an adaptive job with a plan made once: the same rounds and verdict
+	 * as with its own; a plan of other looks is refused */
+	job = job_parse(
+		"{\"name\": \"hook\", \"target\": \"nop\","
+		" \"variants\": {\"A\": {}, \"B\": {}}, \"repeat\": 4,"
+		" \"max_repeat\": 12, \"seed\": 3}");
+	{
+		struct bb_ab_seq *plan = NULL, *other = NULL;
+		struct bb_ab_result own;
+		unsigned rounds;
+
+		assert_int_equal(bb_ab_seq_create(&plan, 4, 12, 0.95), 0);
+		assert_int_equal(bb_ab_seq_create(&other, 4, 13, 0.95), 0);
+		memset(&fk, 0, sizeof(fk));
+		assert_int_equal(bb_jobrun_init(jr, job, NULL), 0);
+		assert_int_equal(bb_jobrun_exec(jr, &ops, &fk, err, sizeof(err)), 0);
+		own = jr->cmp[1];
+		rounds = jr->rounds_planned;
+		bb_jobrun_free(jr);
+		memset(&fk, 0, sizeof(fk));
+		assert_int_equal(bb_jobrun_init_plan(jr, job, NULL, plan), 0);
+		assert_ptr_equal(jr->plan, plan);
+		assert_int_equal(bb_jobrun_exec(jr, &ops, &fk, err, sizeof(err)), 0);
+		assert_int_equal(jr->rounds_planned, rounds);
+		assert_int_equal(jr->cmp[1].verdict, own.verdict);
+		assert_true(jr->cmp[1].p_value == own.p_value);
+		bb_jobrun_free(jr);
+		assert_int_equal(bb_jobrun_init_plan(jr, job, NULL, other), -EINVAL);
+		bb_ab_seq_free(plan);
+		bb_ab_seq_free(other);
+	}
 	free(jr);
 	job_put(job);
 }
