@@ -609,6 +609,8 @@ void bb_cli_compare_print(FILE *f, struct json_object *cmp,
 				bb_cli_jstr(c, "variant", "?"),
 				bb_cli_jstr(c, "baseline", "?"),
 				err ? err : bb_cli_jstr(c, "text", "?"));
+			if (!err && bb_cli_jstr(c, "precision", NULL))
+				fprintf(f, "  %s\n", bb_cli_jstr(c, "precision", ""));
 		}
 	}
 	if (bb_cli_jstr(bb_cli_jget(cmp, "scope"), "note", NULL))

@@ -389,6 +389,8 @@ void bb_cli_compare_jobs_print(FILE *f, struct json_object *doc)
 			bb_cli_jstr(c, "variant", "?"), strchr(bi, ',') ? "s" : "",
 			bi, bb_cli_jstr(c, "baseline", "?"),
 			err ? err : bb_cli_jstr(c, "text", "?"));
+		if (!err && bb_cli_jstr(c, "precision", NULL))
+			fprintf(f, "  %s\n", bb_cli_jstr(c, "precision", ""));
 	}
 	for (size_t j = 0; j < arr_len(jobs); j++) {
 		struct json_object *o = json_object_array_get_idx(jobs, j);

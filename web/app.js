@@ -1068,8 +1068,11 @@
           el('span', null, 'n = ' + (c.n ?? '—') + (c.method ? ' (' + c.method + ')' : '')),
           c.ci_method ? el('span', null, c.ci_method) : null,
           num(c.min_effect) ? el('span', null, 'min effect ±' + (c.min_effect * 100).toFixed(1) + '%') : null,
-          c.more_needed ? el('span', null, c.more_needed + ' more repetitions needed' + (c.more_capped ? ' (capped by max_repeat)' : '')) : null)));
+          c.more_needed ? el('span', null, c.more_needed + ' more repetitions needed' + (c.more_capped ? ' (capped by max_repeat)' : '')) : null),
+        c.precision ? el('p', { class: 'note', 'data-testid': 'precision' }, c.precision) : null));
     }
+    if (cmp && cmp.order && cmp.order.text)
+      body.push(el('p', { class: 'note', 'data-testid': 'order' }, 'Order: ' + cmp.order.text + '.'));
     const sc = scopeText(cmp);
     if (sc) body.push(el('p', { class: 'note', 'data-testid': 'scope' }, sc));
     const nt = noiseText(cmp && cmp.noise);
@@ -1847,6 +1850,7 @@
           el('span', null, 'run-to-run spread ' + fmtSig(100 * (c.base_spread || 0)) + '% / ' +
             fmtSig(100 * (c.spread || 0)) + '%'),
           c.boots ? el('span', null, 'boots ' + c.boots.base + ' / ' + c.boots.other) : null),
+        c.precision ? el('p', { class: 'note', 'data-testid': 'compare-precision' }, c.precision) : null,
         c.assumes ? el('p', { class: 'warn', 'data-testid': 'compare-assumes' }, 'Assumes ' + c.assumes + '.') : null);
     });
     const st = d.statistics || {};

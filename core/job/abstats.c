@@ -1885,6 +1885,62 @@ static void bb_ab_adj_text(const struct bb_ab_result *r, double padj,
 		 r->family);
 }
 
+int bb_ab_precision_text(const struct bb_ab_result *r, char *buf, size_t len)
+{
+	char what[160], more[48], total[64];
+	double eff = r ? 100.0 * r->min_effect : 0;
+	int w;
+
+	if (!r || !buf || !len)
+		return -EINVAL;
+	buf[0] = '\0';
+	if (r->verdict != BB_AB_INCONCLUSIVE)
+		return 0;
+	if (r->more_capped)
+		snprintf(more, sizeof(more), "more than %u more", BB_AB_MORE_CAP);
+	else
+		snprintf(more, sizeof(more), "%u more", r->more_needed);
+	if (r->method == BB_AB_METHOD_UNITS) {
+		const char *u = bb_ab_unit_word(r->unit);
+
+		if (r->too_few)
+			snprintf(what, sizeof(what), "one %s a side (how much %ss "
+				 "spread is unknown: planned at %.2g%%)", u, u,
+				 100.0 * expm1(r->planning_sd));
+		else
+			snprintf(what, sizeof(what), "%zu+%zu %ss (%ss spread by "
+				 "%.2g%%)", r->units_a, r->units_b, u, u,
+				 100.0 * expm1(r->unit_sd));
+		snprintf(total, sizeof(total), "%s%u %ss each side",
+			 r->more_capped ? "over " : "", r->units_needed ?
+			 r->units_needed : (unsigned)r->n + r->more_needed, u);
+		w = snprintf(buf, len, "too noisy for ±%.3g%% with %s: about %s "
+			     "(%s) would settle it", eff, what, total, more);
+	} else {
+		bool paired = r->method == BB_AB_METHOD_PAIRED;
+		double half = isfinite(r->ci_lo) && isfinite(r->ci_hi) ?
+				      50.0 * (r->ci_hi - r->ci_lo) : NAN;
+
+		snprintf(what, sizeof(what), "%zu %s (CI ±%.2g%%, %s spread by "
+			 "%.2g%%)", r->n, paired ? "pairs" : "runs per variant",
+			 half, paired ? "pairs" : "runs",
+			 100.0 * expm1(r->log_sd));
+		snprintf(total, sizeof(total), "%s%zu %s in all",
+			 r->more_capped ? "over " : "", r->n + r->more_needed,
+			 paired ? "pairs" : "runs per variant");
+		w = snprintf(buf, len, "too noisy for ±%.3g%% with %s: about %s "
+			     "(%s) would settle it", eff, what, total, more);
+		if (w >= 0 && (size_t)w < len &&
+		    r->design == BB_AB_DESIGN_SEQUENTIAL &&
+		    r->n + r->more_needed > r->last_look)
+			w += snprintf(buf + w, len - (size_t)w, ", more than its "
+				      "max_repeat (%u) allows", r->last_look);
+	}
+	if (w < 0)
+		return -EINVAL;
+	return (size_t)w >= len ? -ENOSPC : 0;
+}
+
 int bb_ab_format(const struct bb_ab_result *r, char *buf, size_t len)
 {
 	return bb_ab_format_names(r, "A", "B", buf, len);

@@ -2118,5 +2118,9 @@ struct json_object *bb_ab_result_to_json(const struct bb_ab_result *r,
 	json_object_object_add(o, "min_effect", jnum(r->min_effect));
 	json_object_object_add(o, "confidence", jnum(r->confidence));
 	json_object_object_add(o, "text", json_object_new_string(line));
+	if (bb_ab_precision_text(r, line, sizeof(line)))
+		line[0] = '\0';
+	json_object_object_add(o, "precision",
+			       line[0] ? json_object_new_string(line) : NULL);
 	return o;
 }

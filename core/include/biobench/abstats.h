@@ -327,6 +327,19 @@ int bb_ab_format(const struct bb_ab_result *res, char *buf, size_t len);
 int bb_ab_format_names(const struct bb_ab_result *res, const char *a,
 		       const char *b, char *buf, size_t len);
 
+/* Where an inconclusive result is too noisy for the precision asked, in
+ * words: what interval this many pairs (runs, jobs, boots) give on this
+ * host, how much they spread, and about how many in all would settle it
+ * (the estimate behind more_needed), e.g.
+ *   "too noisy for ±1% with 12 pairs (CI ±3.4%, pairs spread by 5.1%):
+ *    about 130 pairs in all (118 more) would settle it"
+ *   "too noisy for ±1% with 2+2 jobs (jobs spread by 2.3%): about 40 jobs
+ *    each side (38 more) would settle it"
+ * a sequential result beyond its last look adds "more than max_repeat
+ * (48) allows".  "" when the verdict is not inconclusive.  0, -EINVAL,
+ * -ENOSPC. */
+int bb_ab_precision_text(const struct bb_ab_result *r, char *buf, size_t len);
+
 /* The verdict of several comparisons (a job's variants, or the jobs
  * compared with a base), worst first: SLOWER if any is slower, else
  * FASTER if any is faster, else INCONCLUSIVE if any is or failed > 0

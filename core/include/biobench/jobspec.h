@@ -301,8 +301,9 @@ struct json_object *bb_json_short_double(double v);
  *  fractions; null when unknown),"planning_sd" (one unit a side: the
  *  spread the estimate of what it takes assumes, else null),
  *  "needed_per_side" | null},"verdict","more_needed",
- *  "more_capped","min_effect","confidence","text"} (changes as
- * fractions; text is bb_ab_format's line). */
+ *  "more_capped","min_effect","confidence","text","precision"} (changes
+ * as fractions; text is bb_ab_format's line, precision
+ * bb_ab_precision_text's, null when the verdict is settled). */
 struct json_object *bb_ab_result_to_json(const struct bb_ab_result *r,
 					 const char *baseline,
 					 const char *variant,

@@ -1088,6 +1088,26 @@ static void test_seq_compare(void **state)
 	assert_string_equal(meth, "group-sequential t (O'Brien-Fleming "
 				  "spending, 13 looks at 12..24 pairs)");
 	assert_false(r.too_few);
+	/* settled (within +-1 %): nothing to say of the precision */
+	assert_int_equal(r.verdict, BB_AB_NO_CHANGE);
+	assert_int_equal(bb_ab_precision_text(&r, meth, sizeof(meth)), 0);
+	assert_string_equal(meth, "");
+	/* three times the noise: inconclusive at the last look, and what it
+	 * would take is beyond the plan; the statement says so */
+	{
+		double dn[24], an[24], bn[24];
+		char pr[320];
+
+		for (int i = 0; i < 24; i++)
+			dn[i] = 0.03 * sin(i * 1.7);
+		make_pairs(dn, 24, an, bn);
+		assert_int_equal(bb_ab_compare(an, 24, bn, 24, &p, &r), 0);
+		assert_int_equal(r.verdict, BB_AB_INCONCLUSIVE);
+		assert_int_equal(bb_ab_precision_text(&r, pr, sizeof(pr)), 0);
+		print_message("  %s\n", pr);
+		assert_non_null(strstr(pr, "too noisy for ±1% with 24 pairs (CI ±"));
+		assert_non_null(strstr(pr, "more than its max_repeat (24) allows"));
+	}
 	/* the plan's confidence must be the comparison's */
 	p.confidence = .9;
 	assert_int_equal(bb_ab_compare(a, 24, b, 24, &p, &r), -EINVAL);
@@ -1209,6 +1229,8 @@ static void test_units_hand(void **state)
 	assert_false(r.too_few);
 	assert_true(fabs(r.ci_level - 0.95) < 1e-12);
 	assert_int_equal(r.verdict, BB_AB_FASTER);
+	assert_int_equal(bb_ab_precision_text(&r, line, sizeof(line)), 0);
+	assert_string_equal(line, ""); /* settled */
 	assert_int_equal(bb_ab_format(&r, line, sizeof(line)), 0);
 	print_message("  %s\n", line);
 	assert_non_null(strstr(line, "B is 5.0% faster than A"));
@@ -1273,6 +1295,10 @@ static void test_units_one_each(void **state)
 	print_message("  %s\n", line);
 	assert_non_null(strstr(line, "inconclusive: one job per side"));
 	assert_non_null(strstr(line, "more jobs each side needed"));
+	assert_int_equal(bb_ab_precision_text(&r, line, sizeof(line)), 0);
+	print_message("  %s\n", line);
+	assert_non_null(strstr(line, "too noisy for ±1% with one job a side (how much jobs spread is unknown: planned at 7%)"));
+	assert_non_null(strstr(line, "about 6 jobs each side (5 more) would settle it"));
 	/* by hand: planning SD 6.74 %, target log 1.1 = 9.53 %: k = 6 a side
 	 * (t_10 2.228 * 6.74 % * sqrt(2/6) = 8.7 %; k = 5: 2.306 * 6.74 % *
 	 * sqrt(2/5) = 9.8 %), 5 more */

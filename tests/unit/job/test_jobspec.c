@@ -1233,7 +1233,7 @@ static void test_ab_params_json(void **state)
 		"ci_hi", "ci_level", "ci_label", "p_value", "p_adjusted",
 		"tost_p", "tost_p_adjusted", "family", "multiple", "sequential",
 		"verdict", "more_needed", "more_capped", "min_effect",
-		"confidence", "text",
+		"confidence", "text", "precision",
 	};
 
 	(void)state;
@@ -1266,6 +1266,8 @@ static void test_ab_params_json(void **state)
 	j = json_object_object_get(o, "verdict");
 	assert_string_equal(json_object_get_string(j), bb_ab_verdict_name(res.verdict));
 	assert_string_equal(json_object_get_string(j), "slower");
+	/* settled: no precision statement */
+	assert_null(json_object_object_get(o, "precision"));
 	assert_string_equal(json_object_get_string(json_object_object_get(o, "method")),
 			    "paired");
 	assert_true(fabs(json_object_get_double(json_object_object_get(o, "change")) + 0.1) < 1e-9);
