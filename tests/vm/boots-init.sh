@@ -5,8 +5,9 @@
 # runs this: it mounts the persistent disk (ext4 on /dev/nvme0n1: the
 # daemon's database and configuration, the kernel and this initramfs),
 # prints one line about the boot, starts biobenchd (reboot_method
-# kexec-exec) and, on the first boot, submits the job.  Then it follows
-# the job: when it has ended, the daemon is stopped cleanly, the disk
+# kexec-exec) and, on the first boot, submits the job ($D/job.json, or
+# every $D/jobs/*.json in name order: bench/boot_aa.sh's A/A boot jobs).
+# Then it follows the jobs: when all have ended, the daemon is stopped cleanly, the disk
 # unmounted and the guest powered off; until then biobenchd reboots the
 # guest by itself (kexec -e) and this script starts again in the next
 # kernel.  With $D/kill-after-runs (N), once the job has N runs done the
@@ -56,12 +57,23 @@ until $BB host >/dev/null 2>&1; do
 	sleep 0.1
 done
 if [ ! -e $D/submitted ]; then
-	id=$($BB submit $D/job.json 2>/tmp/err)
-	echo "BBVM {\"step\":\"submit\",\"id\":\"$id\",\"err\":\"$(tr -d '"\n' </tmp/err)\"}"
-	echo "$id" >$D/submitted
+	for f in $D/job.json $D/jobs/*.json; do
+		[ -e "$f" ] || continue
+		id=$($BB submit "$f" 2>/tmp/err)
+		echo "BBVM {\"step\":\"submit\",\"id\":\"$id\",\"err\":\"$(tr -d '"\n' </tmp/err)\"}"
+		echo "$id" >>$D/submitted
+	done
 	sync
 fi
-id=$(cat $D/submitted)
+# the first job not yet ended (the daemon runs them in turn)
+for id in $(cat $D/submitted); do
+	state=$($BB show "$id" --json 2>/dev/null | grep -o '"state": *"[a-z]*"' |
+		head -1 | sed 's/.*: *"//; s/"//')
+	case "$state" in
+	done | failed | cancelled | interrupted) continue ;;
+	esac
+	break
+done
 # until the job ends (biobenchd kexecs into the next boot meanwhile)
 while :; do
 	doc=$($BB show "$id" --json 2>/dev/null)
@@ -87,7 +99,11 @@ while :; do
 	fi
 	case "$state" in
 	done | failed | cancelled | interrupted)
-		break
+		echo "BBVM {\"step\":\"end\",\"id\":\"$id\",\"state\":\"$state\"}"
+		next=$(awk -v id="$id" 'f { print; exit } $0 == id { f = 1 }' $D/submitted)
+		[ -z "$next" ] && break
+		id=$next
+		continue
 		;;
 	esac
 	if ! kill -0 $daemon 2>/dev/null; then
@@ -99,7 +115,6 @@ while :; do
 	fi
 	sleep 0.2
 done
-echo "BBVM {\"step\":\"end\",\"id\":\"$id\",\"state\":\"$state\"}"
 kill -TERM $daemon
 wait $daemon
 off

@@ -56,18 +56,8 @@ rel=${kernel##*/vmlinuz-}
 
 # --- initramfs: busybox, biobench, biobenchd, kexec ---------------------
 rm -rf "$work"
-mkdir -p "$work/root"/{bin,usr/bin,proc,sys,dev,tmp,run,etc}
-root=$work/root
-cp /bin/busybox "$root/bin/busybox"
-vm_copy_bin "$bb" "$root"
-vm_copy_bin "$bbd" "$root"
-vm_copy_bin "$kexec" "$root" kexec
-cp "$here/kexec-wrong.sh" "$root/usr/bin/kexec-wrong"
-cp "$here/boots-init.sh" "$root/init"
-chmod 755 "$root/init" "$root/usr/bin/kexec-wrong"
-(cd "$root" && find . -print0 | cpio --null -o -H newc --quiet | gzip -1) \
-  > "$work/initramfs.cpio.gz" || die "cannot pack the initramfs"
-say "initramfs $(du -h "$work/initramfs.cpio.gz" | cut -f1)"
+mkdir -p "$work"
+vm_boots_initramfs "$bb" "$bbd" "$kexec"
 
 base="console=ttyS0 panic=-1 quiet loglevel=3"
 

@@ -13,7 +13,10 @@
 # with its libraries; vm_boot NAME SECONDS SMP APPEND IMG SERIAL boots
 # kernel with work/initramfs.cpio.gz and IMG as an NVMe namespace
 # (serial SERIAL), the serial console in work/NAME.log, and skips when
-# QEMU could not run at all (dies when the guest said nothing in time).
+# QEMU could not run at all (dies when the guest said nothing in time);
+# vm_boots_initramfs BIOBENCH BIOBENCHD KEXEC packs work/initramfs.cpio.gz
+# of the boot-job guest (busybox, both programs, kexec, boots-init.sh as
+# /init; tests/vm/boots.sh, bench/boot_aa.sh).
 
 static_busybox() { [ -x /bin/busybox ] && { ldd /bin/busybox 2>&1 || true; } | grep -q 'not a dynamic'; }
 
@@ -99,4 +102,21 @@ vm_boot() { # NAME SECONDS SMP APPEND IMG SERIAL
     skip "QEMU cannot run here (exit $rc): $(head -3 "$work/$name.qemu.err")"
   fi
   return 0
+}
+
+vm_boots_initramfs() { # BIOBENCH BIOBENCHD KEXEC
+  local root=$work/root vmdir
+  vmdir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+  rm -rf "$root"
+  mkdir -p "$root"/{bin,usr/bin,proc,sys,dev,tmp,run,etc}
+  cp /bin/busybox "$root/bin/busybox"
+  vm_copy_bin "$1" "$root"
+  vm_copy_bin "$2" "$root"
+  vm_copy_bin "$3" "$root" kexec
+  cp "$vmdir/kexec-wrong.sh" "$root/usr/bin/kexec-wrong"
+  cp "$vmdir/boots-init.sh" "$root/init"
+  chmod 755 "$root/init" "$root/usr/bin/kexec-wrong"
+  (cd "$root" && find . -print0 | cpio --null -o -H newc --quiet | gzip -1) \
+    > "$work/initramfs.cpio.gz" || die "cannot pack the initramfs"
+  say "initramfs $(du -h "$work/initramfs.cpio.gz" | cut -f1)"
 }
