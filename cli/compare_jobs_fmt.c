@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define JT_COLS (2 + BB_JOBCMP_MAX_WITH)
+#define JT_COLS (1 + BB_JOBCMP_MAX_JOBS) /* a label, a column per job */
 #define JT_ROWS 512 /* rows: a diff with per-variant rows of 8 variants fits */
 #define JT_CELL 160
 #define JT_WIDTH 38 /* widest column shown (longer values are cut) */
