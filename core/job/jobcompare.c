@@ -350,14 +350,12 @@ static int cmp_double(const void *a, const void *b)
  * its runs, or one value per boot, the median, when they span several
  * boots (a boot job's variant: runs of one boot share that boot's level,
  * and pooling them would count the boot-to-boot variance as if every
- * run were independent).  Appended to out[*n..]; *per_boot says which. */
-static int run_sample(const struct jc_var *v, double *out, size_t *n,
-		      bool *per_boot)
+ * run were independent).  Appended to out[*n..]. */
+static int run_sample(const struct jc_var *v, double *out, size_t *n)
 {
 	size_t nb = 0, unknown = 0;
 	double *tmp;
 
-	*per_boot = false;
 	for (size_t i = 0; i < v->n; i++) {
 		bool seen = false;
 
@@ -393,7 +391,6 @@ static int run_sample(const struct jc_var *v, double *out, size_t *n,
 				      (tmp[m / 2 - 1] + tmp[m / 2]) / 2;
 	}
 	free(tmp);
-	*per_boot = true;
 	return 0;
 }
 
@@ -1533,11 +1530,9 @@ static int compare_runs(const struct jc_job *jobs, size_t nj,
 		}
 		for (size_t j = 0; j < nj && !ret; j++) {
 			int vi = jobs[j].side == side ? var_index(&jobs[j], c->name) : -1;
-			bool per_boot;
 
 			if (vi >= 0)
-				ret = run_sample(&jobs[j].v[vi], x[s], &n[s],
-						 &per_boot);
+				ret = run_sample(&jobs[j].v[vi], x[s], &n[s]);
 		}
 	}
 	if (!ret)
