@@ -65,14 +65,17 @@ cget() { jget "$TMP/cmp.json" "$1" 2>/dev/null || true; }
 AA='"target":"nop","workload":{"runtime":"200ms"},"repeat":6,"warmup":1,"aa":true'
 plain=$(submit '{"name":"cmp plain",'"$AA"'}')
 slow=$(submit '{"name":"cmp slow",'"$AA"',"variants":{"A":{"inject_ns":2000}}}')
-plain2=$(submit '{"name":"cmp plain",'"$AA"'}')
-slow2=$(submit '{"name":"cmp slow",'"$AA"',"variants":{"A":{"inject_ns":2000}}}')
-plain3=$(submit '{"name":"cmp plain",'"$AA"'}')
-slow3=$(submit '{"name":"cmp slow",'"$AA"',"variants":{"A":{"inject_ns":2000}}}')
+# the sides' other jobs: 3 pairs each (repeat is no workload field); a job
+# is one level however many runs it has
+AA3='"target":"nop","workload":{"runtime":"200ms"},"repeat":3,"warmup":0,"aa":true'
+plain2=$(submit '{"name":"cmp plain",'"$AA3"'}')
+slow2=$(submit '{"name":"cmp slow",'"$AA3"',"variants":{"A":{"inject_ns":2000}}}')
+plain3=$(submit '{"name":"cmp plain",'"$AA3"'}')
+slow3=$(submit '{"name":"cmp slow",'"$AA3"',"variants":{"A":{"inject_ns":2000}}}')
 aa1=$(submit '{"name":"cmp cpu",'"$AA"',"metric":"cpu_per_io","min_effect":50}')
 aa2=$(submit '{"name":"cmp cpu",'"$AA"',"metric":"cpu_per_io"}')
-aa3=$(submit '{"name":"cmp cpu",'"$AA"',"metric":"cpu_per_io"}')
-aa4=$(submit '{"name":"cmp cpu",'"$AA"',"metric":"cpu_per_io"}')
+aa3=$(submit '{"name":"cmp cpu",'"$AA3"',"metric":"cpu_per_io"}')
+aa4=$(submit '{"name":"cmp cpu",'"$AA3"',"metric":"cpu_per_io"}')
 big=$(submit '{"name":"cmp bs",'"$AA"',"workload":{"runtime":"200ms","bs":"8k"}}')
 done_or_fail "$plain" "$slow" "$plain2" "$slow2" "$plain3" "$slow3" "$aa1" "$aa2" "$aa3" "$aa4" "$big"
 pass "11 A/A jobs on nop done: $plain $slow $plain2 $slow2 $plain3 $slow3 $aa1 $aa2 $aa3 $aa4 $big"
