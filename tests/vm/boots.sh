@@ -98,7 +98,7 @@ CRASH
   cat >"$d/job.json" <<JOB
 {"name": "kernel A/B in the guest ($name)", "target": "nop",
  "workload": $workload,
- "repeat": 2, "warmup": 0, "boots": $boots,
+ "repeat": 2, "warmup": 0, "boots": $boots, "order": "interleaved",
  "quiescence": {"mode": "mark"},
  "variants": {"A": {"boot": $boot_a}, "B": {"boot": $boot_b}}}
 JOB
