@@ -7,6 +7,7 @@
  *   bench_aa_sim fit [--out MODEL.json] SERIES.json...
  *   bench_aa_sim run --model MODEL.json [--jobs N] [--power-jobs N]
  *                    [--seed S] [--models LIST] [--designs LIST]
+ *                    [--boot-sd PCT]
  *
  * SERIES: what `biobench calibrate --json` writes (each job's runs, their
  * places in their rounds, the jobs in the order they ran) or `biobench ab
@@ -49,8 +50,8 @@
  *
  * Models (--models): iid (one normal per run, of the series' run SD:
  * what the old simulation assumed), fitted, stress (fitted with a
- * position effect of at least 1 %, the jobs' spread and the slow runs
- * doubled), replay (a stationary block bootstrap of the real series,
+ * position effect of at least 1 %, the jobs' spread doubled (at least
+ * 0.5 %), the boots' tripled (at least 1 %), the slow runs doubled), replay (a stationary block bootstrap of the real series,
  * blocks of 25 runs on average: no model at all).
  *
  * Designs (--designs): fixed (repeat 12), adaptive (12..48 under the
@@ -59,8 +60,9 @@
  * 6 pairs a side, run alternately, through bb_jobcmp_sides: K = 1, 2, 3,
  * 5, and 3 at the run level, the old comparison); boot (a boot job of
  * 3 boot pairs, as bench/boot_aa.sh's real A/A, 6 and 8, of 3 runs after
- * a warm-up, through bb_jobrun_boot_results).  Every job runs through bb_jobrun_exec with a
- * run hook (jobrun.h) that draws the runs from the model.
+ * a warm-up, through bb_jobrun_boot_results).  Every job runs through
+ * bb_jobrun_exec with a run hook (jobrun.h) that draws the runs from the
+ * model.
  *
  * Output: a markdown table per model: false positives of N A/A jobs
  * (verdict faster or slower) with the 95 % Wilson interval, no change,
@@ -1201,7 +1203,10 @@ static void usage(void)
 		"usage: bench_aa_sim fit [--out MODEL.json] SERIES.json...\n"
 		"       bench_aa_sim run --model MODEL.json [--jobs N] [--power-jobs N]\n"
 		"                        [--seed S] [--models iid,fitted,stress,replay]\n"
-		"                        [--designs fixed,adaptive,cross,boot]\n");
+		"                        [--designs fixed,adaptive,cross,boot]\n"
+		"                        [--boot-sd PCT]\n"
+		"  --boot-sd PCT  the boots' spread instead of the model's (e.g. the\n"
+		"                 between-boot spread bench/boot_aa.sh measured)\n");
 }
 
 static int load_all(struct seriesset *ss, char **files, int n)
@@ -1257,6 +1262,7 @@ static int cmd_run(int argc, char **argv)
 	const char *mfile = NULL, *models = "iid,fitted,stress,replay", *only = NULL;
 	unsigned jobs = 4000, pjobs = 1000;
 	uint64_t seed = 20261207;
+	double boot_sd = -1;
 	struct json_object *doc, *files;
 	struct seriesset ss = { 0 };
 	struct model fitted, m;
@@ -1282,6 +1288,8 @@ static int cmd_run(int argc, char **argv)
 			models = v;
 		else if (!strcmp(argv[i], "--designs"))
 			only = v;
+		else if (!strcmp(argv[i], "--boot-sd"))
+			boot_sd = strtod(v, NULL) / 100;
 		else {
 			usage();
 			return 2;
@@ -1289,9 +1297,15 @@ static int cmd_run(int argc, char **argv)
 		i++;
 	}
 	if (!mfile || !jobs || !pjobs || !(doc = json_object_from_file(mfile)) ||
-	    model_read(&fitted, jget(doc, "model"))) {
+	    model_read(&fitted, jget(doc, "model")) ||
+	    (boot_sd != -1 && !(boot_sd >= 0 && boot_sd < 1))) {
 		usage();
 		return 2;
+	}
+	if (boot_sd >= 0) {
+		fitted.boot_sd = boot_sd;
+		printf("boots spread by %.2f%% (--boot-sd), not the model's\n",
+		       100 * boot_sd);
 	}
 	files = jget(doc, "series");
 	for (size_t i = 0; strstr(models, "replay") && files &&
@@ -1346,8 +1360,10 @@ static int cmd_run(int argc, char **argv)
 		m = fitted;
 		snprintf(m.name, sizeof(m.name), "stress");
 		m.pos_sd = fmax(2 * fitted.pos_sd, 0.01);
-		m.job_sd = 2 * fitted.job_sd;
-		m.boot_sd = 3 * fitted.job_sd;
+		/* floors: a fit that finds no spread between jobs (the
+		 * processes already carry it) still gets some */
+		m.job_sd = fmax(2 * fitted.job_sd, 0.005);
+		m.boot_sd = fmax(3 * fitted.boot_sd, 0.01);
 		m.out_p = fmin(0.5, 2 * fitted.out_p);
 		printf("\nstress: the fitted model with a position effect of SD "
 		       "%.2f%% a job, jobs spread by %.2f%%, boots by %.2f%%, "
