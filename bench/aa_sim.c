@@ -7,7 +7,7 @@
  *   bench_aa_sim fit [--out MODEL.json] SERIES.json...
  *   bench_aa_sim run --model MODEL.json [--jobs N] [--power-jobs N]
  *                    [--seed S] [--models LIST] [--designs LIST]
- *                    [--boot-sd PCT]
+ *                    [--boot-sd PCT] [--scale F]
  *
  * SERIES: what `biobench calibrate --json` writes (each job's runs, their
  * places in their rounds, the jobs in the order they ran) or `biobench ab
@@ -1204,9 +1204,11 @@ static void usage(void)
 		"       bench_aa_sim run --model MODEL.json [--jobs N] [--power-jobs N]\n"
 		"                        [--seed S] [--models iid,fitted,stress,replay]\n"
 		"                        [--designs fixed,adaptive,cross,boot]\n"
-		"                        [--boot-sd PCT]\n"
+		"                        [--boot-sd PCT] [--scale F]\n"
 		"  --boot-sd PCT  the boots' spread instead of the model's (e.g. the\n"
-		"                 between-boot spread bench/boot_aa.sh measured)\n");
+		"                 between-boot spread bench/boot_aa.sh measured)\n"
+		"  --scale F      every spread of the model times F (the host's\n"
+		"                 structure at another noise level)\n");
 }
 
 static int load_all(struct seriesset *ss, char **files, int n)
@@ -1262,7 +1264,7 @@ static int cmd_run(int argc, char **argv)
 	const char *mfile = NULL, *models = "iid,fitted,stress,replay", *only = NULL;
 	unsigned jobs = 4000, pjobs = 1000;
 	uint64_t seed = 20261207;
-	double boot_sd = -1;
+	double boot_sd = -1, scale = -1;
 	struct json_object *doc, *files;
 	struct seriesset ss = { 0 };
 	struct model fitted, m;
@@ -1290,6 +1292,8 @@ static int cmd_run(int argc, char **argv)
 			only = v;
 		else if (!strcmp(argv[i], "--boot-sd"))
 			boot_sd = strtod(v, NULL) / 100;
+		else if (!strcmp(argv[i], "--scale"))
+			scale = strtod(v, NULL);
 		else {
 			usage();
 			return 2;
@@ -1298,9 +1302,23 @@ static int cmd_run(int argc, char **argv)
 	}
 	if (!mfile || !jobs || !pjobs || !(doc = json_object_from_file(mfile)) ||
 	    model_read(&fitted, jget(doc, "model")) ||
-	    (boot_sd != -1 && !(boot_sd >= 0 && boot_sd < 1))) {
+	    (boot_sd != -1 && !(boot_sd >= 0 && boot_sd < 1)) ||
+	    (scale != -1 && !(scale > 0 && scale <= 100))) {
 		usage();
 		return 2;
+	}
+	if (scale > 0) {
+		const double f = scale;
+
+		fitted.sd_white *= f;
+		fitted.ar_sd *= f;
+		fitted.shift_sd *= f;
+		fitted.out_mean *= f;
+		fitted.pos_mean *= f;
+		fitted.pos_sd *= f;
+		fitted.job_sd *= f;
+		fitted.boot_sd *= f;
+		printf("every spread of the model times %.3g (--scale)\n", f);
 	}
 	if (boot_sd >= 0) {
 		fitted.boot_sd = boot_sd;
@@ -1352,8 +1370,11 @@ static int cmd_run(int argc, char **argv)
 	if (!ret && strstr(models, "fitted")) {
 		m = fitted;
 		snprintf(m.name, sizeof(m.name), "fitted");
-		printf("\nfitted: %s\n", json_object_to_json_string_ext(
-						 jget(doc, "model"), JSON_C_TO_STRING_PLAIN));
+		struct json_object *mj = model_json(&m);
+
+		printf("\nfitted: %s\n",
+		       json_object_to_json_string_ext(mj, JSON_C_TO_STRING_PLAIN));
+		json_object_put(mj);
 		run_model(&m, jobs, pjobs, seed, only);
 	}
 	if (!ret && strstr(models, "stress")) {
