@@ -914,6 +914,13 @@ static int boot_reboot(struct sched_runner *r, const struct bb_job *job,
 	for (unsigned i = 0; i < job->nvariants && !cmdline; i++)
 		if (job->v[i].boot.cmdline[0])
 			cmdline = line;
+	if (cmdline && !f.cmdline[0]) {
+		/* appended to nothing, the line would lose root= & co */
+		snprintf(err, errlen, "not rebooting into %s: /proc/cmdline "
+			 "cannot be read, and the variant's parameters are "
+			 "appended to it", v->name);
+		return -EIO;
+	}
 	if (cmdline && bb_boot_cmdline_compose(job, bb_job_boot_variant(job, b),
 					       f.cmdline, line,
 					       sizeof(line))) {
