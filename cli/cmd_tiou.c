@@ -82,10 +82,10 @@ static void tiou_usage(FILE *f)
 		"-r0 (t/io_uring's default) runs until interrupted: Ctrl-C "
 		"prints \"Exiting on\nsignal\", the maximum, and the summary of "
 		"what ran (exit 0); Ctrl-C again while\nit stops changes "
-		"nothing (as t/io_uring).  Refused: -a1\n(libaio), -S1 (preadv2), -H "
-		"(hugetlbfs buffers), writes of any kind.  -D and\n-T are "
-		"accepted and ignored (nothing is written to the working "
-		"directory).\n\n"
+		"nothing (as t/io_uring).\n\n"
+		"Refused: -a1 (libaio), -S1 (preadv2), -H (hugetlbfs buffers), "
+		"writes of any kind.\n-D and -T are accepted and ignored "
+		"(nothing is written to the working directory).\n\n"
 		"Exit status: 0 the run ended (timeout or signal), 1 it failed, "
 		"2 usage error.\n");
 }
