@@ -66,6 +66,7 @@ web_root = /tmp
 allow = nop
 [reboot]
 allow_reboot = yes
+boot_dirs = /var/lib/biobench/boot
 reboot_method = kexec-exec
 kexec = /usr/bin/kexec
 boot_timeout = 300

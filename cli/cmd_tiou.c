@@ -81,10 +81,11 @@ static void tiou_usage(FILE *f)
 		"--bio-cache, --lat io, ...).\n\n"
 		"-r0 (t/io_uring's default) runs until interrupted: Ctrl-C "
 		"prints \"Exiting on\nsignal\", the maximum, and the summary of "
-		"what ran (exit 0).  Refused: -a1\n(libaio), -S1 (preadv2), -H "
-		"(hugetlbfs buffers), writes of any kind.  -D and\n-T are "
-		"accepted and ignored (nothing is written to the working "
-		"directory).\n\n"
+		"what ran (exit 0); Ctrl-C again while\nit stops changes "
+		"nothing (as t/io_uring).\n\n"
+		"Refused: -a1 (libaio), -S1 (preadv2), -H (hugetlbfs buffers), "
+		"writes of any kind.\n-D and -T are accepted and ignored "
+		"(nothing is written to the working directory).\n\n"
 		"Exit status: 0 the run ended (timeout or signal), 1 it failed, "
 		"2 usage error.\n");
 }
@@ -276,16 +277,21 @@ int bb_cmd_tiou(int argc, char **argv)
 		fprintf(stderr, "biobench tiou: -P1 has no effect: this host "
 				"has one NUMA node\n");
 
-	/* one benchmark per device at a time, as biobench run */
+	/* Ctrl-C from here to the end is t/io_uring's: the run stops,
+	 * "Exiting on signal", the summary, exit 0; another one while it
+	 * stops or prints does not kill it (t/io_uring's handler only sets
+	 * its finish flag): nothing is left to restore, SIGKILL ends it */
 	rc = BB_EXIT_FAIL;
+	if (bb_cli_sigwatch_start(&sw, &cancel, "biobench tiou", NULL,
+				  false)) {
+		fprintf(stderr, "biobench tiou: cannot watch signals\n");
+		goto out;
+	}
+	/* one benchmark per device at a time, as biobench run */
 	if (bb_devlocks_take(&lock, cfg->target, sizeof(cfg->target),
 			     cfg->ntargets, "biobench tiou",
 			     "", err, sizeof(err))) {
 		fprintf(stderr, "biobench tiou: %s\n", err);
-		goto out;
-	}
-	if (bb_cli_sigwatch_start(&sw, &cancel, "biobench tiou", NULL, true)) {
-		fprintf(stderr, "biobench tiou: cannot watch signals\n");
 		goto out;
 	}
 	o.t = t;
@@ -298,7 +304,6 @@ int bb_cmd_tiou(int argc, char **argv)
 	h.cancel = &cancel;
 	ret = bb_run_hooked(cfg, &r, &h, err, sizeof(err));
 	have_result = true;
-	bb_cli_sigwatch_stop(&sw);
 	bb_devlocks_release(&lock);
 	signo = atomic_load(&sw.signo);
 	if (ret == -ECANCELED && signo) {

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <time.h>
 
 static void *sigwatch_main(void *arg)
 {
@@ -80,6 +81,21 @@ void bb_cli_sigwatch_stop(struct bb_cli_sigwatch *w)
 		return;
 	pthread_kill(w->tid, SIGUSR1);
 	pthread_join(w->tid, NULL);
+	/* a signal that came after the thread's last sigwait() is pending:
+	 * unblocked, it would kill the process (exit 130) after the command
+	 * printed what ran.  Taken here, as the thread would have. */
+	{
+		const struct timespec now = { 0, 0 };
+		int sig;
+
+		while ((sig = sigtimedwait(&w->set, NULL, &now)) > 0) {
+			int none = 0;
+
+			if (sig != SIGUSR1)
+				atomic_compare_exchange_strong(&w->signo,
+							       &none, sig);
+		}
+	}
 	pthread_sigmask(SIG_SETMASK, &w->old, NULL);
 	w->started = false;
 }

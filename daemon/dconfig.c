@@ -69,6 +69,7 @@ enum dopt_type {
 	DT_ALLOW_KNOBS, /* appends an allow_knobs entry (PATTERN KNOB...) */
 	DT_ALLOW_WRITE, /* appends an allow-list entry (read and write) */
 	DT_HOSTS,       /* appends Host names (blank or comma separated) */
+	DT_BOOT_DIRS,   /* appends boot_dirs (blank or comma separated) */
 	DT_BOOL,        /* yes/no, true/false, on/off, 1/0 */
 	DT_METHOD,      /* a reboot_method name: its enum as unsigned */
 	DT_NAME,        /* a host name (bb_host_name_check) */
@@ -219,6 +220,12 @@ static const struct dopt dopt_table[] = {
 	  F(boot_timeout_s), 0, 10, 86400, NULL,
 	  "seconds a reboot may take: a boot not up by then fails its job "
 	  "(10..86400)" },
+	{ "reboot", "boot_dirs", "boot-dirs", "DIRS", DT_BOOT_DIRS, 0, 0, 0, 0,
+	  "none", "repeatable: the directories boot jobs' kernels and initrds "
+	  "may come from (absolute, blank or comma separated); each file and "
+	  "every directory above it must be root's and not group- or "
+	  "world-writable, no symlink on the way; none: boot jobs are "
+	  "refused" },
 	{ "reboot", "kexec", "kexec", "PATH", DT_PATH, F(kexec_path), 0, 0, 0,
 	  NULL, "the kexec program" },
 	{ "reboot", "systemctl", "systemctl", "PATH", DT_PATH,
@@ -255,6 +262,43 @@ static int fail(char *err, size_t len, int ret, const char *fmt, ...)
 		va_end(ap);
 	}
 	return ret;
+}
+
+/* Append the blank- or comma-separated words of v to the list at base
+ * (*count entries of size bytes, at most max), each accepted by check
+ * (NULL) and lower-cased when lower.  0 or -EINVAL naming the word. */
+static int list_add(const char *v, const char *where,
+		    const char *(*check)(const char *, size_t),
+		    const char *what, const char *example, char *base,
+		    size_t size, unsigned *count, unsigned max, bool lower,
+		    char *err, size_t errlen)
+{
+	for (const char *p = v; *p;) {
+		const char *why;
+		char *dst;
+		size_t n;
+
+		p += strspn(p, " \t,");
+		n = strcspn(p, " \t,");
+		if (!n)
+			break;
+		why = n < size ? check(p, n) : "too long";
+		if (why)
+			return fail(err, errlen, -EINVAL, "%s: '%.*s' is not "
+				    "%s: %s (%s)", where, (int)n, p, what, why,
+				    example);
+		if (*count >= max)
+			return fail(err, errlen, -EINVAL, "%s: more than %u "
+				    "entries", where, max);
+		dst = base + (size_t)*count * size;
+		memcpy(dst, p, n);
+		dst[n] = '\0';
+		for (char *q = dst; lower && *q; q++)
+			*q = (char)tolower((unsigned char)*q);
+		(*count)++;
+		p += n;
+	}
+	return 0;
 }
 
 /* The highest CPU of /sys/devices/system/cpu/online ("0-3,6" -> 6). */
@@ -449,6 +493,32 @@ static const char *check_pattern(const char *s)
 
 /* An allowed_hosts entry: a DNS name or IPv4 address, or [IPv6], with an
  * optional :PORT.  Returns NULL or what is wrong. */
+const char *bb_boot_dir_check(const char *d, size_t n)
+{
+	if (!n || d[0] != '/')
+		return "not an absolute path";
+	if (n == 1)
+		return "'/' is every file: name the directory of the kernels";
+	if (n >= PATH_MAX)
+		return "too long";
+	if (d[n - 1] == '/')
+		return "a trailing '/'";
+	for (size_t i = 0; i < n; i++) {
+		size_t len;
+
+		if (d[i] != '/')
+			continue;
+		len = strcspn(d + i + 1, "/");
+		if (i + 1 + len > n)
+			len = n - i - 1;
+		if (!len || (len == 1 && d[i + 1] == '.') ||
+		    (len == 2 && d[i + 1] == '.' && d[i + 2] == '.'))
+			return "an empty, '.' or '..' component (give the "
+			       "canonical path)";
+	}
+	return NULL;
+}
+
 static const char *check_host(const char *h, size_t n)
 {
 	const char *end = h + n, *colon = NULL, *p = h;
@@ -714,32 +784,17 @@ static int dopt_set(struct bb_dconfig *c, const struct dopt *o,
 		c->nallow++;
 		return 0;
 	case DT_HOSTS:
-		for (const char *p = v; *p;) {
-			size_t n;
-
-			p += strspn(p, " \t,");
-			n = strcspn(p, " \t,");
-			if (!n)
-				break;
-			why = check_host(p, n);
-			if (why)
-				return fail(err, errlen, -EINVAL,
-					    "%s: '%.*s' is not a host name: %s "
-					    "(examples: bench.lab, "
-					    "bench.lab:8443, 10.0.0.5:8420)",
-					    where, (int)n, p, why);
-			if (c->nhosts >= BB_DCONFIG_MAX_HOSTS)
-				return fail(err, errlen, -EINVAL,
-					    "%s: more than %d allowed hosts",
-					    where, BB_DCONFIG_MAX_HOSTS);
-			memcpy(c->hosts[c->nhosts], p, n);
-			c->hosts[c->nhosts][n] = '\0';
-			for (char *q = c->hosts[c->nhosts]; *q; q++)
-				*q = (char)tolower((unsigned char)*q);
-			c->nhosts++;
-			p += n;
-		}
-		return 0;
+		return list_add(v, where, check_host, "a host name",
+				"examples: bench.lab, bench.lab:8443, "
+				"10.0.0.5:8420", c->hosts[0],
+				sizeof(c->hosts[0]), &c->nhosts,
+				BB_DCONFIG_MAX_HOSTS, true, err, errlen);
+	case DT_BOOT_DIRS:
+		return list_add(v, where, bb_boot_dir_check, "a boot directory",
+				"example: /boot /var/lib/biobench/boot",
+				c->boot_dirs[0], sizeof(c->boot_dirs[0]),
+				&c->nboot_dirs, BB_DCONFIG_MAX_BOOT_DIRS, false,
+				err, errlen);
 	case DT_FLAG:
 		if (!v) {
 			*(bool *)(void *)(base + o->off) = true;

@@ -64,6 +64,12 @@
  *   max_boots_per_job = 16        ; boots of one job in all
  *   boot_timeout = 600            ; seconds a reboot may take: a boot not
  *                                 ; up by then fails its job
+ *   boot_dirs = /boot /var/lib/biobench/boot
+ *                                 ; repeatable: where boot jobs' kernels
+ *                                 ; and initrds may come from (each file
+ *                                 ; and every directory above it root's,
+ *                                 ; not group/world-writable, no symlink);
+ *                                 ; none (the default): boot jobs refused
  *   kexec = /sbin/kexec           ; the programs run (tests put their own)
  *   systemctl = /bin/systemctl
  *   grub_reboot = /usr/sbin/grub-reboot
@@ -87,6 +93,7 @@
 #define BB_DCONFIG_MAX_PARALLEL 16 /* max_parallel_jobs at most */
 #define BB_DCONFIG_HOST_MAX 256
 #define BB_DCONFIG_TOKEN_MIN 16
+#define BB_DCONFIG_MAX_BOOT_DIRS 8
 
 struct bb_allow {
 	char pattern[PATH_MAX];
@@ -112,6 +119,10 @@ enum bb_reboot_method {
 	BB_REBOOT_KEXEC_EXEC,
 	BB_REBOOT__COUNT
 };
+
+/* Why the n bytes at dir are not a boot_dirs entry (absolute, no empty,
+ * "." or ".." component, no trailing '/', not "/"), NULL when they are. */
+const char *bb_boot_dir_check(const char *dir, size_t n);
 
 /* "kexec-systemd", "grub-reboot", "kexec-exec". */
 const char *bb_reboot_method_name(enum bb_reboot_method m);
@@ -163,6 +174,8 @@ struct bb_dconfig {
 	unsigned reboot_method;      /* enum bb_reboot_method */
 	unsigned max_boots_per_job;
 	unsigned boot_timeout_s;
+	unsigned nboot_dirs;         /* boot_dirs: none, boot jobs refused */
+	char boot_dirs[BB_DCONFIG_MAX_BOOT_DIRS][PATH_MAX];
 	char kexec_path[PATH_MAX];
 	char systemctl_path[PATH_MAX];
 	char grub_reboot_path[PATH_MAX];

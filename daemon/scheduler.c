@@ -131,6 +131,10 @@ struct bb_sched {
 	/* boot jobs */
 	int64_t resume_id;      /* a boot job whose boot came up right at
 				   start: run before the queue (dispatcher) */
+	bool unarm_pending;     /* under lock: a boot job failed at the
+				   recovery: unarm once the configuration
+				   is known (the next boot is the host's
+				   default) */
 	bool kexec_pending;     /* under lock: kexec-exec armed; main runs
 				   kexec -e after the clean stop */
 	char kexec_path[PATH_MAX]; /* under lock */
@@ -744,6 +748,19 @@ static int boot_gate(struct bb_sched *s, const struct bb_job *job, bool resume,
 			 bc.max_boots);
 		return -EACCES;
 	}
+	/* the configuration (boot_dirs) or the files may have changed since
+	 * the submission; the arm opens and checks them once more */
+	{
+		char field[128], why[PATH_MAX + 512];
+		int ret = bb_boot_job_check(bc.cmds.boot_dirs,
+					    bc.cmds.nboot_dirs, job, field,
+					    sizeof(field), why, sizeof(why));
+
+		if (ret) {
+			snprintf(err, errlen, "not run: %s: %s", field, why);
+			return ret;
+		}
+	}
 	if (resume || job->allow_other_jobs)
 		return 0;
 	if (bb_store_jobs_queued(s->st, &queued, e, sizeof(e))) {
@@ -869,7 +886,8 @@ static int boot_reboot(struct sched_runner *r, const struct bb_job *job,
 	struct bb_boot_progress p = { 0 };
 	struct bb_boot_facts f;
 	struct boot_conf bc;
-	char e[512] = "";
+	char e[512] = "", line[BB_BOOT_CMDLINE_MAX * 4];
+	const char *cmdline = NULL;
 	uint64_t end;
 	int ret;
 
@@ -892,7 +910,26 @@ static int boot_reboot(struct sched_runner *r, const struct bb_job *job,
 	snprintf(p.variant, sizeof(p.variant), "%s", v->name);
 	snprintf(p.boot_id_before, sizeof(p.boot_id_before), "%s", f.boot_id);
 	p.deadline_ms = realtime_ms() + (int64_t)bc.timeout_s * 1000;
-	ret = bb_reboot_arm(&bc.cmds, &v->boot, e, sizeof(e));
+	/* the job's parameters on the host's line, or the line as it is */
+	for (unsigned i = 0; i < job->nvariants && !cmdline; i++)
+		if (job->v[i].boot.cmdline[0])
+			cmdline = line;
+	if (cmdline && !f.cmdline[0]) {
+		/* appended to nothing, the line would lose root= & co */
+		snprintf(err, errlen, "not rebooting into %s: /proc/cmdline "
+			 "cannot be read, and the variant's parameters are "
+			 "appended to it", v->name);
+		return -EIO;
+	}
+	if (cmdline && bb_boot_cmdline_compose(job, bb_job_boot_variant(job, b),
+					       f.cmdline, line,
+					       sizeof(line))) {
+		snprintf(err, errlen, "not rebooting into %s: the command line "
+			 "would be longer than %zu bytes", v->name,
+			 sizeof(line) - 1);
+		return -E2BIG;
+	}
+	ret = bb_reboot_arm(&bc.cmds, &v->boot, cmdline, e, sizeof(e));
 	if (ret) {
 		snprintf(err, errlen, "cannot arm the boot into %s: %s",
 			 v->name, e);
@@ -1494,16 +1531,23 @@ static void dispatch(struct bb_sched *s)
 	}
 }
 
+static void recover_unarm(struct bb_sched *s);
+
 static void *sched_main(void *arg)
 {
 	struct bb_sched *s = arg;
+	bool unarm;
 
 	/* no job before the first kick (bb_sched_set_config kicks): the
 	 * allow-list is known before anything runs */
 	pthread_mutex_lock(&s->lock);
 	while (!s->kicked && !s->stopping)
 		pthread_cond_wait(&s->cond, &s->lock);
+	unarm = s->unarm_pending;
+	s->unarm_pending = false;
 	pthread_mutex_unlock(&s->lock);
+	if (unarm)
+		recover_unarm(s);
 	for (;;) {
 		struct timespec ts;
 
@@ -1807,6 +1851,12 @@ static void recover_boot(struct bb_sched *s, int64_t id, bool redo)
 fail:
 	bb_log(LOG_ERR, "recovery: boot job %lld failed: %s", (long long)id,
 	       err);
+	/* whatever is still armed (a start without the reboot: the kexec
+	 * image loaded, grub's one-shot entry set) goes: the next reboot is
+	 * the host's default, never one more of this job's */
+	pthread_mutex_lock(&s->lock);
+	s->unarm_pending = true;
+	pthread_mutex_unlock(&s->lock);
 	if (bb_store_job_finish(s->st, id, BB_JOB_FAILED, NULL, NULL, err, ev,
 				sizeof(ev)))
 		bb_log(LOG_ERR, "recovery: job %lld: %s", (long long)id, ev);
@@ -1816,6 +1866,25 @@ out:
 	free(job);
 	free(errs);
 	free(spec);
+}
+
+/* After a boot job failed at the recovery, with the configuration now
+ * known: kexec -u or grub-editenv - unset next_entry. */
+static void recover_unarm(struct bb_sched *s)
+{
+	struct boot_conf bc;
+	char e[512] = "";
+
+	boot_conf_get(s, &bc);
+	if (!bc.have)
+		return;
+	if (bb_reboot_unarm(&bc.cmds, e, sizeof(e)))
+		bb_log(LOG_ERR, "recovery: cannot unarm the failed boot "
+		       "job's next boot: %s", e);
+	else
+		bb_log(LOG_WARNING, "recovery: the failed boot job's next "
+		       "boot unarmed (%s): the next reboot boots the host's "
+		       "default", bb_reboot_method_name(bc.cmds.method));
 }
 
 static void recover_boots(struct bb_sched *s)

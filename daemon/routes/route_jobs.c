@@ -6,6 +6,7 @@
 #include <biobench/sysknob.h>
 #include <biobench/targetpath.h>
 #include "log.h"
+#include "reboot.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -368,9 +369,11 @@ static int bb_jobs_planned_time(const struct bb_dconfig *cfg,
 	return -EINVAL;
 }
 
-/* A boot job (variants with "boot") needs allow_reboot = yes, at most
- * max_boots_per_job boots in all, and with reboot_method grub-reboot a
- * grub_entry in each variant.  0 or -EINVAL/-EACCES with the response
+/* A boot job (variants with "boot") needs allow_reboot = yes, its
+ * kernels and initrds in boot_dirs (bb_boot_job_check: root's files in
+ * root's directories, no symlink), a command line of allowed parameters,
+ * at most max_boots_per_job boots in all, and with reboot_method
+ * grub-reboot a grub_entry in each variant.  0 or -EINVAL/-EACCES with the response
  * filled in. */
 static int bb_jobs_boots(const struct bb_dconfig *cfg, const struct bb_job *job,
 			 struct bb_http_response *rs)
@@ -387,6 +390,20 @@ static int bb_jobs_boots(const struct bb_dconfig *cfg, const struct bb_job *job,
 			      "does not: it needs allow_reboot = yes under "
 			      "[reboot] in its configuration");
 		return -EACCES;
+	}
+	/* the kernels and initrds only from boot_dirs, checked on the
+	 * opened files; the command line only from the allowed parameters
+	 * (the scheduler checks both again when it arms the boot) */
+	{
+		char why[PATH_MAX + 512];
+		int ret = bb_boot_job_check(cfg->boot_dirs, cfg->nboot_dirs,
+					    job, field, sizeof(field), why,
+					    sizeof(why));
+
+		if (ret) {
+			bb_jobs_invalid(rs, field, "%s", why);
+			return ret;
+		}
 	}
 	total = job->boots * job->nvariants;
 	if (total > cfg->max_boots_per_job) {

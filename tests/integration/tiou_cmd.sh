@@ -12,7 +12,9 @@
 #    then biobench's summary, none of whose lines starts with one of
 #    t/io_uring's words;
 #  - SIGINT after 1.5 s: biobench run --runtime 0 and biobench tiou -r0
-#    print a summary of at least one sample and exit 0;
+#    print a summary of at least one sample and exit 0; tiou also with
+#    two SIGINTs 10 ms apart and with one 50, 100, 200 ms after its start
+#    ("Exiting on signal", exit 0: t/io_uring's behaviour);
 #  - jobs with a "tiou" line: biobench ab (job file and --tiou), and a
 #    real biobenchd (submitted, normalized with what the line became, run
 #    to the end; a line whose FILE is not allowed refused with 403).
@@ -192,6 +194,31 @@ rc=$(sigint_after tiou -p0 -O0 -d32 "$f")
 if [ "$rc" = 0 ] && r=$(check_lines sigint 0 0 3.33) && grep -q "^Exiting on signal$" "$TMP/out"; then
 	pass "biobench tiou -r0: SIGINT after 1.5 s: Exiting on signal, the summary, exit 0 ($r)"
 else fail "tiou + SIGINT: exit $rc: $r"; show; fi
+# Ctrl-C pressed twice (t/io_uring's handler only sets its finish flag:
+# it never dies of a second one), and Ctrl-C during the start (before the
+# first I/O: the command watches signals from before it takes the device)
+rc=0
+"$BIN" tiou -p0 -O0 -d32 "$f" >"$TMP/out" 2>"$TMP/err" &
+pid=$!
+sleep 1.5
+kill -INT "$pid"; sleep 0.01; kill -INT "$pid" 2>/dev/null || true
+wait "$pid" || rc=$?
+if [ "$rc" = 0 ] && grep -q "^Exiting on signal$" "$TMP/out" && grep -q "^Maximum IOPS=" "$TMP/out"; then
+	pass "biobench tiou: SIGINT twice 10 ms apart: Exiting on signal, the summary, exit 0"
+else fail "tiou + 2 x SIGINT: exit $rc"; show; fi
+bad=""
+for d in 0.05 0.1 0.2; do
+	rc=0
+	# (-r10: a lost signal fails the test instead of hanging it)
+	"$BIN" tiou -p0 -O0 -d32 -r10 "$f" >"$TMP/out" 2>"$TMP/err" &
+	pid=$!
+	sleep "$d"
+	kill -INT "$pid"
+	wait "$pid" || rc=$?
+	{ [ "$rc" = 0 ] && grep -q "^Exiting on signal$" "$TMP/out"; } || bad="$bad $d s: exit $rc;"
+done
+[ -z "$bad" ] && pass "biobench tiou: SIGINT 50, 100, 200 ms after the start: Exiting on signal, exit 0" \
+	|| { fail "tiou + early SIGINT:$bad"; show; }
 
 # --- jobs with t/io_uring lines -----------------------------------------------
 cat >"$TMP/job.json" <<EOF

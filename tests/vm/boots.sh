@@ -78,6 +78,7 @@ web_root = /tmp
 allow = nop
 [reboot]
 allow_reboot = yes
+boot_dirs = /var/lib/biobench/boot
 reboot_method = kexec-exec
 kexec = $prog
 boot_timeout = 300

@@ -12,6 +12,8 @@
 #include "helpers.h"
 
 #include "dconfig.h"
+#include "reboot.h"
+#include <biobench/jobspec.h>
 
 #include <ctype.h>
 #include <errno.h>
@@ -195,7 +197,9 @@ static void test_load_reboot(void **state)
 		   "[reboot]\nallow_reboot = yes\nreboot_method = kexec-exec\n"
 		   "max_boots_per_job = 8\nboot_timeout = 120\n"
 		   "kexec = /usr/local/sbin/kexec\nsystemctl = /usr/bin/systemctl\n"
-		   "grub_reboot = /usr/sbin/grub2-reboot\n", 0644, path,
+		   "grub_reboot = /usr/sbin/grub2-reboot\n"
+		   "boot_dirs = /boot, /var/lib/biobench/boot\n"
+		   "boot_dirs = /srv/kernels\n", 0644, path,
 		   sizeof(path));
 	if (bb_dconfig_load(c, path, err, sizeof(err)))
 		fail_msg("load: %s", err);
@@ -207,12 +211,91 @@ static void test_load_reboot(void **state)
 	assert_string_equal(c->kexec_path, "/usr/local/sbin/kexec");
 	assert_string_equal(c->systemctl_path, "/usr/bin/systemctl");
 	assert_string_equal(c->grub_reboot_path, "/usr/sbin/grub2-reboot");
+	/* boot_dirs: blank or comma separated, repeatable */
+	assert_int_equal(c->nboot_dirs, 3);
+	assert_string_equal(c->boot_dirs[0], "/boot");
+	assert_string_equal(c->boot_dirs[1], "/var/lib/biobench/boot");
+	assert_string_equal(c->boot_dirs[2], "/srv/kernels");
 	write_file(t, "reboot2.conf", "[reboot]\nallow_reboot = No\n"
 		   "reboot_method = grub-reboot\n", 0644, path, sizeof(path));
 	assert_int_equal(bb_dconfig_load(c, path, err, sizeof(err)), 0);
 	assert_false(c->allow_reboot);
 	assert_int_equal(c->reboot_method, BB_REBOOT_GRUB_REBOOT);
 	free(c);
+}
+
+/* A job's boot.cmdline (daemon/reboot.c): what is allowed, what is
+ * refused and why, and the line kexec gets (the host's, without
+ * BOOT_IMAGE and what the job's variants set, the variant's before "--"). */
+static void test_boot_cmdline(void **state)
+{
+	static const char *const ok[] = {
+		"console=ttyS0 panic=-1 quiet loglevel=3 bbkernel=A",
+		"mitigations=off nosmt isolcpus=managed_irq,domain,2-3",
+		"nvme.poll_queues=4 iommu=pt transparent_hugepage=never",
+		"", "  ",
+	};
+	static const char *const bad[][3] = {
+		{ "init=/bin/sh", "init=/bin/sh", "first program" },
+		{ "quiet rdinit=/x", "rdinit=/x", "run as root" },
+		{ "module.sig_enforce=0", "module.sig_enforce=0", "unsigned" },
+		{ "lockdown=none", "lockdown=none", "running kernel" },
+		{ "selinux=0", "selinux=0", "security module" },
+		{ "apparmor=0", "apparmor=0", "security module" },
+		{ "systemd.unit=rescue.target", "systemd.unit=rescue.target",
+		  "systemd" },
+		{ "single", "single", "single-user" },
+		{ "quiet emergency", "emergency", "emergency" },
+		{ "root=/dev/sdb1", "root=/dev/sdb1", "root filesystem" },
+		{ "sysctl.kernel.modprobe=/x", "sysctl.kernel.modprobe=/x",
+		  "kernel.modprobe" },
+		{ "quiet -- x", "--", "passed to init" },
+		{ "nomodeset", "nomodeset", "not an allowed parameter" },
+		{ "quiet=1", "quiet=1", "not an allowed parameter" },
+		{ "mitigations", "mitigations", "not an allowed parameter" },
+		{ "bbkernel", "bbkernel", "not an allowed parameter" },
+		{ "bbKernel=A", "bbKernel=A", "not an allowed parameter" },
+		{ "console=a/b", "console=a/b", "letters, digits" },
+		{ "console=\"a b\"", "console=\"a", "a quote" },
+	};
+	struct bb_job *job = calloc(1, sizeof(*job));
+	char param[256], why[512], out[512];
+
+	(void)state;
+	assert_non_null(job);
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		if (bb_boot_cmdline_check(ok[i], param, sizeof(param), why,
+					  sizeof(why)))
+			fail_msg("'%s' refused: %s: %s", ok[i], param, why);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (!bb_boot_cmdline_check(bad[i][0], param, sizeof(param), why,
+					   sizeof(why)))
+			fail_msg("'%s' allowed", bad[i][0]);
+		if (strcmp(param, bad[i][1]) || !strstr(why, bad[i][2]))
+			fail_msg("'%s': '%s': %s (want '%s', '%s')", bad[i][0],
+				 param, why, bad[i][1], bad[i][2]);
+	}
+	job->nvariants = 2;
+	snprintf(job->v[0].name, sizeof(job->v[0].name), "A");
+	snprintf(job->v[1].name, sizeof(job->v[1].name), "B");
+	snprintf(job->v[0].boot.cmdline, sizeof(job->v[0].boot.cmdline),
+		 "bbkernel=A mitigations=off");
+	snprintf(job->v[1].boot.cmdline, sizeof(job->v[1].boot.cmdline),
+		 "bbkernel=B");
+	/* B's boot after A's: A's mitigations=off does not stay on */
+	assert_int_equal(bb_boot_cmdline_compose(job, 1,
+		"BOOT_IMAGE=/vmlinuz root=UUID=1 ro quiet mitigations=off "
+		"bbkernel=A dyndbg=\"file x +p\" -- --init-arg bbkernel=A",
+		out, sizeof(out)), 0);
+	assert_string_equal(out, "root=UUID=1 ro quiet dyndbg=\"file x +p\" "
+			    "bbkernel=B -- --init-arg bbkernel=A");
+	assert_int_equal(bb_boot_cmdline_compose(job, 0, "root=UUID=1 "
+						 "bbkernel=B", out,
+						 sizeof(out)), 0);
+	assert_string_equal(out, "root=UUID=1 bbkernel=A mitigations=off");
+	assert_int_equal(bb_boot_cmdline_compose(job, 0, "root=UUID=1", out,
+						 8), -E2BIG);
+	free(job);
 }
 
 static void test_load_listen_forms(void **state)
@@ -288,6 +371,17 @@ static void test_load_bad_values(void **state)
 		{ "server", "bench_cpus =", "bench_cpus", "not a CPU list" },
 		{ "server", "max_parallel_jobs = 0", "max_parallel_jobs",
 		  "out of range (1..16)" },
+		{ "reboot", "boot_dirs = boot", "boot_dirs",
+		  "'boot' is not a boot directory: not an absolute path" },
+		{ "reboot", "boot_dirs = /", "boot_dirs", "'/' is every file" },
+		{ "reboot", "boot_dirs = /boot/", "boot_dirs",
+		  "a trailing '/'" },
+		{ "reboot", "boot_dirs = /boot/../tmp", "boot_dirs",
+		  "'.' or '..' component" },
+		{ "reboot", "boot_dirs = /a //b", "boot_dirs",
+		  "an empty, '.' or '..' component" },
+		{ "reboot", "boot_dirs = /a /b /c /d /e /f /g /h /i", "boot_dirs",
+		  "more than 8 entries" },
 		{ "server", "max_parallel_jobs = 17", "max_parallel_jobs",
 		  "out of range (1..16)" },
 		{ "server", "db =", "db", "a path is required" },
@@ -1155,6 +1249,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_knob_journal_key, setup,
 						teardown),
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_boot_cmdline),
 		cmocka_unit_test(test_load_full),
 		cmocka_unit_test_setup_teardown(test_store_key, setup,
 						teardown),

@@ -414,41 +414,142 @@ static void test_target_not_allowed(void **state)
 	f->cfg.nallow = 2;
 }
 
+/* A 400 on field whose message holds want. */
+static void expect_invalid(struct fx *f, const char *body, const char *field,
+			   const char *want)
+{
+	struct json_object *o = req(f, "POST", "/api/v1/jobs", body, 400);
+
+	assert_non_null(o);
+	assert_string_equal(jstr(o, "error.code"), "invalid_job");
+	assert_string_equal(jstr(o, "error.field"), field);
+	if (!strstr(jstr(o, "error.message"), want))
+		fail_msg("%s: '%s' does not say '%s'", field,
+			 jstr(o, "error.message"), want);
+	json_object_put(o);
+}
+
 /* Boot jobs at submission: refused without allow_reboot (403 naming the
- * first variant's boot), boots beyond max_boots_per_job (400 on boots),
+ * first variant's boot), without boot_dirs, with kernels outside them,
+ * under a world-writable directory (/tmp), world-writable, a symlink, or
+ * with a command line parameter that is not allowed (400 naming the
+ * field and why); boots beyond max_boots_per_job (400 on boots),
  * grub-reboot without grub_entry (400 on the entry); accepted with the
- * runs of every boot planned. */
+ * runs of every boot planned.  Root's files need root: skipped else. */
 static void test_boot_jobs(void **state)
 {
 	struct fx *f = *state;
 	struct json_object *o;
-	char body[1024], ka[160], kb[160], url[64];
+	char body[2048], ka[160], kb[160], url[64], tmpk[160], link[160];
+	char dir[64] = "/run/bb-test-boot.XXXXXX", cmd[128], in[96], out[128];
 	FILE *k;
 	int64_t id;
 
-	snprintf(ka, sizeof(ka), "%s/vmlinuz-6.1.0-a", f->dir);
-	snprintf(kb, sizeof(kb), "%s/vmlinuz-6.1.0-b", f->dir);
+	if (geteuid() || !mkdtemp(dir))
+		skip();
+	/* DIR/in the boot directory, DIR/vmlinuz-6.1.0-o outside it */
+	snprintf(out, sizeof(out), "%s/vmlinuz-6.1.0-o", dir);
+	assert_non_null(k = fopen(out, "w"));
+	fclose(k);
+	snprintf(in, sizeof(in), "%s/in", dir);
+	assert_int_equal(mkdir(in, 0755), 0);
+	snprintf(ka, sizeof(ka), "%s/vmlinuz-6.1.0-a", in);
+	snprintf(kb, sizeof(kb), "%s/vmlinuz-6.1.0-b", in);
+	snprintf(tmpk, sizeof(tmpk), "%s/vmlinuz-6.1.0-a", f->dir);
 	assert_non_null(k = fopen(ka, "w"));
 	fclose(k);
 	assert_non_null(k = fopen(kb, "w"));
 	fclose(k);
+	assert_non_null(k = fopen(tmpk, "w"));
+	fclose(k);
 #define BOOT_JOB "{\"name\":\"k\",\"target\":\"nop\",\"workload\":" \
 	"{\"number_ios\":10},\"repeat\":2,\"warmup\":1,%s\"variants\":" \
-	"{\"A\":{\"boot\":{\"kernel\":\"%s\"}},\"B\":{\"boot\":{\"kernel\":\"%s\"}}}}"
-	snprintf(body, sizeof(body), BOOT_JOB, "", ka, kb);
+	"{\"A\":{\"boot\":{\"kernel\":\"%s\"}},\"B\":{\"boot\":{\"kernel\":\"%s\"%s}}}}"
+	snprintf(body, sizeof(body), BOOT_JOB, "", ka, kb, "");
 	expect_error(f, "POST", "/api/v1/jobs", body, 403,
 		     "reboot_not_allowed", "variants.A.boot");
 	f->cfg.allow_reboot = true;
+	/* no boot_dirs (the default): refused, saying so */
+	expect_invalid(f, body, "variants.A.boot.kernel",
+		       "boot jobs need boot_dirs in [reboot]");
+	f->cfg.nboot_dirs = 2;
+	snprintf(f->cfg.boot_dirs[0], sizeof(f->cfg.boot_dirs[0]), "%s",
+		 f->dir);
+	snprintf(f->cfg.boot_dirs[1], sizeof(f->cfg.boot_dirs[1]), "%s", in);
+	/* /tmp/bb-test-http.X/vmlinuz: /tmp is anyone's */
+	snprintf(body, sizeof(body), BOOT_JOB, "", tmpk, kb, "");
+	expect_invalid(f, body, "variants.A.boot.kernel",
+		       "/tmp is writable by others (mode 1777)");
+	/* outside boot_dirs */
+	snprintf(body, sizeof(body), BOOT_JOB, "", ka, out, "");
+	expect_invalid(f, body, "variants.B.boot.kernel",
+		       "not under boot_dirs");
+	/* a symlink in a boot directory: not followed */
+	snprintf(link, sizeof(link), "%s/vmlinuz-link", in);
+	assert_int_equal(symlink(kb, link), 0);
+	snprintf(body, sizeof(body), BOOT_JOB, "", ka, link, "");
+	expect_invalid(f, body, "variants.B.boot.kernel", "is a symlink");
+	/* a kernel anyone may write; an initrd not root's */
+	assert_int_equal(chmod(kb, 0646), 0);
+	snprintf(body, sizeof(body), BOOT_JOB, "", ka, kb, "");
+	expect_invalid(f, body, "variants.B.boot.kernel",
+		       "writable by others (mode 0646)");
+	assert_int_equal(chmod(kb, 0644), 0);
+	{
+		char initrd[160], extra[200];
+
+		snprintf(initrd, sizeof(initrd), "%s/initrd.img", in);
+		assert_non_null(k = fopen(initrd, "w"));
+		fclose(k);
+		assert_int_equal(chown(initrd, 1000, 1000), 0);
+		snprintf(extra, sizeof(extra), ",\"initrd\":\"%s\"", initrd);
+		snprintf(body, sizeof(body), BOOT_JOB, "", ka, kb, extra);
+		expect_invalid(f, body, "variants.B.boot.initrd",
+			       "owned by uid 1000, not root");
+	}
+	/* command lines: what changes what runs as root is refused, as is
+	 * what is not on the list; the VM test's line is allowed */
+	{
+		static const char *const bad[][2] = {
+			{ "init=/bin/sh", "init= chooses the first program" },
+			{ "quiet rdinit=/x", "rdinit=" },
+			{ "module.sig_enforce=0", "unsigned modules" },
+			{ "lockdown=none", "lockdown" },
+			{ "selinux=0", "security module" },
+			{ "apparmor=0", "security module" },
+			{ "systemd.unit=rescue.target", "systemd.*" },
+			{ "single", "single-user" },
+			{ "emergency", "emergency shell" },
+			{ "root=/dev/sdb1", "root filesystem" },
+			{ "sysctl.kernel.modprobe=x", "kernel.modprobe" },
+			{ "bbkernel=B 1", "not an allowed parameter" },
+			{ "nosuch=1", "not an allowed parameter" },
+			{ "console=ttyS0;x", "letters, digits" },
+			{ "console=\\\"a b\\\"", "a quote" },
+		};
+		char extra[256];
+
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			snprintf(extra, sizeof(extra), ",\"cmdline\":\"%s\"",
+				 bad[i][0]);
+			snprintf(body, sizeof(body), BOOT_JOB, "", ka, kb,
+				 extra);
+			expect_invalid(f, body, "variants.B.boot.cmdline",
+				       bad[i][1]);
+		}
+	}
 	f->cfg.max_boots_per_job = 6;
-	snprintf(body, sizeof(body), BOOT_JOB, "\"boots\":4,", ka, kb);
+	snprintf(body, sizeof(body), BOOT_JOB, "\"boots\":4,", ka, kb, "");
 	expect_error(f, "POST", "/api/v1/jobs", body, 400, "invalid_job",
 		     "boots");
 	f->cfg.reboot_method = BB_REBOOT_GRUB_REBOOT;
-	snprintf(body, sizeof(body), BOOT_JOB, "", ka, kb);
+	snprintf(body, sizeof(body), BOOT_JOB, "", ka, kb, "");
 	expect_error(f, "POST", "/api/v1/jobs", body, 400, "invalid_job",
 		     "variants.A.boot.grub_entry");
 	f->cfg.reboot_method = BB_REBOOT_KEXEC_SYSTEMD;
-	snprintf(body, sizeof(body), BOOT_JOB, "\"boots\":3,", ka, kb);
+	snprintf(body, sizeof(body), BOOT_JOB, "\"boots\":3,", ka, kb,
+		 ",\"cmdline\":\"console=ttyS0 panic=-1 quiet loglevel=3 "
+		 "bbkernel=B mitigations=off nvme.poll_queues=4\"");
 	id = submit(f, body);
 	snprintf(url, sizeof(url), "/api/v1/jobs/%lld", (long long)id);
 	o = req(f, "GET", url, NULL, 200);
@@ -457,16 +558,18 @@ static void test_boot_jobs(void **state)
 	json_object_put(o);
 	/* a second one while the first waits: refused (409 naming
 	 * allow_other_jobs), unless it allows other jobs */
-	snprintf(body, sizeof(body), BOOT_JOB, "", ka, kb);
+	snprintf(body, sizeof(body), BOOT_JOB, "", ka, kb, "");
 	expect_error(f, "POST", "/api/v1/jobs", body, 409, "host_busy",
 		     "allow_other_jobs");
 	snprintf(body, sizeof(body), BOOT_JOB, "\"allow_other_jobs\":true,",
-		 ka, kb);
+		 ka, kb, "");
 	submit(f, body);
 #undef BOOT_JOB
 	f->cfg.allow_reboot = false;
-	unlink(ka);
-	unlink(kb);
+	f->cfg.nboot_dirs = 0;
+	unlink(tmpk);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
 }
 
 static void test_list(void **state)

@@ -891,28 +891,46 @@ static void fake_prog(const char *path, int rc)
 	assert_int_equal(chmod(path, 0755), 0);
 }
 
-/* The two kernel files (A: this kernel's release in its name), stand-in
- * kexec and systemctl (exit 0) in the fixture's directory, and a
- * configuration allowing nop and reboots with them; the store opened in
- * g_st. */
+/* The boot directory of the boot tests: root's, in root's /run (the
+ * fixture's /tmp is anyone's: no boot job may name a kernel there). */
+static char g_boot[64];
+
+/* The two kernel files (A: this kernel's release in its name) in g_boot,
+ * stand-in kexec (which also logs, to PATH.kernel, what its -l file
+ * holds: the file biobenchd checked, through /proc/self/fd) and
+ * systemctl (exit 0) in the fixture's directory, and a configuration
+ * allowing nop and reboots with them, boot_dirs g_boot; the store opened
+ * in g_st.  Skipped unless root (the files must be root's). */
 static void boot_fixture(const struct fx *f, struct bb_dconfig *cfg,
 			 char kexec[192], char sysctl[192],
 			 pthread_rwlock_t *lock)
 {
-	char path[256];
+	char path[256], text[512];
 	struct utsname u;
 
 	assert_non_null(cfg);
+	if (geteuid()) {
+		free(cfg);
+		skip();
+	}
+	snprintf(g_boot, sizeof(g_boot), "/run/bb-test-sched-boot.XXXXXX");
+	assert_non_null(mkdtemp(g_boot));
 	assert_int_equal(uname(&u), 0);
-	snprintf(path, sizeof(path), "%s/vmlinuz-%s", f->dir, u.release);
+	snprintf(path, sizeof(path), "%s/vmlinuz-%s", g_boot, u.release);
 	write_text(path, "kernel A\n");
-	snprintf(path, sizeof(path), "%s/vmlinuz-other", f->dir);
+	snprintf(path, sizeof(path), "%s/vmlinuz-other", g_boot);
 	write_text(path, "kernel B\n");
 	snprintf(kexec, 192, "%s/kexec", f->dir);
 	snprintf(sysctl, 192, "%s/systemctl", f->dir);
-	fake_prog(kexec, 0);
+	snprintf(text, sizeof(text), "#!/bin/sh\necho \"$@\" >> '%s.log'\n"
+		 "[ \"$1\" = -l ] && cat \"$2\" >> '%s.kernel'\nexit 0\n",
+		 kexec, kexec);
+	write_text(kexec, text);
+	assert_int_equal(chmod(kexec, 0755), 0);
 	fake_prog(sysctl, 0);
 	bb_dconfig_default(cfg);
+	cfg->nboot_dirs = 1;
+	snprintf(cfg->boot_dirs[0], sizeof(cfg->boot_dirs[0]), "%s", g_boot);
 	cfg->nallow = 1;
 	snprintf(cfg->allow[0].pattern, sizeof(cfg->allow[0].pattern), "nop");
 	cfg->allow_reboot = true;
@@ -931,6 +949,7 @@ static void boot_spec_w(const struct fx *f, const char *workload,
 {
 	struct utsname u;
 
+	(void)f; /* (the kernels are in g_boot) */
 	assert_int_equal(uname(&u), 0);
 	/* A is the running kernel (its release in the file name), B not;
 	 * boots A B A B ... (the order the tests follow) */
@@ -941,7 +960,7 @@ static void boot_spec_w(const struct fx *f, const char *workload,
 		 "\"A\":{\"boot\":{\"kernel\":\"%s/vmlinuz-%s\"}},"
 		 "\"B\":{\"boot\":{\"kernel\":\"%s/vmlinuz-other\","
 		 "\"cmdline\":\"bbkernel=B\"}}}}",
-		 workload, repeat, extra, f->dir, u.release, f->dir);
+		 workload, repeat, extra, g_boot, u.release, g_boot);
 }
 
 static void boot_spec(const struct fx *f, const char *extra, char *buf,
@@ -966,6 +985,39 @@ static void wait_state(int64_t id, const char *want)
 		}
 		usleep(10000);
 	}
+}
+
+/* What the stand-in kexec was given: "-l /proc/self/fd/N", the file
+ * biobenchd opened and checked (it holds "kernel B"), and as --append
+ * the host's command line without BOOT_IMAGE and with B's bbkernel=B
+ * before any "--" (init's arguments). */
+static void check_armed(const char *kexec)
+{
+	char path[256], msg[8192], *app = NULL, *dd;
+
+	snprintf(path, sizeof(path), "%s.log", kexec);
+	read_text(path, msg, sizeof(msg));
+	if (strncmp(msg, "-l /proc/self/fd/", 17) ||
+	    !(app = strstr(msg, " --append=")) || strstr(msg, "BOOT_IMAGE="))
+		fail_msg("kexec got '%s'", msg);
+	dd = strstr(app, " -- ");
+	app = strstr(app, " bbkernel=B");
+	if (!app && !strstr(msg, "--append=bbkernel=B"))
+		fail_msg("no bbkernel=B: '%s'", msg);
+	if (dd && app && app > dd)
+		fail_msg("bbkernel=B after --: '%s'", msg);
+	snprintf(path, sizeof(path), "%s.kernel", kexec);
+	read_text(path, msg, sizeof(msg));
+	assert_string_equal(msg, "kernel B");
+	unlink(path);
+}
+
+static void boot_cleanup(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", g_boot);
+	assert_int_equal(system(cmd), 0);
 }
 
 static void test_boot_job(void **state)
@@ -1018,11 +1070,7 @@ static void test_boot_job(void **state)
 	wait_state(boot, BB_JOB_REBOOTING);
 	assert_int_equal(runs_of(g_st, boot, &ndone), 2);
 	assert_int_equal(ndone, 2);
-	snprintf(path, sizeof(path), "%s.log", kexec);
-	read_text(path, msg, sizeof(msg));
-	snprintf(spec, sizeof(spec), "-l %s/vmlinuz-other --append=bbkernel=B",
-		 f->dir);
-	assert_string_equal(msg, spec);
+	check_armed(kexec);
 	/* systemctl runs right after the state is stored */
 	snprintf(path, sizeof(path), "%s.log", sysctl);
 	for (double t0 = now_s(); access(path, F_OK) && now_s() - t0 < 10;)
@@ -1040,14 +1088,22 @@ static void test_boot_job(void **state)
 	assert_string_equal(state_of(g_st, boot, buf), BB_JOB_REBOOTING);
 
 	/* the next start is the same boot: no reboot happened -> failed,
-	 * its runs kept */
+	 * its runs kept; B's kernel, still loaded, is unloaded once the
+	 * configuration is known: the next reboot is the host's default */
+	snprintf(path, sizeof(path), "%s.log", kexec);
+	unlink(path);
 	assert_int_equal(bb_sched_start(&s, f->db, err, sizeof(err)), 0);
 	assert_string_equal(state_of(g_st, boot, buf), BB_JOB_FAILED);
 	job_error(boot, msg, sizeof(msg));
 	if (!strstr(msg, "did not reboot into B (boot 2 of 4)"))
 		fail_msg("same boot: '%s'", msg);
 	assert_int_equal(runs_of(g_st, boot, &ndone), 2);
+	assert_int_equal(access(path, F_OK), -1);
 	bb_sched_set_config(s, &lock, &cur);
+	for (double t0 = now_s(); access(path, F_OK) && now_s() - t0 < 10;)
+		usleep(10000);
+	read_text(path, msg, sizeof(msg));
+	assert_string_equal(msg, "-u");
 
 	/* a reboot command that fails: the job fails, the kernel unloaded */
 	fake_prog(sysctl, 3);
@@ -1120,7 +1176,7 @@ static void test_boot_job(void **state)
 			 "\"kernel\":\"%s/vmlinuz-%s\",\"grub_entry\":\"ea\"}},"
 			 "\"B\":{\"boot\":{\"kernel\":\"%s/vmlinuz-other\","
 			 "\"cmdline\":\"bbkernel=B\",\"grub_entry\":\"eb\"}}}}",
-			 f->dir, u.release, f->dir);
+			 g_boot, u.release, g_boot);
 		boot = insert(g_st, spec, 4);
 		bb_sched_kick(s);
 		assert_string_equal(wait_end(boot, buf), BB_JOB_FAILED);
@@ -1132,6 +1188,7 @@ static void test_boot_job(void **state)
 		/* (real: the environment is empty again) */
 		assert_string_equal(msg, "- unset next_entry\n");
 	}
+	boot_cleanup();
 	bb_sched_stop(s);
 	bb_store_close(g_st);
 	pthread_rwlock_destroy(&lock);
@@ -1203,7 +1260,7 @@ static void test_boot_redo(void **state)
 	struct bb_dconfig *cfg = calloc(1, sizeof(*cfg)), *cur = cfg;
 	pthread_rwlock_t lock;
 	struct bb_sched *s = NULL;
-	char err[512] = "", buf[16], msg[1024], spec[2048], path[256];
+	char err[512] = "", buf[16], msg[1024], spec[2048];
 	char kexec[192], sysctl[192], why[1024] = "";
 	unsigned counted, discarded, n;
 	int64_t id;
@@ -1231,11 +1288,7 @@ static void test_boot_redo(void **state)
 	if (!strstr(why, "boot 1 of 4 (A) was interrupted: redone from its "
 			 "first run on this boot"))
 		fail_msg("discarded because '%s'", why);
-	snprintf(path, sizeof(path), "%s.log", kexec);
-	read_text(path, msg, sizeof(msg));
-	snprintf(spec, sizeof(spec), "-l %s/vmlinuz-other --append=bbkernel=B",
-		 f->dir);
-	assert_string_equal(msg, spec);
+	check_armed(kexec);
 	bb_sched_stop(s);
 	s = NULL;
 	/* (no real reboot: the next start fails it, as test_boot_job shows) */
@@ -1261,6 +1314,7 @@ static void test_boot_redo(void **state)
 			 n);
 	bb_sched_stop(s);
 	bb_store_close(g_st);
+	boot_cleanup();
 	pthread_rwlock_destroy(&lock);
 	free(cfg);
 }
