@@ -5,8 +5,9 @@
 # runs this: it mounts the persistent disk (ext4 on /dev/nvme0n1: the
 # daemon's database and configuration, the kernel and this initramfs),
 # prints one line about the boot, starts biobenchd (reboot_method
-# kexec-exec) and, on the first boot, submits the job ($D/job.json, or
-# every $D/jobs/*.json in name order: bench/boot_aa.sh's A/A boot jobs).
+# kexec-exec) and submits the job ($D/job.json, or every $D/jobs/*.json
+# in name order: bench/boot_aa.sh's A/A boot jobs), each file once across
+# boots.
 # Then it follows the jobs: when all have ended, the daemon is stopped cleanly, the disk
 # unmounted and the guest powered off; until then biobenchd reboots the
 # guest by itself (kexec -e) and this script starts again in the next
@@ -56,15 +57,20 @@ until $BB host >/dev/null 2>&1; do
 	fi
 	sleep 0.1
 done
-if [ ! -e $D/submitted ]; then
-	for f in $D/job.json $D/jobs/*.json; do
-		[ -e "$f" ] || continue
-		id=$($BB submit "$f" 2>/tmp/err)
-		echo "BBVM {\"step\":\"submit\",\"id\":\"$id\",\"err\":\"$(tr -d '"\n' </tmp/err)\"}"
-		echo "$id" >>$D/submitted
-	done
+# each job file once, across boots: biobenchd may start the first boot job
+# (and reboot for it) while the later files are still being submitted
+touch $D/submitted $D/submitted-files
+for f in $D/job.json $D/jobs/*.json; do
+	[ -e "$f" ] || continue
+	grep -qxF "$f" $D/submitted-files && continue
+	id=$($BB submit "$f" 2>/tmp/err) || id=
+	echo "BBVM {\"step\":\"submit\",\"id\":\"$id\",\"err\":\"$(tr -d '"\n' </tmp/err)\"}"
+	# the daemon going down for a boot: the rest in the next boot
+	[ -z "$id" ] && grep -q "cannot reach" /tmp/err && break
+	[ -n "$id" ] && echo "$id" >>$D/submitted
+	echo "$f" >>$D/submitted-files
 	sync
-fi
+done
 # the first job not yet ended (the daemon runs them in turn)
 for id in $(cat $D/submitted); do
 	state=$($BB show "$id" --json 2>/dev/null | grep -o '"state": *"[a-z]*"' |
