@@ -126,19 +126,47 @@ static double calibrate_iters_per_ns(void)
 	return best == UINT64_MAX ? 1.0 : (double)iters / (double)best;
 }
 
-/* A busy time of ns: below BB_SPIN_CLOCK_NS a loop count (the calibration
- * is made once, *ipns 0 until then), else the clock's. */
+/* The loop count of ns of busy work (0 for 0 ns, at least 1 otherwise);
+ * the calibration is made once, *ipns 0 until then. */
+static uint64_t spin_iters_of(uint64_t ns, double *ipns)
+{
+	uint64_t iters;
+
+	if (!ns)
+		return 0;
+	if (*ipns == 0)
+		*ipns = calibrate_iters_per_ns();
+	iters = (uint64_t)((double)ns * *ipns + 0.5);
+	return iters ? iters : 1;
+}
+
+/* A busy time of ns: below BB_SPIN_CLOCK_NS a loop count, else the
+ * clock's (iters 0). */
 static void spin_setup(struct bb_spin *sp, uint64_t ns, double *ipns)
 {
 	sp->ns = ns;
-	sp->iters = 0;
-	if (!ns || ns >= BB_SPIN_CLOCK_NS)
+	sp->iters = ns < BB_SPIN_CLOCK_NS ? spin_iters_of(ns, ipns) : 0;
+}
+
+/* The calibrated kernel cost of the run as loop counts (work, not time:
+ * like the kernel's own path, it runs slower while the host's other
+ * hyperthread is busy); the per-request part only where the kernel's
+ * block layer does not run under the I/O (bb_config_kcost_requests). */
+static void kcost_setup(struct bb_kcost_iters *kc, const struct bb_config *cfg,
+			double *ipns)
+{
+	const struct bb_kcost *c = &cfg->kcost;
+
+	memset(kc, 0, sizeof(*kc));
+	if (!bb_config_kcost(cfg))
 		return;
-	if (*ipns == 0)
-		*ipns = calibrate_iters_per_ns();
-	sp->iters = (uint64_t)((double)ns * *ipns + 0.5);
-	if (!sp->iters)
-		sp->iters = 1; /* 0 means "on the clock" */
+	kc->slab_alloc = spin_iters_of(c->slab_alloc_ns, ipns);
+	kc->slab_free = spin_iters_of(c->slab_free_ns, ipns);
+	kc->mempool = spin_iters_of(c->mempool_ns, ipns);
+	if (!bb_config_kcost_requests(cfg))
+		return;
+	kc->request = spin_iters_of(c->request_ns, ipns);
+	kc->completion = spin_iters_of(c->completion_ns, ipns);
 }
 
 /* --- setup ----------------------------------------------------------------- */
@@ -515,6 +543,7 @@ int bb_wbase_init(struct bb_wbase *b, struct bb_worker_args *a,
 	bb_rng_seed(&b->rng, cfg->seed * 0x9E3779B97F4A7C15ull + a->index + 1);
 	spin_setup(&b->inject, cfg->inject_ns, &ipns);
 	spin_setup(&b->device, cfg->device_ns, &ipns);
+	kcost_setup(&b->kc, cfg, &ipns);
 
 	ret = setup_files(b);
 	if (ret)
