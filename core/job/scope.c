@@ -9,7 +9,9 @@
 /* The run options that switch the model, not the kernel. */
 static const char *const model_keys[] = {
 	"model", "bio_cache", "split_check", "bio_layout", "completion",
-	"completion_cpu", "cold_bios",
+	"completion_cpu", "cold_bios", "kernel_cost", "kcost_slab_alloc_ns",
+	"kcost_slab_free_ns", "kcost_mempool_ns", "kcost_request_ns",
+	"kcost_completion_ns",
 };
 
 static bool is_model_key(const char *k)
@@ -147,6 +149,14 @@ void bb_job_scope(const struct bb_job *job, struct bb_job_scope *s)
 		n += (size_t)snprintf(s->note + n, sizeof(s->note) - n,
 				      "%s%s: the workload differs",
 				      n ? "; " : "", s->workload_fields);
+	if (s->model && n < sizeof(s->note)) {
+		char kc[BB_KCOST_TEXT_LEN];
+
+		/* what is modelled, and what is calibrated (the baseline's) */
+		bb_config_kcost_text(&job->v[0].cfg, kc, sizeof(kc));
+		n += (size_t)snprintf(s->note + n, sizeof(s->note) - n,
+				      "; the model's kernel cost: %s", kc);
+	}
 	if (!n)
 		snprintf(s->note, sizeof(s->note),
 			 "the variants run the same configuration");

@@ -178,6 +178,11 @@ struct bb_bioset_impl {
 	unsigned pool_size;
 	bool need_bvecs;
 	bb_cache_put_fn put_inner; /* evict: the variant's put */
+	/* the kernel cost per slab object and per reserve operation
+	 * (bioset.h: cost_*_iters) */
+	uint64_t cost_alloc;
+	uint64_t cost_free;
+	uint64_t cost_mempool;
 };
 
 static inline struct bb_cache_counters *ctr_of(struct bb_bioset *bs,
@@ -533,6 +538,7 @@ static struct bb_bio *alloc_slab_reserve(struct bb_bioset *bs, void *bdev,
 	struct bb_cache_counters *ctr = &bs->ctr_owner;
 	struct bb_bvec *table = NULL;
 	unsigned max_vecs = nr_vecs;
+	uint64_t cost;
 	bool from_reserve;
 	struct bb_bio *bio;
 	void *obj;
@@ -554,6 +560,7 @@ static struct bb_bio *alloc_slab_reserve(struct bb_bioset *bs, void *bdev,
 		ctr->alloc_slab++;
 		if (table)
 			ctr->bvec_alloc++;
+		bb_spin_iters(im->cost_alloc * (table ? 2 : 1));
 		goto init;
 	}
 
@@ -563,9 +570,11 @@ static struct bb_bio *alloc_slab_reserve(struct bb_bioset *bs, void *bdev,
 	from_reserve = !obj;
 	if (!obj && !(obj = reserve_take(&im->bio_reserve)))
 		goto fail;
+	cost = from_reserve ? im->cost_mempool : im->cost_alloc;
 	if (nr_vecs > BB_BIO_INLINE_VECS) {
 		max_vecs = BB_BIO_MAX_VECS;
 		table = slab_pop(&im->bvec_slab[BB_BVEC_CLASSES - 1]);
+		cost += table ? im->cost_alloc : im->cost_mempool;
 		if (!table)
 			table = reserve_take(&im->bvec_reserve);
 		if (!table) {
@@ -578,6 +587,7 @@ static struct bb_bio *alloc_slab_reserve(struct bb_bioset *bs, void *bdev,
 		ctr->alloc_reserve++;
 	else
 		ctr->alloc_slab++;
+	bb_spin_iters(cost);
 init:
 	/* mempool_is_saturated: a reserve below its minimum keeps the bio
 	 * out of the cache (6.2 on), so that its free refills the reserve */
@@ -693,20 +703,29 @@ void bb_bio_free(struct bb_bio *bio, enum bb_ctx ctx)
 	struct bb_bioset_impl *im = bs->impl;
 	struct bb_cache_counters *ctr = ctr_of(bs, ctx);
 	void *obj = (char *)bio - bs->front_pad;
+	uint64_t cost = 0;
 
 	if (bio->bi_max_vecs > BB_BIO_INLINE_VECS) {
 		unsigned cl = bvec_class(bio->bi_max_vecs);
 
 		if (cl != BB_BVEC_CLASSES - 1 ||
-		    !reserve_refill(&im->bvec_reserve, bio->bi_io_vec))
+		    !reserve_refill(&im->bvec_reserve, bio->bi_io_vec)) {
 			slab_push(&im->bvec_slab[cl], bio->bi_io_vec);
+			cost = im->cost_free;
+		} else {
+			cost = im->cost_mempool;
+		}
 		ctr->bvec_free++;
 	}
-	if (reserve_refill(&im->bio_reserve, obj))
+	if (reserve_refill(&im->bio_reserve, obj)) {
 		ctr->reserve_refill++;
-	else
+		cost += im->cost_mempool;
+	} else {
 		slab_push(&im->bio_slab, obj);
+		cost += im->cost_free;
+	}
 	ctr->free++;
+	bb_spin_iters(cost);
 }
 
 /* ------------------------------------------------------------------------
@@ -826,6 +845,9 @@ int bb_bioset_init(struct bb_bioset *bs, const struct bb_bioset_params *p)
 	im->bvec_slab_limit = p->need_bvecs ? bvec_limit : 0;
 	im->pool_size = p->pool_size;
 	im->need_bvecs = p->need_bvecs;
+	im->cost_alloc = p->cost_alloc_iters;
+	im->cost_free = p->cost_free_iters;
+	im->cost_mempool = p->cost_mempool_iters;
 
 	ret = slab_setup(&im->bio_slab, &im->bio_reserve, bs->obj_size,
 			 slab_limit, p->pool_size, &im->bio_map,

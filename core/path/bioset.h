@@ -86,6 +86,12 @@
  * Counters are kept per side (owner / other) so no counter is written by
  * two threads.
  *
+ * Kernel cost (cost_*_iters): busy work where the kernel's SLUB and
+ * mempool would run, which the model's slab (a free list in L1) does not
+ * execute: every slab object allocated or freed, every reserve take or
+ * refill pays its loop count; a cache hit or a put into the cache pays
+ * nothing, as the kernel's does not.
+ *
  * Cold bios (evict): every object is evicted from the CPU caches when it is
  * put (cached or freed), so that the next allocation of it touches memory
  * that is not cache-hot, as a bio may be in a kernel whose I/O path
@@ -131,6 +137,13 @@ struct bb_bioset_params {
 	bool remote_puts;       /* hard-irq/softirq puts come from another
 				   thread, into its own CPU's cache */
 	bool evict;             /* cold bios: evict each object at put */
+	/* the calibrated kernel cost (config.h struct bb_kcost), as loop
+	 * counts of bb_spin_iters: per slab object (bio or bvec array)
+	 * allocated and freed, per take from or refill of a reserve; 0:
+	 * none (a cache hit and a put into the cache never pay them) */
+	uint64_t cost_alloc_iters;
+	uint64_t cost_free_iters;
+	uint64_t cost_mempool_iters;
 };
 
 typedef void (*bb_cache_put_fn)(struct bb_bioset *bs, struct bb_bio *bio,

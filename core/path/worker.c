@@ -1213,6 +1213,38 @@ static int enter(struct worker *w, unsigned to_wait)
  * indirect call per batch); which one runs is chosen per run (run_loop). */
 enum { LOOP_PTRS, LOOP_NONE_FAST, LOOP_NOP_LEAN };
 
+/* The calibrated kernel cost per request (wbase.h, b->kc): the block
+ * layer's submission of the requests a fill prepared, spent once per
+ * batch after it (where the kernel's io_uring_enter would spend it), and
+ * the completion context's work for the CQEs waiting, spent before the
+ * reap's bio_endio as an interrupt's would be.  Per batch, so that no
+ * step has a branch per I/O for it; 0 (--kernel-cost=off, --model none,
+ * O_DIRECT on a real target) spins nothing.  The model-none loops never
+ * call these. */
+BB_HOT unsigned fill_kcost(struct worker *w, fill_fn fill, bool *exhausted)
+{
+	const unsigned tail = w->b.ring.sq.sqe_tail;
+	const unsigned n = fill(w, exhausted);
+
+	bb_spin_iters(w->b.kc.request * (w->b.ring.sq.sqe_tail - tail));
+	return n;
+}
+
+BB_HOT unsigned reap_kcost_t(struct worker *w, struct bb_wside *sd,
+			     reap_fn reap, bool *stop, bool cthread_fast)
+{
+	struct bb_wbase *b = &w->b;
+
+	if (b->kc.completion)
+		bb_spin_iters(b->kc.completion * io_uring_cq_ready(&b->ring));
+	return reap ? reap(w, sd) : reap_hardirq(w, cthread_fast, stop);
+}
+
+static inline unsigned reap_kcost(struct worker *w, reap_fn reap)
+{
+	return reap_kcost_t(w, &w->b.sub, reap, NULL, false);
+}
+
 BB_HOT void loop_inline_t(struct worker *w, bool until_exhausted,
 			  const int kind, const bool direct)
 {
@@ -1241,7 +1273,7 @@ BB_HOT void loop_inline_t(struct worker *w, bool until_exhausted,
 			else if (kind == LOOP_NOP_LEAN)
 				fill_nop_lean_t(w, &exhausted, K_ROOMY);
 			else
-				fill(w, &exhausted);
+				fill_kcost(w, fill, &exhausted);
 		}
 		inflight = b->depth - b->nfree;
 		if (exhausted && !inflight)
@@ -1264,7 +1296,7 @@ BB_HOT void loop_inline_t(struct worker *w, bool until_exhausted,
 				      ? reap_nop_lean_t(w, &b->sub, K_FAST | K_LAT)
 				      : reap_nop_lean_t(w, &b->sub, K_FAST);
 		else
-			got = reap(w, &b->sub);
+			got = reap_kcost(w, reap);
 		fresh = got > 0;
 		if (b->sub.measuring)
 			bb_wside_publish(&b->sub);
@@ -1334,9 +1366,9 @@ static void *completion_main(void *arg)
 			if (bb_phase_stopped(ph))
 				sd->measuring = false;
 		}
-		reap_hardirq(w, atomic_load_explicit(&w->comp_fast,
-						     memory_order_relaxed),
-			     &stop);
+		reap_kcost_t(w, sd, NULL, &stop,
+			     atomic_load_explicit(&w->comp_fast,
+						  memory_order_relaxed));
 		if (sd->measuring)
 			bb_wside_publish(sd);
 	}
@@ -1379,7 +1411,7 @@ static void loop_thread(struct worker *w, bool until_exhausted)
 		recycle(w);
 		if (b->sub.lat)
 			b->sub.now = bb_now_ns();
-		if (!exhausted && fill(w, &exhausted)) {
+		if (!exhausted && fill_kcost(w, fill, &exhausted)) {
 			enter(w, 0);
 			if (b->sub.measuring)
 				bb_wside_publish(&b->sub);
@@ -1503,6 +1535,15 @@ static void verify_pass(struct worker *w)
 /* --- setup ------------------------------------------------------------------ */
 
 
+/* The kernel cost of a bioset's slab and reserve (the split bioset's
+ * too: bio_split's clones come from SLUB as well). */
+static void kcost_params(struct bb_bioset_params *bp, const struct bb_wbase *b)
+{
+	bp->cost_alloc_iters = b->kc.slab_alloc;
+	bp->cost_free_iters = b->kc.slab_free;
+	bp->cost_mempool_iters = b->kc.mempool;
+}
+
 /* The bio model: the buffers as bvecs, the two biosets (fs_bio_set /
  * blkdev_dio_pool, and the disk's bio_split), the parent's end_io. */
 static int setup_model(struct worker *w, unsigned pieces)
@@ -1556,6 +1597,7 @@ static int setup_model(struct worker *w, unsigned pieces)
 	bp.irq_local = comp == BB_COMPLETION_IRQ;
 	bp.remote_puts = thread; /* the completion CPU's own cache */
 	bp.evict = cfg->cold_bios;
+	kcost_params(&bp, b);
 	ret = bb_bioset_init(&w->bs, &bp);
 	if (ret) {
 		bb_wbase_fatal(b, ret, "bioset init: %s", strerror(-ret));
@@ -1570,6 +1612,7 @@ static int setup_model(struct worker *w, unsigned pieces)
 	bp.irq_local = comp == BB_COMPLETION_IRQ;
 	bp.remote_puts = thread;
 	bp.evict = cfg->cold_bios;
+	kcost_params(&bp, b);
 	ret = bb_bioset_init(&w->split_bs, &bp);
 	if (ret) {
 		bb_wbase_fatal(b, ret, "split bioset init: %s", strerror(-ret));

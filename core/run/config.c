@@ -83,6 +83,14 @@ void bb_config_default(struct bb_config *cfg)
 	cfg->bio_cache = BB_CACHE_ALL;
 	cfg->split_check = BB_SPLIT_CHECK_ITER;
 	cfg->bio_layout = BB_LAYOUT_VEC_EARLY;
+	cfg->kernel_cost = true;
+	cfg->kcost = (struct bb_kcost){
+		.slab_alloc_ns = BB_KCOST_SLAB_ALLOC_NS,
+		.slab_free_ns = BB_KCOST_SLAB_FREE_NS,
+		.mempool_ns = BB_KCOST_MEMPOOL_NS,
+		.request_ns = BB_KCOST_REQUEST_NS,
+		.completion_ns = BB_KCOST_COMPLETION_NS,
+	};
 	bb_limits_clear(&cfg->limits); /* validated later by the engine */
 	cfg->limits_set = 0;
 
@@ -122,6 +130,36 @@ const char *bb_config_put_context(const struct bb_config *cfg)
 	default:
 		return "task";
 	}
+}
+
+void bb_config_kcost_text(const struct bb_config *cfg, char *buf, size_t len)
+{
+	const struct bb_kcost *c = &cfg->kcost;
+	int n;
+
+	if (!bb_config_kcost(cfg)) {
+		snprintf(buf, len, "%s",
+			 cfg->model == BB_MODEL_BIO ?
+			 "off: the bare mechanism, against the model's own "
+			 "costs only" : "none (no model)");
+		return;
+	}
+	n = snprintf(buf, len,
+		     "calibrated, not executed: slab %" PRIu64 " ns per "
+		     "object allocated, %" PRIu64 " ns freed, mempool %" PRIu64
+		     " ns per reserve take or refill; ",
+		     c->slab_alloc_ns, c->slab_free_ns, c->mempool_ns);
+	if (n < 0 || (size_t)n >= len)
+		return;
+	if (bb_config_kcost_requests(cfg))
+		snprintf(buf + n, len - (size_t)n,
+			 "block layer %" PRIu64 " ns and completion %" PRIu64
+			 " ns per request",
+			 c->request_ns, c->completion_ns);
+	else
+		snprintf(buf + n, len - (size_t)n,
+			 "block layer and completion: the kernel's own "
+			 "(O_DIRECT: executed, not added)");
 }
 
 const char *bb_lat_mode_name(enum bb_lat_mode v)

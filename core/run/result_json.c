@@ -286,6 +286,31 @@ static struct json_object *stall_json(const struct bb_result *r)
 	return o;
 }
 
+/* The calibrated kernel cost the run added (null: none, with --model none
+ * or --kernel-cost=off): the ns of each part as added (request and
+ * completion 0 where the kernel's own block layer ran) and the words. */
+static struct json_object *kcost_json(const struct bb_config *cfg)
+{
+	struct json_object *o;
+	const bool req = bb_config_kcost_requests(cfg);
+	char text[BB_KCOST_TEXT_LEN];
+
+	if (!bb_config_kcost(cfg))
+		return NULL;
+	o = json_object_new_object();
+	bb_config_kcost_text(cfg, text, sizeof(text));
+	json_object_object_add(o, "note", json_object_new_string(text));
+	json_object_object_add(o, "slab_alloc_ns", ju64(cfg->kcost.slab_alloc_ns));
+	json_object_object_add(o, "slab_free_ns", ju64(cfg->kcost.slab_free_ns));
+	json_object_object_add(o, "mempool_ns", ju64(cfg->kcost.mempool_ns));
+	json_object_object_add(o, "per_request", json_object_new_boolean(req));
+	json_object_object_add(o, "request_ns",
+			       ju64(req ? cfg->kcost.request_ns : 0));
+	json_object_object_add(o, "completion_ns",
+			       ju64(req ? cfg->kcost.completion_ns : 0));
+	return o;
+}
+
 struct json_object *bb_result_to_json(const struct bb_config *cfg,
 				      const struct bb_result *r)
 {
@@ -332,6 +357,7 @@ struct json_object *bb_result_to_json(const struct bb_config *cfg,
 	json_object_object_add(doc, "model_scope",
 			       bb_config_models_bio(cfg) ?
 			       json_object_new_string(BB_MODEL_SCOPE_NOTE) : NULL);
+	json_object_object_add(doc, "kernel_cost", kcost_json(cfg));
 	json_object_object_add(doc, "put_context",
 			       json_object_new_string(bb_config_put_context(cfg)));
 	json_object_object_add(doc, "bio_cache",

@@ -328,7 +328,7 @@ void bb_result_fprint(FILE *f, const struct bb_config *cfg,
 	uint64_t bytes = r->io.bytes_read + r->io.bytes_written;
 	uint64_t cpu_ns = r->cpu_submit.usr_ns + r->cpu_submit.sys_ns +
 			  r->cpu_completion.usr_ns + r->cpu_completion.sys_ns;
-	char iops[32], bw[32];
+	char iops[32], bw[32], kc[BB_KCOST_TEXT_LEN];
 
 	/* the kind in parentheses, unless it is the target's own name */
 	if (target_is_nop(cfg))
@@ -377,6 +377,8 @@ void bb_result_fprint(FILE *f, const struct bb_config *cfg,
 			cfg->device_ns ? "; device cost per request in the "
 					 "completion path" : "");
 		fprintf(f, "  (%s)\n", BB_MODEL_SCOPE_NOTE);
+		bb_config_kcost_text(cfg, kc, sizeof(kc));
+		fprintf(f, "  kernel cost: %s\n", kc);
 	}
 	if (r->error[0])
 		fprintf(f, "  error: %s\n", r->error);

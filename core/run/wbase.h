@@ -121,6 +121,14 @@ struct bb_wbase {
 	 * (completion path): struct bb_spin */
 	struct bb_spin inject;
 	struct bb_spin device;
+	/* the calibrated kernel cost (bb_config_kcost), in loop counts: per
+	 * slab object allocated and freed and per reserve take or refill
+	 * (the biosets spend them), per request submitted and completed
+	 * (the loops spend them, per batch); 0 where it does not apply */
+	struct bb_kcost_iters {
+		uint64_t slab_alloc, slab_free, mempool;
+		uint64_t request, completion;
+	} kc;
 	/* accounting */
 	struct bb_wside sub;
 	struct bb_wside comp;
@@ -219,13 +227,6 @@ static inline int bb_wbase_enter(struct bb_wbase *b, unsigned to_wait)
 static inline bool bb_phase_stopped(int ph)
 {
 	return ph >= BB_PHASE_STOP;
-}
-
-/* The spin of inject_ns. */
-static inline void bb_spin_iters(uint64_t iters)
-{
-	for (uint64_t i = 0; i < iters; i++)
-		__asm__ volatile("" : : "r"(i) : "memory");
 }
 
 /* Busy for spin->ns: below BB_SPIN_CLOCK_NS a loop count calibrated at

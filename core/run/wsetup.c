@@ -6,6 +6,7 @@
 #include "run/wbase.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,19 +127,58 @@ static double calibrate_iters_per_ns(void)
 	return best == UINT64_MAX ? 1.0 : (double)iters / (double)best;
 }
 
-/* A busy time of ns: below BB_SPIN_CLOCK_NS a loop count (the calibration
- * is made once, *ipns 0 until then), else the clock's. */
-static void spin_setup(struct bb_spin *sp, uint64_t ns, double *ipns)
+/* Spin iterations per ns, timed once per process (by the first run that
+ * needs it) and kept: every later run, every variant of a job, spins the
+ * same loop count for the same ns, so that a calibration timed while the
+ * host's other hyperthread was busier or quieter cannot pass for a
+ * difference between runs (work, not time: the calibrated kernel cost
+ * stands for the kernel's code, which slows down the same way). */
+static pthread_once_t ipns_once = PTHREAD_ONCE_INIT;
+static double ipns_value;
+
+static void ipns_init(void)
+{
+	ipns_value = calibrate_iters_per_ns();
+}
+
+/* The loop count of ns of busy work (0 for 0 ns, at least 1 otherwise). */
+static uint64_t spin_iters_of(uint64_t ns)
+{
+	uint64_t iters;
+
+	if (!ns)
+		return 0;
+	pthread_once(&ipns_once, ipns_init);
+	iters = (uint64_t)((double)ns * ipns_value + 0.5);
+	return iters ? iters : 1;
+}
+
+/* A busy time of ns: below BB_SPIN_CLOCK_NS a loop count, else the
+ * clock's (iters 0). */
+static void spin_setup(struct bb_spin *sp, uint64_t ns)
 {
 	sp->ns = ns;
-	sp->iters = 0;
-	if (!ns || ns >= BB_SPIN_CLOCK_NS)
+	sp->iters = ns < BB_SPIN_CLOCK_NS ? spin_iters_of(ns) : 0;
+}
+
+/* The calibrated kernel cost of the run as loop counts (work, not time:
+ * like the kernel's own path, it runs slower while the host's other
+ * hyperthread is busy); the per-request part only where the kernel's
+ * block layer does not run under the I/O (bb_config_kcost_requests). */
+static void kcost_setup(struct bb_kcost_iters *kc, const struct bb_config *cfg)
+{
+	const struct bb_kcost *c = &cfg->kcost;
+
+	memset(kc, 0, sizeof(*kc));
+	if (!bb_config_kcost(cfg))
 		return;
-	if (*ipns == 0)
-		*ipns = calibrate_iters_per_ns();
-	sp->iters = (uint64_t)((double)ns * *ipns + 0.5);
-	if (!sp->iters)
-		sp->iters = 1; /* 0 means "on the clock" */
+	kc->slab_alloc = spin_iters_of(c->slab_alloc_ns);
+	kc->slab_free = spin_iters_of(c->slab_free_ns);
+	kc->mempool = spin_iters_of(c->mempool_ns);
+	if (!bb_config_kcost_requests(cfg))
+		return;
+	kc->request = spin_iters_of(c->request_ns);
+	kc->completion = spin_iters_of(c->completion_ns);
 }
 
 /* --- setup ----------------------------------------------------------------- */
@@ -487,7 +527,6 @@ int bb_wbase_init(struct bb_wbase *b, struct bb_worker_args *a,
 	const struct bb_config *cfg = a->cfg;
 	enum bb_sqe_kind kind = a->files[0].t->ops->sqe;
 	bool uses_file, uses_buf;
-	double ipns = 0;
 	int ret;
 
 	b->cfg = cfg;
@@ -513,8 +552,9 @@ int bb_wbase_init(struct bb_wbase *b, struct bb_worker_args *a,
 			      ~0u : 0;
 	b->res_want = cfg->bs & b->res_mask;
 	bb_rng_seed(&b->rng, cfg->seed * 0x9E3779B97F4A7C15ull + a->index + 1);
-	spin_setup(&b->inject, cfg->inject_ns, &ipns);
-	spin_setup(&b->device, cfg->device_ns, &ipns);
+	spin_setup(&b->inject, cfg->inject_ns);
+	spin_setup(&b->device, cfg->device_ns);
+	kcost_setup(&b->kc, cfg);
 
 	ret = setup_files(b);
 	if (ret)

@@ -34,6 +34,15 @@ static inline void bb_cpu_relax(void)
 #endif
 }
 
+/* Busy work of iters loop iterations, touching no memory: the spin of
+ * inject_ns, device_ns and the calibrated kernel cost (a loop count
+ * calibrated in ns at setup, run/wsetup.c). */
+static inline void bb_spin_iters(uint64_t iters)
+{
+	for (uint64_t i = 0; i < iters; i++)
+		__asm__ volatile("" : : "r"(i) : "memory");
+}
+
 /* Execution context of a bio put, standing for the kernel's in_task() /
  * in_hardirq() / softirq.  The engine passes it explicitly, as the run's
  * completion context says (config.h, enum bb_completion): task context for

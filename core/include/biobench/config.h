@@ -96,6 +96,32 @@ enum {
 	BB_LIM_LBS = 1u << 6,
 };
 
+/* The calibrated kernel cost: what the kernel spends on an I/O that the
+ * bio model does not execute, in ns, applied as busy work of a loop count
+ * calibrated at setup (the spin of --device-ns) where the kernel spends it
+ * (docs/measurement.md section 7 says where each default comes from and
+ * how to re-measure it).  With --model bio and kernel_cost on only. */
+struct bb_kcost {
+	uint64_t slab_alloc_ns; /* per slab object allocated (bio, clone, bvec
+				   array): SLUB's kmem_cache_alloc fast path,
+				   its slow path's share, mempool_alloc */
+	uint64_t slab_free_ns;  /* per slab object freed: kmem_cache_free,
+				   mempool_free */
+	uint64_t mempool_ns;    /* per take from / refill of the reserve:
+				   the mempool's lock and element move */
+	uint64_t request_ns;    /* per request submitted: blk_mq_submit_bio,
+				   the request, the driver's queue_rq */
+	uint64_t completion_ns; /* per request completed: the interrupt,
+				   the driver's completion, blk_mq_end_request,
+				   before bio_endio */
+};
+#define BB_KCOST_SLAB_ALLOC_NS 12u
+#define BB_KCOST_SLAB_FREE_NS 9u
+#define BB_KCOST_MEMPOOL_NS 25u
+#define BB_KCOST_REQUEST_NS 110u
+#define BB_KCOST_COMPLETION_NS 80u
+#define BB_KCOST_MAX_NS 100000u
+
 struct bb_config {
 	/* target: "nop", a regular file, or a block device; or several files
 	 * or block devices (t/io_uring's FILE...), stored one after the other,
@@ -174,6 +200,9 @@ struct bb_config {
 	enum bb_layout bio_layout;
 	bool cold_bios;                /* evict each bio from the CPU caches
 					  when it is put */
+	bool kernel_cost;              /* add the calibrated kernel cost
+					  (struct bb_kcost) as busy work */
+	struct bb_kcost kcost;
 	struct bb_queue_limits limits; /* synthetic or overriding limits */
 	unsigned limits_set;           /* BB_LIM_* bits the user gave */
 
@@ -182,12 +211,13 @@ struct bb_config {
 	bool quiet;   /* no live per-second lines */
 };
 
+
 /* The defaults: nop target (plain NOPs), randread, bs 4k, iodepth 128,
  * runtime 5s, 1 thread, io_uring engine, irq mode, fixedbufs and
  * registerfiles on, batches 32/32, registered ring fd, no restrictions,
  * no vectored I/O, no NUMA placement, the bio model with bio_cache all,
- * split_check iter, bio_layout vec_early, completion auto, latency per
- * batch. */
+ * split_check iter, bio_layout vec_early, the kernel cost on at its
+ * BB_KCOST_* defaults, completion auto, latency per batch. */
 void bb_config_default(struct bb_config *cfg);
 
 /* The completion a run of cfg uses: cfg->completion, with auto resolved as
@@ -326,6 +356,32 @@ static inline bool bb_target_is_nop(const char *target)
 {
 	return __builtin_strcmp(target, BB_TARGET_NOP_NAME) == 0;
 }
+
+/* Whether a run of cfg adds the calibrated kernel cost: --model bio with
+ * kernel_cost on (--model none never: it has no model to calibrate). */
+static inline bool bb_config_kcost(const struct bb_config *cfg)
+{
+	return cfg->model == BB_MODEL_BIO && cfg->kernel_cost;
+}
+
+/* Whether its per-request part (request_ns, completion_ns) is added: only
+ * where the kernel's block layer does not run under the I/O (the nop
+ * target; a file or device read or written through the page cache,
+ * direct off).  With O_DIRECT on a file or device the kernel's own block
+ * layer, driver and interrupt run for every request and are in the
+ * denominator already; the slab part is added in any case (the model's
+ * bios are its own). */
+static inline bool bb_config_kcost_requests(const struct bb_config *cfg)
+{
+	return bb_config_kcost(cfg) &&
+	       (bb_target_is_nop(cfg->target) || !cfg->direct);
+}
+
+/* The kernel cost of a run of cfg in words, for the scope lines of
+ * results and A/Bs: "calibrated, not executed: slab 12 ns per object
+ * allocated, ...", or what it is when off or not applicable. */
+void bb_config_kcost_text(const struct bb_config *cfg, char *buf, size_t len);
+#define BB_KCOST_TEXT_LEN 256
 
 const char *bb_rw_name(enum bb_rw v);
 const char *bb_mode_name(enum bb_mode v);

@@ -2,7 +2,7 @@
 /* scope.h - what an A/B job measures (core/job/scope.c): the kernel (a
  * sysfs queue knob differs between its variants), biobench's userspace
  * model of the bio path (bio_cache, split_check, bio_layout, the completion
- * context or cold_bios differ), the workload (any other run option), or a
+ * context, cold_bios or its calibrated kernel cost differ), the workload (any other run option), or a
  * mix; said by every output of the job (its comparison document, ab,
  * show, compare, the dashboard). */
 #ifndef BB_SCOPE_H
@@ -23,7 +23,9 @@ struct bb_job_scope {
 	char model_fields[160];    /* "bio_cache, completion context" */
 	char kernel_fields[160];   /* "sysfs.nomerges" */
 	char workload_fields[160]; /* "iodepth, bs" */
-	char note[640];            /* one line saying all of it */
+	char note[896];            /* one line saying all of it (with the
+				      model: its kernel cost, calibrated,
+				      not executed) */
 };
 
 /* Classify what differs between job's variants (their normalized spec

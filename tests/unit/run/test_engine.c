@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* test_engine.c - the engine and its worker with real io_uring: the bio
- * model and --model none count the same I/Os, the NOP kinds, several files
+ * model and --model none count the same I/Os, the calibrated kernel cost
+ * (counters unchanged by it, effect sizes moved by it), the NOP kinds, several files
  * per thread, cancel and stop within a second whatever inject_ns says,
  * and a worker that cannot be started is an error.  Skipped (77) when
  * io_uring is not available. */
@@ -216,6 +217,134 @@ static void test_device_ns(void **state)
 		      per_io[0], per_io[1]);
 	assert_true(per_io[1] - per_io[0] > 0.6 * 20000);
 	assert_true(per_io[1] < 3.0 * 20000);
+}
+
+/* --- the calibrated kernel cost ------------------------------------------ */
+
+/* The counters a run's model decisions produce: what the kernel cost must
+ * never change (it changes how long a step takes, not what it does). */
+static void assert_same_counts(const struct bb_result *a,
+			       const struct bb_result *b)
+{
+	assert_memory_equal(&a->io, &b->io, sizeof(a->io));
+	assert_memory_equal(&a->cache, &b->cache, sizeof(a->cache));
+	assert_memory_equal(&a->split_cache, &b->split_cache,
+			    sizeof(a->split_cache));
+	assert_memory_equal(&a->split, &b->split, sizeof(a->split));
+}
+
+/* The no-cache path with the kernel cost off, on at zero and on at its
+ * defaults: the same I/Os, requests, slab, reserve and split counters (a
+ * 64 KiB I/O split at 4 KiB: clones from the split bioset's slab, bvec
+ * arrays from their class), and --model none's the same with any cost. */
+static void test_kernel_cost_counts(void **state)
+{
+	static const char *const costs[] = {
+		"--kernel-cost=off",
+		"--kcost-slab-alloc-ns 0 --kcost-slab-free-ns 0 "
+		"--kcost-mempool-ns 0 --kcost-request-ns 0 "
+		"--kcost-completion-ns 0",
+		"",
+		"--kcost-slab-alloc-ns 300 --kcost-request-ns 700",
+	};
+	static const char *const runs[] = {
+		"--number-ios 6000 --iodepth 32 --bio-cache off --quiet nop",
+		"--number-ios 3000 --iodepth 16 --bs 64k --max-sectors-kb 4 "
+		"--bio-cache off --quiet nop",
+		"--number-ios 6000 --iodepth 32 --bio-cache all --completion "
+		"inline --quiet nop",
+		"--number-ios 6000 --iodepth 32 --model none --quiet nop",
+	};
+	struct bb_config cfg;
+	struct bb_result r0, r;
+	char args[1024], err[512];
+
+	(void)state;
+	for (size_t i = 0; i < bb_array_size(runs); i++) {
+		for (size_t k = 0; k < bb_array_size(costs); k++) {
+			snprintf(args, sizeof(args), "%s %s", costs[k], runs[i]);
+			cfg_of(&cfg, args);
+			assert_int_equal(run_cfg(&cfg, k ? &r : &r0, err,
+						 sizeof(err)), 0);
+			if (!k)
+				continue;
+			assert_same_counts(&r0, &r);
+			bb_result_free(&r);
+		}
+		/* it did go through the slab (and, split, the clones') */
+		if (i < 2)
+			assert_true(r0.cache.alloc_slab > 0 && r0.cache.free > 0);
+		if (i == 1)
+			assert_true(r0.split_cache.alloc_slab > 0);
+		bb_result_free(&r0);
+	}
+}
+
+/* Wall ns per I/O of a run (CPU time is counted in ticks: too coarse for
+ * a few ms): the fastest of three (a loaded host only ever adds time). */
+static double cpu_per_io(const char *args)
+{
+	struct bb_config cfg;
+	struct bb_result r;
+	char err[512];
+	double best = 0;
+
+	for (int k = 0; k < 3; k++) {
+		double v;
+
+		cfg_of(&cfg, args);
+		assert_int_equal(run_cfg(&cfg, &r, err, sizeof(err)), 0);
+		v = (double)r.duration_ns / (double)r.io.ios;
+		best = k && best < v ? best : v;
+		bb_result_free(&r);
+	}
+	return best;
+}
+
+/* The gain of bio_cache off -> all (ns per I/O of off over all's, less 1)
+ * with the given costs. */
+static double cache_gain(const char *costs)
+{
+	char a[512], b[512];
+	double off, all;
+
+	snprintf(a, sizeof(a), "%s --number-ios 20000 --iodepth 32 "
+		 "--bio-cache off --quiet nop", costs);
+	snprintf(b, sizeof(b), "%s --number-ios 20000 --iodepth 32 "
+		 "--bio-cache all --quiet nop", costs);
+	off = cpu_per_io(a);
+	all = cpu_per_io(b);
+	return off / all - 1.0;
+}
+
+/* The parameters move effect sizes the way the kernel's costs do: the
+ * slab cost is what the cache saves (off -> all gains more as it grows),
+ * the per-request cost is the rest of the I/O (the same saving against a
+ * larger denominator: the gain shrinks).  Costs large enough that a busy
+ * host cannot turn the direction around. */
+static void test_kernel_cost_direction(void **state)
+{
+	const char *slab = "--kcost-slab-alloc-ns 400 --kcost-slab-free-ns 400 "
+			   "--kcost-completion-ns 0";
+	char args[512];
+	double bare, slabbed, g_small, g_large;
+
+	(void)state;
+	bare = cache_gain("--kernel-cost=off");
+	snprintf(args, sizeof(args), "%s --kcost-request-ns 0", slab);
+	slabbed = cache_gain(args);
+	g_small = slabbed;
+	snprintf(args, sizeof(args), "%s --kcost-request-ns 8000", slab);
+	g_large = cache_gain(args);
+	print_message("  off -> all: bare %+.1f %%, slab 400+400 ns %+.1f %%, "
+		      "and 8000 ns per request %+.1f %%\n",
+		      bare * 100, g_small * 100, g_large * 100);
+	/* 800 ns more per I/O for off against ~100-300 of the model's own */
+	assert_true(slabbed > bare + 0.5);
+	/* the same ~800 ns against ~8.9 us: ~+10 %, give or take a loaded
+	 * host's noise (its sign is not asserted: ±10 % on a shared VM) */
+	assert_true(g_large < g_small / 3);
+	assert_true(g_large < 0.5);
 }
 
 /* t/io_uring -N1's NOPs: a file and a buffer looked up, res = bs checked
@@ -435,6 +564,8 @@ int main(void)
 		cmocka_unit_test(test_model_none_counts),
 		cmocka_unit_test(test_completion_contexts),
 		cmocka_unit_test(test_device_ns),
+		cmocka_unit_test(test_kernel_cost_counts),
+		cmocka_unit_test(test_kernel_cost_direction),
 		cmocka_unit_test(test_nop_file_kind),
 		cmocka_unit_test(test_several_files),
 		cmocka_unit_test(test_cancel_and_stop_with_inject),

@@ -177,6 +177,9 @@ static const struct good goods[] = {
 	G("--completion=inline nop", completion, BB_COMPLETION_INLINE),
 	G("--device-ns=1500 nop", device_ns, 1500),
 	G("--cold-bios nop", cold_bios, 1),
+	G("--kernel-cost=off nop", kernel_cost, 0),
+	G("--kcost-slab-alloc-ns 30 nop", kcost.slab_alloc_ns, 30),
+	G("--kcost-request-ns=0 nop", kcost.request_ns, 0),
 	G("--bio-cache=all_split nop", bio_cache, BB_CACHE_ALL_SPLIT),
 	G("--lat=off nop", lat, BB_LAT_OFF),
 	G("--lat io nop", lat, BB_LAT_IO),
@@ -279,6 +282,9 @@ static void test_defaults(void **state)
 	assert_int_equal(cfg.inject_ns, 0);
 	assert_int_equal(cfg.device_ns, 0);
 	assert_false(cfg.cold_bios);
+	assert_true(cfg.kernel_cost);
+	assert_int_equal(cfg.kcost.slab_alloc_ns, BB_KCOST_SLAB_ALLOC_NS);
+	assert_int_equal(cfg.kcost.completion_ns, BB_KCOST_COMPLETION_NS);
 	assert_int_equal(cfg.bio_cache, BB_CACHE_ALL);
 	assert_int_equal(cfg.split_check, BB_SPLIT_CHECK_ITER);
 	assert_int_equal(cfg.bio_layout, BB_LAYOUT_VEC_EARLY);
@@ -428,6 +434,7 @@ static const struct bad bads[] = {
 	{ "--mode=interrupt nop", "--mode: 'interrupt' is not one of irq, poll, sqpoll" },
 	{ "--completion=fast nop", "--completion: 'fast' is not one of inline, thread, irq, auto" },
 	{ "--device-ns=-1 nop", "--device-ns" },
+	{ "--kcost-request-ns=100001 nop", "--kcost-request-ns" },
 	{ "--lat=on nop", "--lat: 'on' is not one of off, io, batch" },
 	{ "--split-check=x nop", "--split-check: 'x' is not one of vcnt, iter" },
 	{ "--bio-layout=x nop", "--bio-layout: 'x' is not one of vec_late, vec_early" },
@@ -861,13 +868,15 @@ static const char *const cli_names[] = {
 	"completion", "completion-cpu", "max-memory", "lat", "inject-ns",
 	"register-ring", "restrict-ring", "vectored", "numa-place",
 	"device-ns", "nop-kind", "model", "bio-cache",
-	"split-check", "bio-layout", "cold-bios", "max-sectors-kb", "max-segments",
+	"split-check", "bio-layout", "cold-bios", "kernel-cost",
+	"kcost-slab-alloc-ns", "kcost-slab-free-ns", "kcost-mempool-ns",
+	"kcost-request-ns", "kcost-completion-ns", "max-sectors-kb", "max-segments",
 	"max-segment-size", "seg-boundary", "virt-boundary",
 	"chunk-sectors", "lbs", "json", "quiet", "help",
 };
 static const char *const bool_names[] = {
 	"direct", "allow-write", "verify", "fixedbufs", "registerfiles",
-	"cold-bios", "json", "quiet",
+	"cold-bios", "kernel-cost", "json", "quiet",
 };
 
 /* Several targets: the command line's trailing arguments, a JSON array,
@@ -993,7 +1002,9 @@ static const char *const json_names[] = {
 	"completion", "completion_cpu", "lat", "inject_ns", "device_ns",
 	"register_ring", "restrict_ring", "vectored", "numa_place", "nop_kind",
 	"model", "bio_cache",
-	"split_check", "bio_layout", "cold_bios", "max_sectors_kb", "max_segments",
+	"split_check", "bio_layout", "cold_bios", "kernel_cost",
+	"kcost_slab_alloc_ns", "kcost_slab_free_ns", "kcost_mempool_ns",
+	"kcost_request_ns", "kcost_completion_ns", "max_sectors_kb", "max_segments",
 	"max_segment_size", "seg_boundary", "virt_boundary",
 	"chunk_sectors", "lbs",
 };

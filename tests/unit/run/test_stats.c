@@ -497,7 +497,7 @@ static void test_result_json_keys(void **state)
 	static const char *const top[] = {
 		"version", "start_unix_ms", "config", "target", "ring_flags",
 		"duration_s", "iops", "bw_bytes_s", "io", "latency_ns", "cpu",
-		"perf", "bio_cache", "split", "samples", "error",
+		"perf", "bio_cache", "split", "samples", "error", "kernel_cost",
 	};
 	static const char *const lat[] = {
 		"mode", "count", "min", "mean", "max", "p50", "p90", "p99",
@@ -554,6 +554,31 @@ static void test_result_json_keys(void **state)
 					 "prune", NULL)), 115);
 	assert_int_equal(json_object_get_int(path(d, "split", "checks")), 201);
 	assert_int_equal(json_object_get_int(path(d, "split", "segs")), 208);
+	/* the kernel cost: the defaults, per request on nop; null when off */
+	assert_int_equal(json_object_get_int(path(d, "kernel_cost", "slab_alloc_ns")),
+			 BB_KCOST_SLAB_ALLOC_NS);
+	assert_int_equal(json_object_get_int(path(d, "kernel_cost", "request_ns")),
+			 BB_KCOST_REQUEST_NS);
+	assert_true(json_object_get_boolean(path(d, "kernel_cost", "per_request")));
+	assert_non_null(strstr(json_object_get_string(path(d, "kernel_cost", "note")),
+			       "calibrated, not executed"));
+	json_object_put(d);
+	cfg.kernel_cost = false;
+	d = bb_result_to_json(&cfg, r);
+	assert_true(json_object_object_get_ex(d, "kernel_cost", &s));
+	assert_null(s);
+	cfg.kernel_cost = true;
+	cfg.direct = true;
+	snprintf(cfg.target, sizeof(cfg.target), "/dev/nvme0n1");
+	json_object_put(d);
+	d = bb_result_to_json(&cfg, r);
+	assert_false(json_object_get_boolean(path(d, "kernel_cost", "per_request")));
+	assert_int_equal(json_object_get_int(path(d, "kernel_cost", "request_ns")), 0);
+	assert_int_equal(json_object_get_int(path(d, "kernel_cost", "slab_free_ns")),
+			 BB_KCOST_SLAB_FREE_NS);
+	snprintf(cfg.target, sizeof(cfg.target), "nop");
+	json_object_put(d);
+	d = bb_result_to_json(&cfg, r);
 	/* cpu: (1.5 + 0.25) s / 2000 I/Os = 875000 ns */
 	assert_true(json_object_get_double(path(d, "cpu", "per_io_ns")) == 875000.0);
 	/* perf unavailable: the reason */
@@ -688,6 +713,9 @@ static void test_result_fprint(void **state)
 	assert_non_null(strstr(text, "bio cache: alloc hit=1 miss=2"));
 	assert_non_null(strstr(text, "split bioset: alloc hit=101"));
 	assert_non_null(strstr(text, "split: checks=201 hits=202"));
+	/* the kernel cost, on by default: calibrated, not executed, with
+	 * the per-request part for nop */
+	assert_non_null(strstr(text, "  kernel cost: calibrated, not executed: slab 12 ns per object allocated, 9 ns freed, mempool 25 ns per reserve take or refill; block layer 110 ns and completion 80 ns per request\n"));
 	/* nop: the model's requests, said to be the model's; no disk line */
 	assert_non_null(strstr(text, "device: model requests read=2000 write=0, sectors read=16000 written=0 (the bio model's; nop has no device)"));
 	assert_null(strstr(text, "  disk: "));
@@ -708,6 +736,8 @@ static void test_result_fprint(void **state)
 	fclose(f);
 	assert_non_null(strstr(text, "device: model requests read=2000 write=0, sectors read=16000 written=0 (the bio model's, not the disk's"));
 	assert_non_null(strstr(text, "  disk: vda1 in /proc/diskstats: reads=5 writes=0, sectors read=40 written=0 (the measured interval; other I/O to that disk counts too)"));
+	/* O_DIRECT on a file: the kernel's own block layer ran */
+	assert_non_null(strstr(text, "; block layer and completion: the kernel's own (O_DIRECT: executed, not added)\n"));
 	free(text);
 	/* ... on tmpfs: no disk, and it says so */
 	r->disk.checked = false;
