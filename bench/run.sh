@@ -3,7 +3,9 @@
 # bench/run.sh - biobench against its references, every one measured in
 # the same run, on the same CPU, interleaved (the order rotates each round),
 # and ratios: the median of the per-round ratios, with its interval (see
-# bench/README.md):
+# bench/README.md).  Every model run is --no-kernel-cost: these parts
+# measure the tool's own path, not the calibrated busy work that stands
+# for the kernel's (docs/measurement.md §7):
 #
 #   a) NOPs: biobench --model none, --model bio (cache all) and --model bio
 #      --lat off against the raw liburing loop (bench/raw_nop) and fio's
@@ -383,8 +385,8 @@ if want nop; then
 		--nop-kind "$TIOU_KIND" nop)
 	compare nop "raw=tool_raw" "tiou=tool_tiou ${tnop[*]}" \
 		"none=tool_bb --model none ${bbnop[*]}" \
-		"bio=tool_bb --model bio --bio-cache all ${bbnop[*]}" \
-		"bio_latoff=tool_bb --model bio --bio-cache all --lat off ${bbnop[*]}"
+		"bio=tool_bb --model bio --no-kernel-cost --bio-cache all ${bbnop[*]}" \
+		"bio_latoff=tool_bb --model bio --no-kernel-cost --bio-cache all --lat off ${bbnop[*]}"
 	summary_ratio nop none raw "a) nop: model none / raw loop" ">=" 0.97
 	summary_ratio nop bio raw "a) nop: model bio / raw loop" ">=" 0.85
 	summary_ratio nop none tiou "a) nop: model none / t/io_uring -N1" info 0
@@ -403,7 +405,7 @@ if want cache; then
 	compare cache \
 		"tiou=tool_tiou -p0 -O0 -d128 -s32 -c32 -b4096 -B1 -F1 -R1 -X1 -n1 $DATA_FILE" \
 		"none=tool_bb --model none ${bbf[*]}" \
-		"bio=tool_bb --model bio ${bbf[*]}" \
+		"bio=tool_bb --model bio --no-kernel-cost ${bbf[*]}" \
 		"fio=tool_fio $DATA_FILE"
 	summary_ratio cache none tiou "b) page cache s32: model none / t/io_uring" ">=" 1.03
 	summary_ratio cache bio tiou "b) page cache s32: model bio / t/io_uring" ">=" 0.98
@@ -422,7 +424,7 @@ if want s1c1; then
 	compare s1c1 \
 		"tiou=tool_tiou -p0 -d128 -b4096 -s1 -c1 -F1 -B1 -R1 -X1 -n1 -P1 -O0 $DATA_FILE" \
 		"none=tool_bb --model none ${bbs[*]}" \
-		"bio=tool_bb --model bio ${bbs[*]}"
+		"bio=tool_bb --model bio --no-kernel-cost ${bbs[*]}"
 	node=$(sed -n 's/.*node=\(-\{0,1\}[0-9]*\).*/\1/p' "$TMP/tiou.out" | head -1)
 	echo "   t/io_uring -P1 placed the thread on node ${node:-?}" \
 		"($([ "${node:-}" = -1 ] && echo "that is: no placement; it keeps the taskset CPU" || echo "it may have left the taskset CPU"))"
@@ -444,7 +446,7 @@ if want device; then
 	compare device \
 		"tiou=tool_tiou -p0 -O1 -d32 -s32 -c32 -b4096 -B1 -F1 -R1 -X1 -n1 $LOOPDEV" \
 		"none=tool_bb --model none ${bbd[*]}" \
-		"bio=tool_bb --model bio ${bbd[*]}"
+		"bio=tool_bb --model bio --no-kernel-cost ${bbd[*]}"
 	summary_ratio device none tiou "d) loop O_DIRECT qd32: none / t/io_uring" within 0.03
 	summary_ratio device bio tiou "d) loop O_DIRECT qd32: bio / t/io_uring" within 0.03
 	losetup -d "$LOOPDEV"
@@ -522,7 +524,7 @@ if want callgrind; then
 		"($CG_N2 - $CG_N1 ops), per function (self, inlined code in its caller)"
 	cg_profile "$TMP/cgp.raw" "$RAW" --number-ops NOPS
 	cg_profile "$TMP/cgp.none" "$BB" run --number-ios NOPS --model none --quiet nop
-	cg_profile "$TMP/cgp.bio" "$BB" run --number-ios NOPS --model bio --bio-cache all --quiet nop
+	cg_profile "$TMP/cgp.bio" "$BB" run --number-ios NOPS --model bio --no-kernel-cost --bio-cache all --quiet nop
 	for w in raw none bio; do
 		printf '   %-8s %6s Ir/op:' "$w" "$(awk '$2 == "TOTAL" { print $1 }' "$TMP/cgp.$w")"
 		awk '$2 != "TOTAL" { printf " %s %s;", $2, $1 }' "$TMP/cgp.$w" | head -c 400
