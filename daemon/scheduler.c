@@ -1052,7 +1052,7 @@ static void run_job(struct sched_runner *r, int64_t id, const char *spec,
 	int64_t host_id = 0, dev_id = 0;
 	bool jr_ok = false, running = false, rebooting = false;
 	struct bb_devlocks locks = { 0 };
-	char err[1024] = "", what[256];
+	char err[1024] = "", what[512];
 	const char *state = BB_JOB_FAILED, *verdict = NULL;
 	int ret;
 
@@ -1077,6 +1077,12 @@ static void run_job(struct sched_runner *r, int64_t id, const char *spec,
 	if (ret) {
 		snprintf(err, sizeof(err), "stored job spec no longer valid: %s",
 			 errs->n ? errs->msg[0] : strerror(-ret));
+		goto finish;
+	}
+	/* a job stored with long options in a line (before they were
+	 * refused at submission) does not run either */
+	if (bb_job_tiou_long_check(job, what, sizeof(what))) {
+		snprintf(err, sizeof(err), "not run: %s", what);
 		goto finish;
 	}
 	if (job->boot_job && boot_gate(s, job, resume, err, sizeof(err)))
