@@ -53,6 +53,9 @@ static inline const char *bb_store_me(const struct bb_store *s)
 
 /* Now + the handle's lease, in ms (NULL-bound 0 without a daemon). */
 int64_t bb_store_lease_until(const struct bb_store *s);
+/* The lease in ms (0 on a handle without a daemon): set on the
+ * database's clock, bb_now_ms() + it, in SQL. */
+int64_t bb_store_lease_ms(const struct bb_store *s);
 
 /* handle.c: whether a write that failed with ret is to be tried again: a
  * daemon's handle (until, ms, not 0) whose connection to the store was
