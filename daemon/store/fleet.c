@@ -727,6 +727,14 @@ static const struct bb_col bb_refusal_cols[] = {
 static const struct bb_query q_refusals = BB_SELECT(bb_refusal_cols,
 	"FROM job_refusals WHERE job_id = ?1 ORDER BY host",
 	"reading the hosts' refusals of a job");
+static const struct bb_col bb_refusal_doc_cols[] = {
+	{ "host", BB_COL_TEXT, NULL },
+	{ "reason", BB_COL_TEXT, NULL },
+	{ "at", BB_COL_TIME, "at_ms" },
+};
+static const struct bb_query q_refusals_doc = BB_SELECT(bb_refusal_doc_cols,
+	"FROM job_refusals WHERE job_id = ?1 ORDER BY host",
+	"reading the hosts' refusals of a job");
 /* queued, for any host, claimed by none that may still start it */
 #define BB_UNCLAIMED \
 	"state = 'queued' AND is_group = 0 AND for_host IS NULL" \
@@ -965,4 +973,10 @@ int bb_store_daemons_forget(struct bb_store *s, unsigned gone_s,
 	if (ret)
 		*n = 0;
 	return ret;
+}
+
+int bb_store_job_refusals_json(struct bb_db_op *op, int64_t id,
+			       struct json_object **out)
+{
+	return bb_db_rows_json(op, &q_refusals_doc, out, "i", id);
 }

@@ -595,6 +595,10 @@ int bb_store_job_get(struct bb_store *s, int64_t id,
 		ret = bb_store_group_children_json(&op, id, &meta);
 	if (meta)
 		json_object_object_add(doc, "children", meta);
+	if (!ret)
+		ret = bb_store_job_refusals_json(&op, id, &meta);
+	if (!ret)
+		json_object_object_add(doc, "refused_by", meta);
 out:
 	ret = bb_db_end(&op, ret);
 	/* the knob journal may be a database of its own */

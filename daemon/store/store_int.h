@@ -143,6 +143,10 @@ int bb_store_group_touch(struct bb_db_op *op, int64_t id);
 int bb_store_group_children_json(struct bb_db_op *op, int64_t id,
 				 struct json_object **out);
 
+/* fleet.c: the refusals of job id, [{"host","reason","at"}] by host. */
+int bb_store_job_refusals_json(struct bb_db_op *op, int64_t id,
+			       struct json_object **out);
+
 /* events.c: an event, within op (level checked by the caller). */
 int bb_store_event_add(struct bb_db_op *op, int64_t job_id,
 		       const char *level, const char *msg);

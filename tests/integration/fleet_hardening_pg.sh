@@ -65,6 +65,10 @@ r=$(refusals "$xid")
 [ "$(api_get 'd["state"]')" = queued ] && grep -q "^fleet-a=.*$TMP/b/x.dat.*allow-list" <<<"$r" &&
   pass "fleet-a refused job x (its allow-list) and left it queued: $(head -c 200 <<<"$r")" ||
   fail "job x after fleet-a's refusal: $(api_get 'd["state"]') refusals '$r'"
+[ "$(api_get 'd["refused_by"][0]["host"]')" = fleet-a ] && grep -q "allow-list" <<<"$(api_get 'd["refused_by"][0]["reason"]')" &&
+  pass "the job document's refused_by names fleet-a and why" || fail "refused_by: $(head -c 400 "$API_BODY")"
+check_openapi "$API_BODY" GET "/api/v1/jobs/$xid" 200 && pass "the job with refused_by matches openapi" ||
+  fail "job x vs openapi"
 sql "SELECT message FROM events WHERE job_id = $xid" | grep -q "host fleet-a cannot run it: .*left for another host" &&
   pass "an event says fleet-a left it for another host" || fail "no refusal event: $(sql "SELECT message FROM events WHERE job_id = $xid")"
 grep -q "job $xid: left for another host" "${LOGS[1]}" && pass "fleet-a's log says so" || fail "fleet-a's log"

@@ -396,6 +396,19 @@ static void refused_left_for_another(void **state)
 	expect_state(c->s, one, BB_JOB_QUEUED);
 	assert_string_equal(job_str(c->s, one, "claimed_by", buf, sizeof(buf)),
 			    "");
+	/* the job document: who refused it, why */
+	{
+		struct json_object *doc, *arr, *h;
+
+		assert_int_equal(bb_store_job_get(c->s, one, &doc, err,
+						  sizeof(err)), 0);
+		assert_true(json_object_object_get_ex(doc, "refused_by", &arr));
+		assert_int_equal(json_object_array_length(arr), 1);
+		assert_true(json_object_object_get_ex(
+			json_object_array_get_idx(arr, 0), "host", &h));
+		assert_string_equal(json_object_get_string(h), "host-a");
+		json_object_put(doc);
+	}
 	/* a does not take it again; b does */
 	assert_int_equal(bb_store_job_claim(a, &id, &spec, err, sizeof(err)),
 			 -ENOENT);
