@@ -45,6 +45,7 @@
 #define DEFAULT_MAX_PER_PEER 64
 #define DEFAULT_MAX_QUEUED 1000
 #define DEFAULT_LEASE_S 60
+#define DEFAULT_HOST_GONE_S 604800 /* a week */
 #define DEFAULT_MAX_JOB_S (7 * 86400)
 #define DEFAULT_MAX_BOOTS 16
 #define DEFAULT_BOOT_TIMEOUT_S 600
@@ -185,6 +186,11 @@ static const struct dopt dopt_table[] = {
 	  F(lease_s), 0, 2, 3600, NULL,
 	  "a claimed job's lease, renewed every third of it while the job "
 	  "runs; past it, any daemon marks the job interrupted (2..3600)" },
+	{ "server", "host_gone_seconds", "host-gone-seconds", "SECONDS",
+	  DT_UINT, F(host_gone_s), 0, 0, 315360000, NULL,
+	  "a host of the registry not seen for this long is removed from it "
+	  "by the other daemons, the jobs queued for it failed (0: never; "
+	  "0..315360000)" },
 	{ "server", "no_runner", "no-runner", NULL, DT_FLAG, F(no_runner), 0,
 	  0, 0, "no", "a front end only: the API and the dashboard over the "
 	  "store, no scheduler (it runs and claims no job, is not in the "
@@ -372,6 +378,7 @@ void bb_dconfig_default(struct bb_dconfig *c)
 	c->max_queued_jobs = DEFAULT_MAX_QUEUED;
 	c->max_parallel_jobs = 1;
 	c->lease_s = DEFAULT_LEASE_S;
+	c->host_gone_s = DEFAULT_HOST_GONE_S;
 	/* a system name that is no host name (an '_' in it) is "localhost":
 	 * a single daemon does not mind, a fleet sets host_name */
 	if (gethostname(c->host_name, sizeof(c->host_name) - 1) ||

@@ -36,6 +36,7 @@
  *   max_queued_jobs = 1000        ; 429 beyond
  *   host_name = bench-3.lab       ; default: the system host name
  *   lease_seconds = 60            ; a claimed job's lease
+ *   host_gone_seconds = 604800    ; registry rows unseen this long go
  *   no_runner = no                ; yes: a front end (API, dashboard), no
  *                                 ; scheduler: runs no job (--no-runner)
  *   max_job_seconds = 604800      ; planned runs x (runtime + ramp)
@@ -162,6 +163,8 @@ struct bb_dconfig {
 	unsigned max_job_s;
 	char host_name[254];         /* the fleet: this daemon's name */
 	unsigned lease_s;            /* a claimed job's lease */
+	unsigned host_gone_s;        /* registry rows unseen this long go
+					(0: never) */
 	bool no_runner;              /* a front end: no scheduler */
 	char pidfile[PATH_MAX];      /* --pidfile, "" when none */
 	unsigned nallow;

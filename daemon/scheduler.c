@@ -36,6 +36,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -673,6 +674,36 @@ out:
 
 /* ---- one job ------------------------------------------------------------ */
 
+/* A job this daemon claimed and cannot run (why: its target refused
+ * here), addressed to no host: left queued for another host
+ * (bb_store_job_refuse), true; failed by the store when no live host is
+ * left to take it (true too: the store recorded its end).  False when it
+ * is this daemon's to fail (addressed to it, or the store refused). */
+static bool leave_for_another(struct bb_sched *s, int64_t id, const char *why)
+{
+	char err[512];
+	bool failed = false;
+	int ret;
+
+	if (!s->fleet)
+		return false;
+	ret = bb_store_job_refuse(s->st, id, why, &failed, err, sizeof(err));
+	if (ret == -EPERM)
+		return false;
+	if (ret) {
+		bb_log(LOG_ERR, "job %lld: cannot leave it for another host: "
+		       "%s", (long long)id, err);
+		return false;
+	}
+	if (failed)
+		bb_log(LOG_WARNING, "job %lld failed: no live host can run "
+		       "it (%s here)", (long long)id, why);
+	else
+		bb_log(LOG_INFO, "job %lld: left for another host: %s",
+		       (long long)id, why);
+	return true;
+}
+
 static bool job_has_knobs(const struct bb_job *job)
 {
 	for (unsigned i = 0; i < job->nvariants; i++)
@@ -1089,7 +1120,7 @@ static void run_job(struct sched_runner *r, int64_t id, const char *spec,
 	int64_t host_id = 0, dev_id = 0;
 	bool jr_ok = false, running = false, rebooting = false;
 	struct bb_devlocks locks = { 0 };
-	char err[1024] = "", what[256];
+	char err[1024] = "", what[512];
 	const char *state = BB_JOB_FAILED, *verdict = NULL;
 	int ret;
 
@@ -1116,10 +1147,20 @@ static void run_job(struct sched_runner *r, int64_t id, const char *spec,
 			 errs->n ? errs->msg[0] : strerror(-ret));
 		goto finish;
 	}
+	/* a job stored with long options in a line (before they were
+	 * refused at submission) does not run either */
+	if (bb_job_tiou_long_check(job, what, sizeof(what))) {
+		snprintf(err, sizeof(err), "not run: %s", what);
+		goto finish;
+	}
 	if (job->boot_job && boot_gate(s, job, resume, err, sizeof(err)))
 		goto finish;
-	if (recheck_target(s, id, job, true, err, sizeof(err)))
+	if (recheck_target(s, id, job, true, err, sizeof(err))) {
+		/* a job for any host: another host's allow-list may take it */
+		if (!resume && leave_for_another(s, id, err))
+			goto out;
 		goto finish;
+	}
 	/* the device is the job's until it ends: no local `biobench run`
 	 * or `ab` on it, nor their knob changes, meanwhile */
 	snprintf(what, sizeof(what), "job %lld \"%.200s\"", (long long)id,
@@ -1343,18 +1384,29 @@ static struct sched_runner *runner_of(struct bb_sched *s, int64_t id)
 	return NULL;
 }
 
-/* max_parallel_jobs of the current configuration (1 without one). */
-static unsigned max_parallel(struct bb_sched *s)
+/* An unsigned of the current configuration at offset (offsetof in
+ * struct bb_dconfig), dflt without one. */
+static unsigned sched_conf_uint(struct bb_sched *s, size_t offset,
+				unsigned dflt)
 {
 	pthread_rwlock_t *lock;
 	struct bb_dconfig *const *cfgp = sched_config(s, &lock);
-	unsigned n;
+	unsigned v;
 
 	if (!cfgp)
-		return 1;
+		return dflt;
 	pthread_rwlock_rdlock(lock);
-	n = (*cfgp)->max_parallel_jobs;
+	memcpy(&v, (const char *)*cfgp + offset, sizeof(v));
 	pthread_rwlock_unlock(lock);
+	return v;
+}
+
+/* max_parallel_jobs of the current configuration (1 without one). */
+static unsigned max_parallel(struct bb_sched *s)
+{
+	unsigned n = sched_conf_uint(
+		s, offsetof(struct bb_dconfig, max_parallel_jobs), 1);
+
 	return n < 1 ? 1 : n > SCHED_MAX_SLOTS ? SCHED_MAX_SLOTS : n;
 }
 
@@ -1909,6 +1961,22 @@ static void recover_boots(struct bb_sched *s)
 
 /* ---- the fleet's heartbeat --------------------------------------------- */
 
+/* The configuration's host_gone_seconds (0 without one: never). */
+static unsigned host_gone_s(struct bb_sched *s)
+{
+	return sched_conf_uint(s, offsetof(struct bb_dconfig, host_gone_s), 0);
+}
+
+/* A sweep's outcome: its error, or what it did when it did something. */
+static void sweep_log(int ret, unsigned n, const char *sweep, const char *err,
+		      const char *what)
+{
+	if (ret)
+		bb_log(LOG_ERR, "%s: %s", sweep, err);
+	else if (n)
+		bb_log(LOG_WARNING, "%s: %u %s", sweep, n, what);
+}
+
 /* One beat: last seen, the leases renewed (a running job that was lost,
  * or whose cancel was requested through another daemon: stop it), the
  * other daemons' expired leases swept. */
@@ -1962,11 +2030,15 @@ static void heartbeat_beat(struct bb_sched *s, bool *bad_logged)
 	}
 	*bad_logged = false;
 	ret = bb_store_jobs_expire(s->st, &n, err, sizeof(err));
-	if (ret)
-		bb_log(LOG_ERR, "lease sweep: %s", err);
-	else if (n)
-		bb_log(LOG_WARNING, "lease sweep: %u job(s) of other hosts "
-		       "marked interrupted: their leases expired", n);
+	sweep_log(ret, n, "lease sweep", err, "job(s) of other hosts marked "
+		  "interrupted: their leases expired");
+	ret = bb_store_jobs_unrunnable(s->st, &n, err, sizeof(err));
+	sweep_log(ret, n, "refusal sweep", err, "job(s) failed: every live "
+		  "host refused them");
+	ret = bb_store_daemons_forget(s->st, host_gone_s(s), &n, err,
+				      sizeof(err));
+	sweep_log(ret, n, "registry sweep", err, "host(s) not seen for "
+		  "host_gone_seconds removed");
 }
 
 /* Every third of the lease (at least every second). */

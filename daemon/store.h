@@ -223,6 +223,26 @@ int bb_store_job_claim(struct bb_store *s, int64_t *id, char **spec,
  * host; *n of them. */
 int bb_store_jobs_expire(struct bb_store *s, unsigned *n, char *err,
 			 size_t errlen);
+/* A job this daemon claimed but cannot run (its allow-list refuses the
+ * target, the target is not on this host) and addressed to no host: the
+ * claim released, the refusal and its reason recorded (this daemon's
+ * claims skip the job from then on), an event; *failed when no live host
+ * (seen within two leases) is left that has not refused it: the job
+ * failed then with every host's reason.  -EPERM when the job is not one
+ * to leave (addressed to a host, not queued, not claimed by this daemon):
+ * the caller fails it as before. */
+int bb_store_job_refuse(struct bb_store *s, int64_t id, const char *reason,
+			bool *failed, char *err, size_t errlen);
+/* The sweep of refused jobs: each queued job for any host that every live
+ * host refused (the last host able to take it gone meanwhile) failed as
+ * bb_store_job_refuse fails it; *n of them. */
+int bb_store_jobs_unrunnable(struct bb_store *s, unsigned *n, char *err,
+			     size_t errlen);
+/* The registry's gone hosts: every other daemon not seen for gone_s
+ * seconds (the database's clock; 0: never) removed, the jobs queued for
+ * it failed naming why; *n hosts removed. */
+int bb_store_daemons_forget(struct bb_store *s, unsigned gone_s,
+			    unsigned *n, char *err, size_t errlen);
 /* ---- groups: one job on several hosts (store/groups.c) ----------------
  *
  * A job whose "host" is an array of host names or whose "hosts" is a

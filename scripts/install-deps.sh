@@ -31,6 +31,7 @@ test_pkgs=(
   python3 python3-jsonschema    # result document checked against its schema
   valgrind                      # bench/: instruction counts (callgrind); tests: test_http_ct (memcheck)
   sqlite3                       # tests inspect the database
+  faketime                      # tests: a fleet daemon whose clock runs ahead (leases on the database's clock)
   postgresql                    # tests: test_*_pg on a throwaway cluster (tests/pg/pgtmp.sh: initdb, pg_ctl)
   prometheus                    # tests: promtool check metrics on /metrics
   curl wrk python3-yaml         # daemon tests (API checked against openapi.yaml), bench/

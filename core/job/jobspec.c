@@ -657,6 +657,15 @@ static int tiou_config(struct job_ctx *c, const char *path, const char *line,
 		snprintf(msg, sizeof(msg), "-h: not an option of a job's line");
 		ret = -EINVAL;
 	}
+	/* the first long option of the job's lines, for biobenchd */
+	if (!ret && t->rest < words->argc && !c->job->tiou_long_opt[0]) {
+		const char *w = words->argv[t->rest];
+
+		snprintf(c->job->tiou_long_opt, sizeof(c->job->tiou_long_opt),
+			 "%.*s", (int)strcspn(w, "="), w);
+		snprintf(c->job->tiou_long_field,
+			 sizeof(c->job->tiou_long_field), "%.63s", path);
+	}
 	if (!ret) {
 		bb_config_default(cfg);
 		ret = bb_tiou_to_config(t, cfg, msg, sizeof(msg));
@@ -1837,6 +1846,20 @@ static void ctx_free(struct job_ctx *c)
 		json_object_put(c->vtiou_norm[i]);
 		c->vtiou_norm[i] = NULL;
 	}
+}
+
+int bb_job_tiou_long_check(const struct bb_job *job, char *err,
+			   size_t errlen)
+{
+	if (!job->tiou_long_opt[0])
+		return 0;
+	return bb_errf(err, errlen, -EINVAL,
+		       "%s: %s: biobenchd takes only t/io_uring's options "
+		       "(and --flavor) in a job's line: give biobench's run "
+		       "options as fields of the workload or of a variant "
+		       "(see biobench run --help), where the daemon checks "
+		       "them as any job's",
+		       job->tiou_long_field, job->tiou_long_opt);
 }
 
 int bb_job_parse(struct bb_job *job, struct json_object *doc,

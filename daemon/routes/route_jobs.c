@@ -128,17 +128,27 @@ static bool bb_jobs_cpus_given(struct json_object *obj)
 }
 
 /* Field path of a variant's option: "variants.X.key" when the variant
- * overrides it, else "workload.key". */
+ * overrides it, else "workload.key" when the workload gives it (or no
+ * t/io_uring line does), else the line it comes from: "variants.X.tiou"
+ * or "tiou". */
 static void bb_jobs_opt_field(struct json_object *spec, const char *variant,
 			      const char *key, char *buf, size_t len)
 {
-	struct json_object *vs, *v;
+	struct json_object *vs, *v = NULL, *wl;
 
 	if (json_object_object_get_ex(spec, "variants", &vs) &&
 	    json_object_object_get_ex(vs, variant, &v) &&
 	    json_object_is_type(v, json_type_object) &&
 	    json_object_object_get_ex(v, key, NULL))
 		snprintf(buf, len, "variants.%s.%s", variant, key);
+	else if (json_object_object_get_ex(spec, "workload", &wl) &&
+		 json_object_object_get_ex(wl, key, NULL))
+		snprintf(buf, len, "workload.%s", key);
+	else if (v && json_object_is_type(v, json_type_object) &&
+		 json_object_object_get_ex(v, "tiou", NULL))
+		snprintf(buf, len, "variants.%s.tiou", variant);
+	else if (json_object_object_get_ex(spec, "tiou", NULL))
+		snprintf(buf, len, "tiou");
 	else
 		snprintf(buf, len, "workload.%s", key);
 }
@@ -163,6 +173,21 @@ static int bb_jobs_cpus(const struct bb_dconfig *cfg, struct bb_job *job,
 			     { "completion_cpu", v->cfg.completion_cpu } };
 
 		given |= v->cfg.ncpus > 0;
+		/* -P1 places the threads on the device's node, HTTP CPUs
+		 * or not, and cannot go with a CPU list (the bench CPUs
+		 * the daemon would add) */
+		if (v->cfg.numa_place &&
+		    (cfg->n_http_cpus || cfg->n_bench_cpus)) {
+			bb_jobs_opt_field(job->spec, v->name, "numa_place",
+					  field, sizeof(field));
+			bb_jobs_invalid(rs, field, "%s: numa_place (t/io_uring "
+					"-P1) places the threads itself, maybe "
+					"on the daemon's HTTP CPUs (http_cpus), "
+					"and not on its bench CPUs "
+					"(bench_cpus): give \"cpus\" instead",
+					field);
+			return -EINVAL;
+		}
 		for (unsigned k = 0; k < v->cfg.ncpus; k++) {
 			if (!bb_jobs_cpu_reserved(cfg, v->cfg.cpus[k]))
 				continue;
@@ -559,7 +584,7 @@ void bb_route_jobs_post(const struct bb_route_req *r,
 	struct bb_job *job = NULL;
 	struct json_object *o;
 	char why[1024], err[512] = "", url[64];
-	bool parsed = false, write = false;
+	bool parsed = false, write = false, tiou;
 	const char *text;
 	unsigned planned;
 	size_t bad;
@@ -595,16 +620,30 @@ void bb_route_jobs_post(const struct bb_route_req *r,
 		goto out;
 	}
 	parsed = true;
+	/* a job's run options are its fields, checked below: none from a
+	 * t/io_uring line's long options */
+	if (bb_job_tiou_long_check(job, why, sizeof(why))) {
+		bb_jobs_invalid(rs, job->tiou_long_field, "%s", why);
+		goto out;
+	}
 	for (unsigned i = 0; i < job->nvariants; i++)
 		write |= bb_rw_writes(job->v[i].cfg.rw);
-	/* every target (several files, a tiou line's FILEs) */
+	/* every target (several files, a tiou line's FILEs: a 400 on the
+	 * line, the FILE and what it resolves to named) */
+	tiou = json_object_object_get_ex(job->spec, "tiou", NULL);
 	for (const char *p = job->target; p; p = bb_job_next_target(job, p)) {
 		why[0] = '\0';
 		if (!bb_dconfig_target_allowed(r->cfg, p, write, why,
 					       sizeof(why)))
 			continue;
-		bb_http_error(rs, 403, "target_not_allowed", "target", "%s",
-			      why[0] ? why : "target is not in the allow-list");
+		if (tiou)
+			bb_http_error(rs, 400, "target_not_allowed", "tiou",
+				      "tiou: FILE %s: %s", p, why[0] ? why :
+				      "not in the allow-list");
+		else
+			bb_http_error(rs, 403, "target_not_allowed", "target",
+				      "%s", why[0] ? why :
+				      "target is not in the allow-list");
 		goto out;
 	}
 	if (bb_jobs_target_type(job, rs) || bb_jobs_cpus(r->cfg, job, rs) ||

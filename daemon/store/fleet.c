@@ -39,17 +39,21 @@
 
 static const struct bb_query q_daemon_register = BB_STATEMENT(
 	"INSERT INTO daemons (name, host, devices, version, pid, started_ms,"
-	" last_seen_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)"
+	" last_seen_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, bb_now_ms())"
 	" ON CONFLICT (name) DO UPDATE SET host = excluded.host,"
 	" devices = excluded.devices, version = excluded.version,"
 	" pid = excluded.pid, started_ms = excluded.started_ms,"
 	" last_seen_ms = excluded.last_seen_ms, running_job_id = NULL",
 	"registering the daemon");
+/* last seen and leases on the database's clock (bb_now_ms(), migration
+ * 012), never on a host's: a host whose clock runs ahead (or behind)
+ * does not take the others' leases for expired (or keep its own) */
 static const struct bb_query q_daemon_seen = BB_STATEMENT(
-	"UPDATE daemons SET last_seen_ms = ?2, running_job_id = ?3"
+	"UPDATE daemons SET last_seen_ms = bb_now_ms(), running_job_id = ?2"
 	" WHERE name = ?1", "storing the daemon's heartbeat");
+/* ?2: the lease in ms */
 static const struct bb_query q_lease_renew = BB_STATEMENT(
-	"UPDATE jobs SET lease_ms = ?2 WHERE claimed_by = ?1"
+	"UPDATE jobs SET lease_ms = bb_now_ms() + ?2 WHERE claimed_by = ?1"
 	" AND state IN ('queued', 'running', 'rebooting')",
 	"renewing the leases");
 
@@ -57,18 +61,23 @@ static const struct bb_col bb_claim_cols[] = {
 	{ "id", BB_COL_INT64, NULL },
 	{ "spec", BB_COL_TEXT, NULL },
 };
-/* ?1 this daemon, ?2 its lease's end, ?3 now: a job it may claim */
+/* ?1 this daemon, ?2 its lease in ms: a job it may claim (not one it
+ * refused: bb_store_job_refuse) */
 #define BB_CLAIM_ELIGIBLE \
 	"state = 'queued' AND is_group = 0" \
 	" AND (for_host IS NULL OR for_host = ?1)" \
-	" AND (claimed_by IS NULL OR claimed_by = ?1 OR lease_ms < ?3)"
+	" AND (claimed_by IS NULL OR claimed_by = ?1" \
+	" OR lease_ms < bb_now_ms())" \
+	" AND NOT EXISTS (SELECT 1 FROM job_refusals r" \
+	" WHERE r.job_id = jobs.id AND r.host = ?1)"
 #define BB_CLAIM_PICK \
 	"SELECT id FROM jobs WHERE " BB_CLAIM_ELIGIBLE " ORDER BY id LIMIT 1"
-/* ?4: that one job (the scheduler's choice among the candidates) */
+/* ?3: that one job (the scheduler's choice among the candidates) */
 #define BB_CLAIM_PICK_ID \
-	"SELECT id FROM jobs WHERE id = ?4 AND " BB_CLAIM_ELIGIBLE
+	"SELECT id FROM jobs WHERE id = ?3 AND " BB_CLAIM_ELIGIBLE
 #define BB_CLAIM(pick) \
-	"UPDATE jobs SET claimed_by = ?1, lease_ms = ?2 WHERE id = (" pick \
+	"UPDATE jobs SET claimed_by = ?1, lease_ms = bb_now_ms() + ?2" \
+	" WHERE id = (" pick \
 	") RETURNING id, spec"
 static const struct bb_query q_claim_skip_locked = BB_RETURNING(
 	bb_claim_cols, BB_CLAIM(BB_CLAIM_PICK " FOR UPDATE SKIP LOCKED"),
@@ -80,7 +89,7 @@ static const struct bb_query q_claim_id_skip_locked = BB_RETURNING(
 	"claiming a queued job");
 static const struct bb_query q_claim_id = BB_RETURNING(bb_claim_cols,
 	BB_CLAIM(BB_CLAIM_PICK_ID), "claiming a queued job");
-/* the candidates: ?1 this daemon, ?2 how many, ?3 now */
+/* the candidates: ?1 this daemon, ?2 how many */
 static const struct bb_query q_candidates = BB_SELECT(bb_claim_cols,
 	"FROM jobs WHERE " BB_CLAIM_ELIGIBLE " ORDER BY id LIMIT ?2",
 	"reading the queue");
@@ -105,18 +114,19 @@ static const struct bb_query q_running_claims = BB_SELECT(bb_running_cols,
 static const struct bb_col bb_expired_cols[] = {
 	{ "id", BB_COL_INT64, NULL },
 	{ "claimed_by", BB_COL_TEXT, NULL },
-	{ "lease_ms", BB_COL_INT64, NULL },
+	{ "over_ms", BB_COL_INT64, "bb_now_ms() - lease_ms" },
 };
-/* running, claimed by another daemon (?1), the lease over (?2: now);
- * not a boot job (its host recovers it after its reboot) */
+/* running, claimed by another daemon (?1), the lease over by the
+ * database's clock; not a boot job (its host recovers it after its
+ * reboot) */
 static const struct bb_query q_jobs_expired = BB_SELECT(bb_expired_cols,
 	"FROM jobs WHERE state = 'running' AND claimed_by IS NOT NULL"
-	" AND claimed_by <> ?1 AND lease_ms < ?2"
+	" AND claimed_by <> ?1 AND lease_ms < bb_now_ms()"
 	" AND id NOT IN (SELECT job_id FROM job_boots) ORDER BY id",
 	"finding jobs whose lease expired");
 static const struct bb_query q_job_expire = BB_STATEMENT(
 	"UPDATE jobs SET state = 'interrupted', finished_ms = ?2, error = ?3"
-	" WHERE id = ?1 AND state = 'running' AND lease_ms < ?2",
+	" WHERE id = ?1 AND state = 'running' AND lease_ms < bb_now_ms()",
 	"interrupting a job whose lease expired");
 
 static const struct bb_col bb_mine_cols[] = {
@@ -151,7 +161,9 @@ static const struct bb_col bb_daemon_cols[] = {
 	{ "running_job", BB_COL_INT64, "running_job_id" },
 	{ "host", BB_COL_JSON, NULL },
 	{ "devices", BB_COL_JSON, NULL },
-	{ "last_seen_ms", BB_COL_INT64 | BB_COL_HIDDEN, NULL },
+	/* by the database's clock, as last_seen */
+	{ "seen_ago_ms", BB_COL_INT64 | BB_COL_HIDDEN,
+	  "bb_now_ms() - last_seen_ms" },
 };
 static const struct bb_query q_daemons = BB_SELECT(bb_daemon_cols,
 	"FROM daemons ORDER BY name", "listing the hosts");
@@ -174,7 +186,12 @@ int bb_store_set_daemon(struct bb_store *s, const char *name,
 
 int64_t bb_store_lease_until(const struct bb_store *s)
 {
-	return s->me[0] ? bb_store_now_ms() + (int64_t)s->lease_s * 1000 : 0;
+	return s->me[0] ? bb_store_now_ms() + bb_store_lease_ms(s) : 0;
+}
+
+int64_t bb_store_lease_ms(const struct bb_store *s)
+{
+	return s->me[0] ? (int64_t)s->lease_s * 1000 : 0;
 }
 
 /* ---- the registry ------------------------------------------------------ */
@@ -258,7 +275,7 @@ int bb_store_daemon_heartbeat_jobs(struct bb_store *s, const int64_t *ids,
 				   size_t n, int *verdicts, char *err,
 				   size_t errlen)
 {
-	int64_t now = bb_store_now_ms(), changed = 0;
+	int64_t changed = 0;
 	char why[512] = "", first[512] = "";
 	int first_verdict = 0;
 	struct bb_db_op op;
@@ -272,14 +289,14 @@ int bb_store_daemon_heartbeat_jobs(struct bb_store *s, const int64_t *ids,
 	if (ret)
 		goto out;
 	/* the registry's running_job: the oldest of them */
-	ret = bb_db_run(&op, &q_daemon_seen, &changed, "tiI", s->me, now,
+	ret = bb_db_run(&op, &q_daemon_seen, &changed, "tI", s->me,
 			n ? ids[0] : 0);
 	if (!ret && !changed)
 		ret = bb_db_err(&op, -ENOENT, "daemon %s is not registered",
 				s->me);
 	if (!ret)
 		ret = bb_db_run(&op, &q_lease_renew, NULL, "ti", s->me,
-				bb_store_lease_until(s));
+				bb_store_lease_ms(s));
 	for (size_t i = 0; !ret && i < n; i++) {
 		ret = bb_store_job_still_mine(&op, s, ids[i], why,
 					      sizeof(why));
@@ -397,7 +414,6 @@ int bb_store_daemons_select(struct bb_db_op *op, struct json_object *sel,
 			    const char *target, int64_t seen_ms,
 			    char (*hosts)[254], size_t *n)
 {
-	int64_t now = bb_store_now_ms();
 	struct bb_db_rows r;
 	char names[1024];
 	size_t off = 0;
@@ -410,7 +426,8 @@ int bb_store_daemons_select(struct bb_db_op *op, struct json_object *sel,
 		struct json_object *host = bb_db_value(&r, "host");
 		struct json_object *devs = bb_db_value(&r, "devices");
 		const char *name = bb_db_text(&r, "name");
-		double ago = (double)(now - bb_db_int(&r, "last_seen_ms")) / 1e3;
+		int64_t ago_ms = bb_db_int(&r, "seen_ago_ms");
+		double ago = (double)ago_ms / 1e3;
 
 		ret = 0;
 		if (off < sizeof(names))
@@ -418,7 +435,7 @@ int bb_store_daemons_select(struct bb_db_op *op, struct json_object *sel,
 						"%s%s (seen %.0f s ago)",
 						off ? ", " : "", name, ago);
 		/* a daemon not seen for long would leave its job queued */
-		if ((!seen_ms || now - bb_db_int(&r, "last_seen_ms") <= seen_ms) &&
+		if ((!seen_ms || ago_ms <= seen_ms) &&
 		    *n < BB_GROUP_MAX_HOSTS &&
 		    bb_group_match(sel, name, host, devs, target))
 			snprintf(hosts[(*n)++], 254, "%s", name);
@@ -469,7 +486,6 @@ int bb_store_hosts_list(struct bb_store *s, struct json_object **out,
 	struct json_object *hosts = json_object_new_array(), *h, *info, *k;
 	struct bb_db_rows r;
 	struct bb_db_op op;
-	int64_t now = bb_store_now_ms();
 	int ret;
 
 	*out = NULL;
@@ -488,7 +504,7 @@ int bb_store_hosts_list(struct bb_store *s, struct json_object **out,
 			json_object_get(k);
 		json_object_object_add(h, "kernel", k);
 		json_object_object_add(h, "seen_s_ago", json_object_new_double(
-			(double)(now - bb_db_int(&r, "last_seen_ms")) / 1e3));
+			(double)bb_db_int(&r, "seen_ago_ms") / 1e3));
 		json_object_array_add(hosts, h);
 	}
 	if (!ret)
@@ -507,7 +523,6 @@ int bb_store_job_claim(struct bb_store *s, int64_t *id, char **spec,
 		       char *err, size_t errlen)
 {
 	bool skip = bb_db_skip_locked(s->db);
-	int64_t now = bb_store_now_ms();
 	struct bb_db_rows r;
 	struct bb_db_op op;
 	int ret = 0;
@@ -526,7 +541,7 @@ int bb_store_job_claim(struct bb_store *s, int64_t *id, char **spec,
 	if (ret)
 		goto out;
 	ret = bb_db_row(&r, &op, skip ? &q_claim_skip_locked : &q_claim,
-			"tii", s->me, now + (int64_t)s->lease_s * 1000, now);
+			"ti", s->me, bb_store_lease_ms(s));
 	ret = bb_store_row_job(&op, &r, ret, s->me, id, spec);
 out:
 	ret = bb_db_end(&op, ret);
@@ -542,7 +557,6 @@ int bb_store_jobs_candidates(struct bb_store *s, unsigned max,
 			     char *err, size_t errlen)
 {
 	struct bb_store_queued *q = calloc(max ? max : 1, sizeof(*q));
-	int64_t now = bb_store_now_ms();
 	struct bb_db_rows r;
 	struct bb_db_op op;
 	int ret;
@@ -552,8 +566,7 @@ int bb_store_jobs_candidates(struct bb_store *s, unsigned max,
 	if (!q)
 		return -ENOMEM;
 	bb_db_lock(&op, s->db, err, errlen);
-	ret = s->me[0] ? bb_db_query(&r, &op, &q_candidates, "tui", s->me, max,
-				     now)
+	ret = s->me[0] ? bb_db_query(&r, &op, &q_candidates, "tu", s->me, max)
 		       : bb_db_query(&r, &op, &q_candidates_any, "u", max);
 	while (!ret && (ret = bb_db_next(&r)) > 0 && *n < max) {
 		const char *t = bb_db_text(&r, "spec");
@@ -588,7 +601,7 @@ int bb_store_job_claim_id(struct bb_store *s, int64_t id, char **spec,
 			  char *err, size_t errlen)
 {
 	bool skip = bb_db_skip_locked(s->db);
-	int64_t now = bb_store_now_ms(), got = 0;
+	int64_t got = 0;
 	struct bb_db_rows r;
 	struct bb_db_op op;
 	int ret = 0;
@@ -605,8 +618,8 @@ int bb_store_job_claim_id(struct bb_store *s, int64_t id, char **spec,
 		ret = bb_db_row(&r, &op, &q_queued_id, "i", id);
 	else
 		ret = bb_db_row(&r, &op, skip ? &q_claim_id_skip_locked :
-				&q_claim_id, "tiii", s->me,
-				now + (int64_t)s->lease_s * 1000, now, id);
+				&q_claim_id, "tii", s->me,
+				bb_store_lease_ms(s), id);
 	ret = bb_store_row_job(&op, &r, ret, s->me[0] ? s->me : NULL, &got,
 			       spec);
 out:
@@ -621,7 +634,7 @@ out:
 int bb_store_jobs_expire(struct bb_store *s, unsigned *n, char *err,
 			 size_t errlen)
 {
-	struct bb_expired { int64_t id, lease; char by[254]; } *ex = NULL;
+	struct bb_expired { int64_t id, over; char by[254]; } *ex = NULL;
 	int64_t now = bb_store_now_ms();
 	size_t nex = 0, cap = 0;
 	struct bb_db_rows r;
@@ -633,7 +646,7 @@ int bb_store_jobs_expire(struct bb_store *s, unsigned *n, char *err,
 		return 0;
 	/* a read first: the write lock only when there is something */
 	bb_db_lock(&op, s->db, err, errlen);
-	ret = bb_db_query(&r, &op, &q_jobs_expired, "ti", s->me, now);
+	ret = bb_db_query(&r, &op, &q_jobs_expired, "t", s->me);
 	while (!ret && (ret = bb_db_next(&r)) > 0) {
 		ret = 0;
 		if (nex == cap) {
@@ -648,7 +661,7 @@ int bb_store_jobs_expire(struct bb_store *s, unsigned *n, char *err,
 			ex = p;
 		}
 		ex[nex].id = bb_db_int(&r, "id");
-		ex[nex].lease = bb_db_int(&r, "lease_ms");
+		ex[nex].over = bb_db_int(&r, "over_ms");
 		snprintf(ex[nex].by, sizeof(ex[nex].by), "%s",
 			 bb_db_text(&r, "claimed_by"));
 		nex++;
@@ -664,7 +677,7 @@ int bb_store_jobs_expire(struct bb_store *s, unsigned *n, char *err,
 		snprintf(msg, sizeof(msg), BB_FLEET_LEASE_MSG ": host %s "
 			 "stopped renewing it %.1f s ago (seen by %s); "
 			 "finished runs kept", ex[i].by,
-			 (double)(now - ex[i].lease) / 1e3, s->me);
+			 (double)ex[i].over / 1e3, s->me);
 		/* re-checked in the UPDATE: renewed meanwhile, it stays */
 		ret = bb_db_run(&op, &q_job_expire, &changed, "iit", ex[i].id,
 				now, msg);
@@ -683,4 +696,287 @@ int bb_store_jobs_expire(struct bb_store *s, unsigned *n, char *err,
 out:
 	free(ex);
 	return ret;
+}
+
+/* ---- refusals: a job left for another host ------------------------------ */
+
+static const struct bb_query q_claim_release = BB_STATEMENT(
+	"UPDATE jobs SET claimed_by = NULL, lease_ms = NULL WHERE id = ?1"
+	" AND state = 'queued' AND is_group = 0 AND for_host IS NULL"
+	" AND claimed_by = ?2", "leaving a job for another host");
+static const struct bb_query q_refusal_add = BB_STATEMENT(
+	"INSERT INTO job_refusals (job_id, host, reason, at_ms)"
+	" VALUES (?1, ?2, ?3, ?4) ON CONFLICT (job_id, host) DO UPDATE"
+	" SET reason = excluded.reason, at_ms = excluded.at_ms",
+	"recording a host's refusal of a job");
+static const struct bb_col bb_count_cols[] = {
+	{ "n", BB_COL_INT64, "count(*)" },
+};
+/* the daemons seen within live ms (the database's clock) that have not
+ * refused the job */
+#define BB_HOSTS_LEFT(job, live) \
+	"FROM daemons d WHERE d.last_seen_ms >= bb_now_ms() - " live \
+	" AND NOT EXISTS (SELECT 1 FROM job_refusals r" \
+	" WHERE r.job_id = " job " AND r.host = d.name)"
+static const struct bb_query q_hosts_left = BB_SELECT(bb_count_cols,
+	BB_HOSTS_LEFT("?1", "?2"), "counting the hosts left for a job");
+static const struct bb_col bb_refusal_cols[] = {
+	{ "host", BB_COL_TEXT, NULL },
+	{ "reason", BB_COL_TEXT, NULL },
+};
+static const struct bb_query q_refusals = BB_SELECT(bb_refusal_cols,
+	"FROM job_refusals WHERE job_id = ?1 ORDER BY host",
+	"reading the hosts' refusals of a job");
+static const struct bb_col bb_refusal_doc_cols[] = {
+	{ "host", BB_COL_TEXT, NULL },
+	{ "reason", BB_COL_TEXT, NULL },
+	{ "at", BB_COL_TIME, "at_ms" },
+};
+static const struct bb_query q_refusals_doc = BB_SELECT(bb_refusal_doc_cols,
+	"FROM job_refusals WHERE job_id = ?1 ORDER BY host",
+	"reading the hosts' refusals of a job");
+/* queued, for any host, claimed by none that may still start it */
+#define BB_UNCLAIMED \
+	"state = 'queued' AND is_group = 0 AND for_host IS NULL" \
+	" AND (claimed_by IS NULL OR lease_ms < bb_now_ms())"
+static const struct bb_query q_job_fail_unclaimed = BB_STATEMENT(
+	"UPDATE jobs SET state = 'failed', finished_ms = ?2, error = ?3"
+	" WHERE id = ?1 AND " BB_UNCLAIMED, "failing a job no host can run");
+static const struct bb_col bb_id_cols[] = {
+	{ "id", BB_COL_INT64, NULL },
+};
+/* ?1: live ms */
+static const struct bb_query q_jobs_unrunnable = BB_SELECT(bb_id_cols,
+	"FROM jobs WHERE " BB_UNCLAIMED
+	" AND id IN (SELECT job_id FROM job_refusals)"
+	" AND NOT EXISTS (SELECT 1 " BB_HOSTS_LEFT("jobs.id", "?1") ")"
+	" ORDER BY id LIMIT 64", "finding jobs no live host can run");
+
+/* The "id" of each row of r (ret: its bb_db_query's), at most max (the
+ * others are left for the next sweep). */
+static int bb_store_ids_read(struct bb_db_rows *r, int ret, int64_t *ids,
+			     size_t max, size_t *n)
+{
+	*n = 0;
+	while (!ret && (ret = bb_db_next(r)) > 0) {
+		ret = 0;
+		if (*n < max)
+			ids[(*n)++] = bb_db_int(r, "id");
+	}
+	return ret;
+}
+
+/* Hosts are live when seen within two of this daemon's leases. */
+static int64_t bb_store_live_ms(const struct bb_store *s)
+{
+	return 2 * (int64_t)s->lease_s * 1000;
+}
+
+/* Within op's durable write: job id failed, with every host's reason,
+ * when no live host is left that has not refused it (*failed). */
+static int bb_store_refused_fail(struct bb_db_op *op, struct bb_store *s,
+				 int64_t id, bool *failed)
+{
+	char msg[2048], ev[2100];
+	struct bb_db_rows r;
+	int64_t changed = 0;
+	size_t off;
+	int ret;
+
+	*failed = false;
+	ret = bb_db_row(&r, op, &q_hosts_left, "ii", id, bb_store_live_ms(s));
+	if (ret < 0)
+		return ret;
+	if (ret > 0 && bb_db_int(&r, "n") > 0)
+		return 0;
+	off = (size_t)snprintf(msg, sizeof(msg), "no live host can run it "
+			       "(every host seen in the last %lld s refused "
+			       "it):", (long long)(bb_store_live_ms(s) / 1000));
+	ret = bb_db_query(&r, op, &q_refusals, "i", id);
+	while (!ret && (ret = bb_db_next(&r)) > 0) {
+		ret = 0;
+		if (off < sizeof(msg))
+			off += (size_t)snprintf(msg + off, sizeof(msg) - off,
+						" %s: %s;",
+						bb_db_text(&r, "host"),
+						bb_db_text(&r, "reason"));
+	}
+	if (ret)
+		return ret;
+	if (off < sizeof(msg) && msg[off - 1] == ';')
+		msg[off - 1] = '\0';
+	ret = bb_db_run(op, &q_job_fail_unclaimed, &changed, "iit", id,
+			bb_store_now_ms(), msg);
+	if (ret || !changed)
+		return ret;
+	snprintf(ev, sizeof(ev), "failed: %s", msg);
+	ret = bb_store_event_add(op, id, "warning", ev);
+	if (!ret)
+		ret = bb_store_group_touch(op, id);
+	*failed = !ret;
+	return ret;
+}
+
+int bb_store_job_refuse(struct bb_store *s, int64_t id, const char *reason,
+			bool *failed, char *err, size_t errlen)
+{
+	char ev[1400];
+	int64_t changed = 0;
+	struct bb_db_op op;
+	int ret;
+
+	*failed = false;
+	if (!s->me[0]) {
+		bb_store_seterr(err, errlen, "a refusal needs the daemon's "
+				"host name (bb_store_set_daemon)");
+		return -EINVAL;
+	}
+	ret = bb_db_begin(&op, s->db, BB_TX_DURABLE, err, errlen);
+	if (!ret)
+		ret = bb_db_run(&op, &q_claim_release, &changed, "it", id,
+				s->me);
+	if (!ret && !changed)
+		ret = bb_db_err(&op, -EPERM, "job %lld is not a queued job "
+				"for any host claimed by %s", (long long)id,
+				s->me);
+	if (!ret)
+		ret = bb_db_run(&op, &q_refusal_add, NULL, "itti", id, s->me,
+				reason, bb_store_now_ms());
+	if (!ret) {
+		snprintf(ev, sizeof(ev), "host %s cannot run it: %.1200s; "
+			 "left for another host", s->me, reason);
+		ret = bb_store_event_add(&op, id, "info", ev);
+	}
+	if (!ret)
+		ret = bb_store_refused_fail(&op, s, id, failed);
+	return bb_db_end(&op, ret);
+}
+
+int bb_store_jobs_unrunnable(struct bb_store *s, unsigned *n, char *err,
+			     size_t errlen)
+{
+	int64_t ids[64];
+	size_t nids = 0;
+	struct bb_db_rows r;
+	struct bb_db_op op;
+	int ret;
+
+	*n = 0;
+	if (!s->me[0])
+		return 0;
+	/* a read first: the write lock only when there is something */
+	bb_db_lock(&op, s->db, err, errlen);
+	ret = bb_store_ids_read(&r, bb_db_query(&r, &op, &q_jobs_unrunnable,
+						"i", bb_store_live_ms(s)),
+				ids, 64, &nids);
+	ret = bb_db_end(&op, ret);
+	if (ret || !nids)
+		return ret;
+	ret = bb_db_begin(&op, s->db, BB_TX_DURABLE, err, errlen);
+	for (size_t i = 0; !ret && i < nids; i++) {
+		bool failed = false;
+
+		/* re-checked: a host came back, or claimed it meanwhile */
+		ret = bb_store_refused_fail(&op, s, ids[i], &failed);
+		*n += failed;
+	}
+	ret = bb_db_end(&op, ret);
+	if (ret)
+		*n = 0;
+	return ret;
+}
+
+/* ---- the registry's gone hosts ------------------------------------------ */
+
+static const struct bb_query q_daemons_gone = BB_SELECT(bb_name_cols,
+	"FROM daemons WHERE name <> ?1 AND last_seen_ms < bb_now_ms() - ?2"
+	" ORDER BY name LIMIT 64", "finding the hosts gone");
+static const struct bb_query q_daemon_forget = BB_STATEMENT(
+	"DELETE FROM daemons WHERE name = ?1"
+	" AND last_seen_ms < bb_now_ms() - ?2",
+	"removing a gone host from the registry");
+static const struct bb_query q_jobs_for_host = BB_SELECT(bb_id_cols,
+	"FROM jobs WHERE state = 'queued' AND for_host = ?1 ORDER BY id",
+	"finding the jobs addressed to a gone host");
+static const struct bb_query q_job_fail_queued = BB_STATEMENT(
+	"UPDATE jobs SET state = 'failed', finished_ms = ?2, error = ?3"
+	" WHERE id = ?1 AND state = 'queued'",
+	"failing a job addressed to a gone host");
+
+/* Within op: the jobs queued for host gone (removed) failed. */
+static int bb_store_gone_jobs_fail(struct bb_db_op *op, const char *gone,
+				   const char *msg)
+{
+	int64_t ids[256];
+	size_t nids = 0;
+	struct bb_db_rows r;
+	char ev[600];
+	int ret = bb_store_ids_read(&r, bb_db_query(&r, op, &q_jobs_for_host,
+						    "t", gone),
+				    ids, bb_array_size(ids), &nids);
+
+	snprintf(ev, sizeof(ev), "failed: %s", msg);
+	for (size_t i = 0; !ret && i < nids; i++) {
+		int64_t changed = 0;
+
+		ret = bb_db_run(op, &q_job_fail_queued, &changed, "iit",
+				ids[i], bb_store_now_ms(), msg);
+		if (!ret && changed)
+			ret = bb_store_event_add(op, ids[i], "warning", ev);
+		if (!ret && changed)
+			ret = bb_store_group_touch(op, ids[i]);
+	}
+	return ret;
+}
+
+int bb_store_daemons_forget(struct bb_store *s, unsigned gone_s,
+			    unsigned *n, char *err, size_t errlen)
+{
+	char names[64][254];
+	int64_t gone_ms = (int64_t)gone_s * 1000;
+	size_t nn = 0;
+	struct bb_db_rows r;
+	struct bb_db_op op;
+	int ret;
+
+	*n = 0;
+	if (!s->me[0] || !gone_s)
+		return 0;
+	bb_db_lock(&op, s->db, err, errlen);
+	ret = bb_db_query(&r, &op, &q_daemons_gone, "ti", s->me, gone_ms);
+	while (!ret && (ret = bb_db_next(&r)) > 0 && nn < 64) {
+		ret = 0;
+		snprintf(names[nn++], sizeof(names[0]), "%s",
+			 bb_db_text(&r, "name"));
+	}
+	ret = bb_db_end(&op, ret > 0 ? 0 : ret);
+	if (ret || !nn)
+		return ret;
+	ret = bb_db_begin(&op, s->db, BB_TX_DURABLE, err, errlen);
+	for (size_t i = 0; !ret && i < nn; i++) {
+		char msg[400];
+		int64_t changed = 0;
+
+		/* re-checked: back meanwhile, it stays */
+		ret = bb_db_run(&op, &q_daemon_forget, &changed, "ti",
+				names[i], gone_ms);
+		if (ret || !changed)
+			continue;
+		snprintf(msg, sizeof(msg), "host %s was removed from the "
+			 "registry by %s: not seen for more than %u s "
+			 "(host_gone_seconds)", names[i], s->me, gone_s);
+		ret = bb_store_gone_jobs_fail(&op, names[i], msg);
+		if (!ret)
+			(*n)++;
+	}
+	ret = bb_db_end(&op, ret);
+	if (ret)
+		*n = 0;
+	return ret;
+}
+
+int bb_store_job_refusals_json(struct bb_db_op *op, int64_t id,
+			       struct json_object **out)
+{
+	return bb_db_rows_json(op, &q_refusals_doc, out, "i", id);
 }

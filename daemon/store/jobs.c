@@ -27,7 +27,8 @@ static const struct bb_query q_job_insert = BB_INSERT_ID(
 static const struct bb_query q_job_start = BB_STATEMENT(
 	"UPDATE jobs SET state = 'running', started_ms = ?2, host_id = ?3,"
 	" device_id = ?4, claimed_by = coalesce(?5, claimed_by),"
-	" lease_ms = ?6 WHERE id = ?1 AND state = 'queued'"
+	" lease_ms = CASE WHEN ?6 > 0 THEN bb_now_ms() + ?6 END"
+	" WHERE id = ?1 AND state = 'queued'"
 	" AND (claimed_by IS NULL OR claimed_by = coalesce(?5, claimed_by))",
 	"starting a job");
 static const struct bb_query q_job_progress = BB_STATEMENT(
@@ -345,7 +346,7 @@ int bb_store_job_start(struct bb_store *s, int64_t id, int64_t host_id,
 	bb_db_what(&op, "starting job %lld", (long long)id);
 	ret = bb_db_run(&op, &q_job_start, &changed, "iiIItI", id,
 			bb_store_now_ms(), host_id, device_id, bb_store_me(s),
-			bb_store_lease_until(s));
+			bb_store_lease_ms(s));
 	if (ret)
 		goto out;
 	if (!changed) {
@@ -594,6 +595,10 @@ int bb_store_job_get(struct bb_store *s, int64_t id,
 		ret = bb_store_group_children_json(&op, id, &meta);
 	if (meta)
 		json_object_object_add(doc, "children", meta);
+	if (!ret)
+		ret = bb_store_job_refusals_json(&op, id, &meta);
+	if (!ret)
+		json_object_object_add(doc, "refused_by", meta);
 out:
 	ret = bb_db_end(&op, ret);
 	/* the knob journal may be a database of its own */

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #define BB_SQLITE_BUSY_MS 5000
 
@@ -154,6 +155,18 @@ static void sq_close(struct bb_be *c)
 	free(c);
 }
 
+/* bb_now_ms(): ms since the epoch on this host's clock. */
+static void sq_now_ms(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct timespec ts;
+
+	(void)argc;
+	(void)argv;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	sqlite3_result_int64(ctx, (sqlite3_int64)ts.tv_sec * 1000 +
+				  ts.tv_nsec / 1000000);
+}
+
 static int sq_open(struct bb_be **out, const char *where, char *err,
 		   size_t errlen)
 {
@@ -182,6 +195,14 @@ static int sq_open(struct bb_be **out, const char *where, char *err,
 	}
 	sqlite3_extended_result_codes(c->db, 1);
 	sqlite3_busy_timeout(c->db, BB_SQLITE_BUSY_MS);
+	/* the database's clock, as PostgreSQL's bb_now_ms() (migration
+	 * 012): here the one host's */
+	rc = sqlite3_create_function_v2(c->db, "bb_now_ms", 0, SQLITE_UTF8,
+					NULL, sq_now_ms, NULL, NULL, NULL);
+	if (rc != SQLITE_OK) {
+		ret = sq_fail(c, rc, "defining bb_now_ms()", err, errlen);
+		goto out;
+	}
 	*out = c;
 	c = NULL;
 out:

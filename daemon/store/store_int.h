@@ -53,6 +53,9 @@ static inline const char *bb_store_me(const struct bb_store *s)
 
 /* Now + the handle's lease, in ms (NULL-bound 0 without a daemon). */
 int64_t bb_store_lease_until(const struct bb_store *s);
+/* The lease in ms (0 on a handle without a daemon): set on the
+ * database's clock, bb_now_ms() + it, in SQL. */
+int64_t bb_store_lease_ms(const struct bb_store *s);
 
 /* handle.c: whether a write that failed with ret is to be tried again: a
  * daemon's handle (until, ms, not 0) whose connection to the store was
@@ -139,6 +142,10 @@ int bb_store_group_touch(struct bb_db_op *op, int64_t id);
  * "runs_planned","verdict","claimed_by"}] by id. */
 int bb_store_group_children_json(struct bb_db_op *op, int64_t id,
 				 struct json_object **out);
+
+/* fleet.c: the refusals of job id, [{"host","reason","at"}] by host. */
+int bb_store_job_refusals_json(struct bb_db_op *op, int64_t id,
+			       struct json_object **out);
 
 /* events.c: an event, within op (level checked by the caller). */
 int bb_store_event_add(struct bb_db_op *op, int64_t job_id,

@@ -17,7 +17,7 @@
 #    ("Exiting on signal", exit 0: t/io_uring's behaviour);
 #  - jobs with a "tiou" line: biobench ab (job file and --tiou), and a
 #    real biobenchd (submitted, normalized with what the line became, run
-#    to the end; a line whose FILE is not allowed refused with 403).
+#    to the end; a line whose FILE is not allowed refused with 400 on tiou).
 # (t/io_uring itself: tiou_vs_fio.sh.)
 #
 # usage: tiou_cmd.sh path/to/biobenchd path/to/biobench
@@ -255,8 +255,8 @@ if [ "$API_STATUS" = 201 ]; then
 	[ "$st" = done ] && pass "biobenchd ran the tiou job to the end" || fail "biobenchd tiou job: $st"
 else fail "biobenchd: submit a tiou job: $API_STATUS $(cat "$API_BODY")"; fi
 api POST /api/v1/jobs "{\"name\": \"x\", \"tiou\": \"-p0 -r1 $TMP/secret.txt\", \"variants\": {\"A\": {}, \"B\": {}}}"
-[ "$API_STATUS" = 403 ] && [ "$(api_get 'd["error"]["field"]')" = target ] &&
-	pass "biobenchd: a tiou line whose FILE is not allowed: 403 on target" \
+[ "$API_STATUS" = 400 ] && [ "$(api_get 'd["error"]["field"]')" = tiou ] &&
+	pass "biobenchd: a tiou line whose FILE is not allowed: 400 on tiou" \
 	|| fail "biobenchd allow-list on a tiou line: $API_STATUS $(cat "$API_BODY")"
 api POST /api/v1/jobs '{"name": "x", "tiou": "-p0 -d0 /x", "variants": {"A": {}, "B": {}}}'
 [ "$API_STATUS" = 400 ] && grep -q "tiou: -d: '0' is out of range" "$API_BODY" &&
@@ -265,8 +265,8 @@ api POST /api/v1/jobs '{"name": "x", "tiou": "-p0 -d0 /x", "variants": {"A": {},
 g=$TMP/ro/file2.dat
 cp "$f" "$g"
 api POST /api/v1/jobs "{\"name\": \"two files\", \"tiou\": \"-p0 -O0 -d16 -n2 -r1 $f $TMP/secret.txt\", \"variants\": {\"A\": {}, \"B\": {}}}"
-[ "$API_STATUS" = 403 ] && grep -q "secret.txt" "$API_BODY" &&
-	pass "biobenchd: a line with a second FILE not allowed: 403 naming it" \
+[ "$API_STATUS" = 400 ] && grep -q "secret.txt" "$API_BODY" &&
+	pass "biobenchd: a line with a second FILE not allowed: 400 naming it" \
 	|| fail "biobenchd two FILEs, one not allowed: $API_STATUS $(cat "$API_BODY")"
 api POST /api/v1/jobs "{\"name\": \"two files\", \"tiou\": \"-p0 -O0 -d16 -n2 -r1 $f $g\", \"repeat\": 2, \"warmup\": 0, \"quiescence\": {\"mode\": \"off\"}, \"variants\": {\"A\": {}, \"B\": {\"tiou\": \"-s1 -c1\"}}}"
 if [ "$API_STATUS" = 201 ]; then

@@ -169,6 +169,12 @@ struct bb_job {
 				     (jobgroup.h) */
 	unsigned nhosts;          /* "host" as an array: its names */
 	char hosts[BB_GROUP_MAX_HOSTS][254];
+	/* the first of biobench's long options (--cpus, --max-memory...) in
+	 * a "tiou" line, and the line's field ("tiou", "variants.B.tiou"):
+	 * `biobench ab` takes them, biobenchd refuses them (a job's run
+	 * options are its JSON fields, checked as such); "" when none */
+	char tiou_long_opt[64];
+	char tiou_long_field[64];
 	struct json_object *spec; /* the normalized document: every field
 				     present with its default filled in
 				     (name, target, tiou when given,
@@ -224,6 +230,13 @@ int bb_job_parse(struct bb_job *job, struct json_object *doc,
  * than 32 are errors too).  text need not be NUL-terminated. */
 int bb_job_parse_string(struct bb_job *job, const char *text, size_t len,
 			struct bb_job_errors *errs);
+
+/* A job whose "tiou" lines carry biobench's long options (--cpus,
+ * --max-memory, --allow-write...: job->tiou_long_opt): -EINVAL with
+ * "FIELD: --OPT: ..." in err, for biobenchd, which takes a job's run
+ * options only as its JSON fields; else 0. */
+int bb_job_tiou_long_check(const struct bb_job *job, char *err,
+			   size_t errlen);
 
 /* Free what a successful parse holds (the spec); harmless twice. */
 void bb_job_free(struct bb_job *job);

@@ -371,6 +371,135 @@ static void queued_claim_taken_over(void **state)
 	bb_store_close(b);
 }
 
+/* ---- refusals: left for another host --------------------------------- */
+
+/* a refuses the job it claimed: released, skipped by a's claims, taken by
+ * b; one a and b both refuse fails naming both; one addressed to a is
+ * a's to fail (-EPERM) */
+static void refused_left_for_another(void **state)
+{
+	struct ctx *c = *state;
+	struct bb_store *a = daemon_open(c, "host-a", 60);
+	struct bb_store *b = daemon_open(c, "host-b", 60);
+	char err[512] = "", buf[600], *spec = NULL;
+	bool failed = true;
+	int64_t id = 0, one, two, mine;
+
+	one = submit(c->s, SPEC);
+	assert_int_equal(bb_store_job_claim(a, &id, &spec, err, sizeof(err)),
+			 0);
+	free(spec);
+	assert_int_equal(id, one);
+	assert_int_equal(bb_store_job_refuse(a, one, "not in a's allow-list",
+					     &failed, err, sizeof(err)), 0);
+	assert_false(failed);
+	expect_state(c->s, one, BB_JOB_QUEUED);
+	assert_string_equal(job_str(c->s, one, "claimed_by", buf, sizeof(buf)),
+			    "");
+	/* the job document: who refused it, why */
+	{
+		struct json_object *doc, *arr, *h;
+
+		assert_int_equal(bb_store_job_get(c->s, one, &doc, err,
+						  sizeof(err)), 0);
+		assert_true(json_object_object_get_ex(doc, "refused_by", &arr));
+		assert_int_equal(json_object_array_length(arr), 1);
+		assert_true(json_object_object_get_ex(
+			json_object_array_get_idx(arr, 0), "host", &h));
+		assert_string_equal(json_object_get_string(h), "host-a");
+		json_object_put(doc);
+	}
+	/* a does not take it again; b does */
+	assert_int_equal(bb_store_job_claim(a, &id, &spec, err, sizeof(err)),
+			 -ENOENT);
+	assert_int_equal(claim_start(b), one);
+
+	two = submit(c->s, SPEC);
+	assert_int_equal(bb_store_job_claim(a, &id, &spec, err, sizeof(err)),
+			 0);
+	free(spec);
+	assert_int_equal(bb_store_job_refuse(a, two, "reason A", &failed, err,
+					     sizeof(err)), 0);
+	assert_false(failed);
+	assert_int_equal(bb_store_job_claim(b, &id, &spec, err, sizeof(err)),
+			 0);
+	free(spec);
+	assert_int_equal(id, two);
+	assert_int_equal(bb_store_job_refuse(b, two, "reason B", &failed, err,
+					     sizeof(err)), 0);
+	assert_true(failed);
+	expect_state(c->s, two, BB_JOB_FAILED);
+	job_str(c->s, two, "error", buf, sizeof(buf));
+	assert_non_null(strstr(buf, "no live host can run it"));
+	assert_non_null(strstr(buf, "host-a: reason A; host-b: reason B"));
+
+	mine = submit(c->s, "{\"name\":\"j\",\"target\":\"nop\","
+			    "\"host\":\"host-a\"}");
+	assert_int_equal(bb_store_job_claim(a, &id, &spec, err, sizeof(err)),
+			 0);
+	free(spec);
+	assert_int_equal(id, mine);
+	assert_int_equal(bb_store_job_refuse(a, mine, "x", &failed, err,
+					     sizeof(err)), -EPERM);
+	expect_state(c->s, mine, BB_JOB_QUEUED);
+	bb_store_close(a);
+	bb_store_close(b);
+}
+
+/* a refuses; b, the only other host, stops beating: a's sweep fails the
+ * job once b is no longer live (two leases), and removes b from the
+ * registry after host_gone_seconds, failing the job queued for b */
+static void refused_sweep_and_gone_hosts(void **state)
+{
+	struct ctx *c = *state;
+	struct bb_store *a = daemon_open(c, "host-a", 1);
+	struct bb_store *b = daemon_open(c, "host-b", 1);
+	char err[512] = "", buf[600], *spec = NULL;
+	bool failed = true;
+	unsigned n = 9;
+	int64_t id = 0, any, for_b;
+
+	for_b = submit(c->s, "{\"name\":\"j\",\"target\":\"nop\","
+			     "\"host\":\"host-b\"}");
+	any = submit(c->s, SPEC);
+	assert_int_equal(bb_store_job_claim(a, &id, &spec, err, sizeof(err)),
+			 0);
+	free(spec);
+	assert_int_equal(id, any);
+	assert_int_equal(bb_store_job_refuse(a, any, "reason A", &failed, err,
+					     sizeof(err)), 0);
+	assert_false(failed);
+	/* b live: nothing to sweep, nothing gone */
+	assert_int_equal(bb_store_jobs_unrunnable(a, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(bb_store_daemons_forget(a, 2, &n, err, sizeof(err)),
+			 0);
+	assert_int_equal(n, 0);
+	sleep_ms(2300); /* b unseen for more than two leases */
+	assert_int_equal(bb_store_daemon_heartbeat(a, 0, err, sizeof(err)), 0);
+	assert_int_equal(bb_store_jobs_unrunnable(a, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 1);
+	expect_state(c->s, any, BB_JOB_FAILED);
+	job_str(c->s, any, "error", buf, sizeof(buf));
+	assert_non_null(strstr(buf, "host-a: reason A"));
+	/* 0: never; then gone for 2 s: removed, its job failed */
+	assert_int_equal(bb_store_daemons_forget(a, 0, &n, err, sizeof(err)),
+			 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(bb_store_daemons_forget(a, 2, &n, err, sizeof(err)),
+			 0);
+	assert_int_equal(n, 1);
+	expect_state(c->s, for_b, BB_JOB_FAILED);
+	job_str(c->s, for_b, "error", buf, sizeof(buf));
+	assert_non_null(strstr(buf, "host host-b was removed from the "
+				    "registry"));
+	/* never itself */
+	assert_int_equal(bb_store_daemons_forget(b, 1, &n, err, sizeof(err)),
+			 0);
+	bb_store_close(a);
+	bb_store_close(b);
+}
+
 /* ---- addressed jobs ---------------------------------------------------- */
 
 static void addressed_jobs(void **state)
@@ -1006,6 +1135,8 @@ int main(void)
 		T(boot_jobs_do_not_expire),
 		T(queued_claim_taken_over),
 		T(addressed_jobs),
+		T(refused_left_for_another),
+		T(refused_sweep_and_gone_hosts),
 		T(jobs_list_by_host),
 		T(cancel_request),
 		T(cancel_request_of_two),

@@ -861,6 +861,16 @@ static void test_tiou_job(void **state)
 	assert_int_equal(ret, 0);
 	/* the target is the line's FILE */
 	assert_string_equal(job->target, TF);
+	/* the long option kept for biobenchd, which refuses it */
+	assert_string_equal(job->tiou_long_opt, "--bio-cache");
+	assert_string_equal(job->tiou_long_field, "tiou");
+	{
+		char msg[512];
+
+		assert_int_equal(bb_job_tiou_long_check(job, msg, sizeof(msg)),
+				 -EINVAL);
+		assert_non_null(strstr(msg, "tiou: --bio-cache: biobenchd takes only"));
+	}
 	a = &job->v[0].cfg;
 	b = &job->v[1].cfg;
 	c = &job->v[2].cfg;
@@ -925,6 +935,15 @@ static void test_tiou_job(void **state)
 	assert_int_equal(parse(job, "{\"name\": \"t\", \"tiou\": \"-N1 -r1 " TF " --flavor current\", "
 				    GOOD_VARIANTS "}", &errs), 0);
 	assert_int_equal(job->v[0].cfg.nop_kind, BB_NOP_FILE);
+	/* --flavor is t/io_uring's: no long option for biobenchd */
+	assert_string_equal(job->tiou_long_opt, "");
+	assert_int_equal(bb_job_tiou_long_check(job, NULL, 0), 0);
+	bb_job_free(job);
+	/* a variant's line, the option without its "=value" */
+	assert_int_equal(parse(job, "{\"name\": \"t\", \"tiou\": \"-p0 -r1 " TF "\", "
+				    "\"variants\": {\"A\": {}, \"B\": {\"tiou\": \"-s1 --cpus=1\"}}}", &errs), 0);
+	assert_string_equal(job->tiou_long_opt, "--cpus");
+	assert_string_equal(job->tiou_long_field, "variants.B.tiou");
 	bb_job_free(job);
 	/* several FILEs: several targets, the normalized target an array */
 	ret = parse(job, "{\"name\": \"t\", \"tiou\": \"-p0 -r1 -n2 " TF " /tmp/other\", "
