@@ -1271,7 +1271,7 @@ static int cmd_run(int argc, char **argv)
 	char kdir[] = "/tmp/bb-aa-sim.XXXXXX", path[64];
 	int ret = 0;
 
-	for (int i = 2; i < argc; i++) {
+	for (int i = 2; i < argc; i += 2) { /* --option VALUE pairs */
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 
 		if (!v) {
@@ -1298,7 +1298,6 @@ static int cmd_run(int argc, char **argv)
 			usage();
 			return 2;
 		}
-		i++;
 	}
 	if (!mfile || !jobs || !pjobs || !(doc = json_object_from_file(mfile)) ||
 	    model_read(&fitted, jget(doc, "model")) ||
