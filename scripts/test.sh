@@ -23,11 +23,13 @@ BUILD_DIR=build-asan scripts/build.sh -DBB_BUILD_TESTS=ON -DBB_SANITIZE=ON
 # timeouts (a test of timing: rel_http_hardening covers the same request
 # paths), the connection flood (its limits are timing; it_daemon_http
 # runs the same handlers), the scheduler on PostgreSQL (test_scheduler
-# and test_store_pg run the same code here) and the A/A simulation's
-# arithmetic (test_abstats covers it).
+# and test_store_pg run the same code here), the A/A simulation's
+# arithmetic (test_abstats covers it) and the fleet's hardening on
+# PostgreSQL (its clock case LD_PRELOADs libfaketime, which ASan refuses
+# to follow; test_fleet_pg runs the same store code under ASan).
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --output-on-failure -j2 \
-    -E '^(it_browser|it_nvme_vm|it_boots_vm|it_tiou_vs_fio|it_tiou_lines|rel_slowloris|rel_load_abuse|test_scheduler_pg|test_abstats_sim)$')
+    -E '^(it_browser|it_nvme_vm|it_boots_vm|it_tiou_vs_fio|it_tiou_lines|rel_slowloris|rel_load_abuse|test_scheduler_pg|test_abstats_sim|it_fleet_hardening_pg)$')
 # The threaded code under ThreadSanitizer: the bio caches, the engine (the
 # completion thread, cancel), the job runner,
 # the scheduler with concurrent cancel and progress reads and its fleet
